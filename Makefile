@@ -1,0 +1,79 @@
+# gpualloc — PGXS build of the extension, plus the core's unit tests, tools
+# and the two user-facing commands: `make demo` and `make test`.
+
+EXTENSION    = gpualloc
+EXTVERSION   = 0.1
+MODULE_big   = gpualloc
+DATA         = gpualloc--$(EXTVERSION).sql
+PGFILEDESC   = "gpualloc - GPU cluster allocator"
+
+CORE_SRCS    = $(sort $(wildcard src/core/*.c))
+PG_SRCS      = $(sort $(wildcard src/pg/*.c))
+OBJS         = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
+CORE_HDRS    = $(wildcard src/core/*.h)
+
+REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
+REGRESS_OPTS = --temp-instance=./tmp_check --temp-config=./test.conf --load-extension=btree_gist
+ISOLATION    = $(basename $(notdir $(sort $(wildcard specs/*.spec))))
+ISOLATION_OPTS = --temp-instance=./tmp_check_iso --temp-config=./test.conf
+TAP_TESTS    = 1
+
+SHLIB_LINK  += -lglpk -lm
+PG_CPPFLAGS += -Isrc/core
+PG_CFLAGS   += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+
+# The core is plain C11: its objects get the strict standard and may declare
+# variables where they are first used.
+src/core/%.o: CFLAGS += -std=c11 -Wno-declaration-after-statement
+
+# Debian's server-dev wants clang for LLVM bitcode; we do not ship any.
+override with_llvm = no
+
+# pg_config may not be installed yet (make deps installs it), so PGXS is only
+# included when it is there; the targets below that need it say so.
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(PGXS),)
+include $(PGXS)
+endif
+
+# ---------------------------------------------------------------------------
+# Core unit tests and tools: built straight from the core sources, without
+# PostgreSQL, with the same warnings as the extension.
+BUILD_DIR    = build
+CORE_CC      = $(or $(CC),cc)
+CORE_FLAGS   = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Isrc/core
+CORE_LIBS    = -lglpk -lm
+UNIT_SRCS    = $(sort $(wildcard tests/unit/*.c))
+
+$(BUILD_DIR)/unit_tests: $(UNIT_SRCS) $(CORE_SRCS) $(CORE_HDRS) tests/unit/unit.h
+	@mkdir -p $(BUILD_DIR)
+	$(CORE_CC) $(CORE_FLAGS) -o $@ $(UNIT_SRCS) $(CORE_SRCS) $(CORE_LIBS)
+
+$(BUILD_DIR)/%: tools/%.c $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(BUILD_DIR)
+	$(CORE_CC) $(CORE_FLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: deps unit test demo tools bench-solver bench-forecast
+
+deps:
+	@sh tools/install-deps.sh
+
+unit: $(BUILD_DIR)/unit_tests
+	./$(BUILD_DIR)/unit_tests
+
+test: deps
+	@sh tools/run-tests.sh
+
+demo: deps
+	@sh tools/demo.sh
+
+bench-solver: $(BUILD_DIR)/bench_solver
+	./$(BUILD_DIR)/bench_solver --out bench/results/solver.json
+
+bench-forecast: $(BUILD_DIR)/bench_forecast
+	./$(BUILD_DIR)/bench_forecast --data data/real --out bench/results/forecast.json
+
+clean: clean-build
+clean-build:
+	rm -rf $(BUILD_DIR) tmp_check tmp_check_iso output_iso results log regression.diffs regression.out

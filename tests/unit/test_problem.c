@@ -1,0 +1,95 @@
+/*
+ * test_problem.c — problem checking, durations and the objective.
+ */
+#include "unit.h"
+#include "../../src/core/plan.h"
+
+#include <stdlib.h>
+
+static ga_problem *
+small_problem(void)
+{
+	ga_params	params = {.n_steps = 4, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 8, 1, 1, &params);
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a100");
+	p->pools[0].first_gpu = 0;
+	p->pools[0].n_gpus = 8;
+	snprintf(p->jobs[0].name, GA_NAME_LEN, "train");
+	p->jobs[0].priority = 2;
+	p->jobs[0].gpus_min = 2;
+	p->jobs[0].gpus_max = 4;
+	p->jobs[0].work_gpu_steps = 8;
+	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 8;
+	for (int t = 0; t < 4; t++)
+		p->services[0].demand[t] = 2;
+	return p;
+}
+
+TEST(problem_finish_accepts_valid_problem)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_NEAR(p->decay[0], 1.0, 1e-12);
+	CHECK_NEAR(p->decay[2], pow(0.5, 1.0 / 12), 1e-12);
+	ga_problem_destroy(p);
+}
+
+TEST(problem_finish_names_field_of_bad_size)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	p->jobs[0].gpus_max = 3;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "gpus_max 3");
+	CHECK_STR_CONTAINS(err.message, "powers of two");
+	ga_problem_destroy(p);
+}
+
+TEST(problem_finish_rejects_nan_priority)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	p->jobs[0].priority = NAN;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "priority");
+	ga_problem_destroy(p);
+}
+
+TEST(job_duration_rounds_up)
+{
+	ga_job		job = {.work_gpu_steps = 9};
+
+	CHECK_INT_EQ(ga_job_duration(&job, 1), 9);
+	CHECK_INT_EQ(ga_job_duration(&job, 2), 5);
+	CHECK_INT_EQ(ga_job_duration(&job, 16), 1);
+}
+
+TEST(objective_counts_value_and_shortfall)
+{
+	ga_problem *p = small_problem();
+	ga_plan    *plan;
+	ga_error	err;
+	double		expect = 0;
+
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 0, 0, 4);		/* 4 GPUs x 2 steps */
+	ga_plan_set(plan, 7, 0, ga_service_workload(p, 0));	/* 1 of 2 demanded */
+	for (int t = 0; t < 2; t++)
+		expect += 4 * 2 * p->decay[t];
+	expect -= 8 * 1 * p->decay[0] * 1;
+	for (int t = 1; t < 4; t++)
+		expect -= 8 * 1 * p->decay[t] * 2;
+	CHECK_NEAR(ga_plan_objective(p, plan), expect, 1e-9);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 0), 1);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
