@@ -63,8 +63,9 @@ typedef struct ga_service
 								 * steps (>= 1) */
 	int			churn_budget;	/* max total handovers over the horizon; -1 =
 								 * none */
-	int			min_gpus;
-	int			max_gpus;
+	int			min_gpus;		/* a floor the caller folds into demand (soft,
+								 * penalised like any shortfall) */
+	int			max_gpus;		/* hard cap on GPUs per step */
 	int		   *demand;			/* forecast demand in GPUs per step
 								 * [n_steps] */
 
