@@ -4,7 +4,8 @@
 EXTENSION    = gpualloc
 EXTVERSION   = 0.1
 MODULE_big   = gpualloc
-DATA         = gpualloc--$(EXTVERSION).sql
+DATA_built   = gpualloc--$(EXTVERSION).sql
+SQL_SRCS     = $(sort $(wildcard src/sql/*.sql))
 PGFILEDESC   = "gpualloc - GPU cluster allocator"
 
 CORE_SRCS    = $(sort $(wildcard src/core/*.c))
@@ -36,6 +37,10 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(PGXS),)
 include $(PGXS)
 endif
+
+# The install script is assembled from src/sql/ in file-name order.
+gpualloc--$(EXTVERSION).sql: $(SQL_SRCS)
+	cat $(SQL_SRCS) > $@
 
 # ---------------------------------------------------------------------------
 # Core unit tests and tools: built straight from the core sources, without

@@ -1,0 +1,55 @@
+-- Roles: submitters see and change only their tenants' jobs; readers read views.
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+
+CREATE ROLE team_vision NOLOGIN;
+CREATE ROLE team_speech NOLOGIN;
+CREATE ROLE alice LOGIN IN ROLE gpualloc_submitter, team_vision;
+CREATE ROLE bob LOGIN IN ROLE gpualloc_submitter, team_speech;
+CREATE ROLE carol LOGIN IN ROLE gpualloc_reader;
+CREATE ROLE mallory LOGIN;
+
+SET ROLE alice;
+SELECT gpualloc.submit_job('vit-train', 'training', 'a100', 2, tenant => 'team_vision', work_gpu_hours => 10) > 0 AS alice_submitted;
+SELECT gpualloc.submit_job('sneaky', 'training', 'a100', 2, tenant => 'team_speech');   -- not her tenant
+SELECT gpualloc.submit_job('mine', 'training', 'a100', 1) > 0 AS alice_own_tenant;
+RESET ROLE;
+
+SET ROLE bob;
+SELECT gpualloc.submit_job('asr-train', 'training', 'a100', 4, tenant => 'team_speech') > 0 AS bob_submitted;
+-- bob sees only his tenant's jobs
+SELECT name, tenant FROM gpualloc.jobs ORDER BY job_id;
+-- and cannot cancel alice's: it does not exist for him
+SELECT gpualloc.cancel_job((SELECT job_id FROM gpualloc.jobs WHERE name = 'asr-train') - 2);
+UPDATE gpualloc.jobs SET priority = 100;                                      -- no direct writes
+SELECT gpualloc.add_pool('mine', 'A100', 80, 312);                            -- admin only
+SELECT gpualloc.job_started(1, 0, 1);                                         -- executor only
+SELECT * FROM gpualloc.current_allocation LIMIT 1;                            -- not a reader
+RESET ROLE;
+
+SET ROLE alice;
+SELECT name, tenant, status FROM gpualloc.jobs ORDER BY job_id;
+SELECT gpualloc.cancel_job((SELECT job_id FROM gpualloc.jobs WHERE name = 'vit-train'), 'not needed');
+SELECT name, status FROM gpualloc.jobs ORDER BY job_id;
+RESET ROLE;
+
+SET ROLE carol;
+SELECT count(*) > 0 AS reader_sees_gpus FROM gpualloc.current_allocation;
+SELECT count(*) AS reader_sees_queue FROM gpualloc.queue WHERE tenant IN ('team_speech', 'alice');
+SELECT count(*) FROM gpualloc.jobs;                                           -- views only
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1);                       -- cannot submit
+RESET ROLE;
+
+SET ROLE mallory;
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1);                       -- no role at all
+SELECT count(*) FROM gpualloc.allocations;
+RESET ROLE;
+
+-- functions that run with raised rights pin their search_path
+SELECT count(*) AS definer_functions_without_search_path
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname = 'gpualloc' AND p.prosecdef
+  AND NOT coalesce(p.proconfig::text[] && ARRAY['search_path=pg_catalog, gpualloc, pg_temp'], false);
+SELECT count(*) AS callable_by_public
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname = 'gpualloc' AND has_function_privilege('public', p.oid, 'EXECUTE');

@@ -1,0 +1,169 @@
+-- gpualloc schema: the cluster, its work, the plans and the committed allocation.
+-- Complain if the script is sourced in psql rather than via CREATE EXTENSION.
+\echo Use "CREATE EXTENSION gpualloc CASCADE" to load this file. \quit
+
+-- A pool is one GPU model.  GPUs of a pool are addressed by (node, slot); the
+-- topology index node * node_size + slot is stable when nodes are added, so a
+-- block "first index, size" keeps meaning the same GPUs.
+CREATE TABLE gpualloc.pools (
+	pool_id		serial PRIMARY KEY,
+	name		text NOT NULL UNIQUE,
+	gpu_model	text NOT NULL,
+	memory_gb	double precision NOT NULL,
+	peak_tflops	double precision NOT NULL,
+	node_size	integer NOT NULL,
+	created_at	timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT pools_node_size_pow2 CHECK (node_size > 0 AND node_size <= 1024 AND (node_size & (node_size - 1)) = 0),
+	CONSTRAINT pools_memory_positive CHECK (memory_gb > 0 AND memory_gb < 'Infinity'),
+	CONSTRAINT pools_tflops_positive CHECK (peak_tflops > 0 AND peak_tflops < 'Infinity')
+);
+
+CREATE TABLE gpualloc.gpus (
+	gpu_id		serial PRIMARY KEY,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	node		integer NOT NULL CHECK (node >= 0),
+	slot		integer NOT NULL CHECK (slot >= 0),
+	state		text NOT NULL DEFAULT 'up' CHECK (state IN ('up', 'drain', 'down')),
+	state_changed_at timestamptz NOT NULL DEFAULT now(),
+	UNIQUE (pool_id, node, slot)
+);
+
+-- Batch work: training, batch inference, quantization.
+CREATE TABLE gpualloc.jobs (
+	job_id		bigserial PRIMARY KEY,
+	name		text NOT NULL,
+	kind		text NOT NULL CHECK (kind IN ('training', 'batch_inference', 'quantization')),
+	tenant		name NOT NULL,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools,
+	priority	double precision NOT NULL CHECK (priority > 0 AND priority < 'Infinity'),
+	gpus_min	integer NOT NULL CHECK (gpus_min > 0 AND (gpus_min & (gpus_min - 1)) = 0),
+	gpus_max	integer NOT NULL CHECK (gpus_max > 0 AND (gpus_max & (gpus_max - 1)) = 0),
+	submitted_at timestamptz NOT NULL DEFAULT now(),
+	not_before	timestamptz,
+	deadline	timestamptz,
+	features	jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(features) = 'object'),
+	-- what the duration forecaster expects, at est_gpus GPUs
+	est_gpus	integer,
+	est_hours_p10 double precision,
+	est_hours_p50 double precision,
+	est_hours_p90 double precision,
+	est_work_gpu_hours double precision,
+	est_method	text,
+	status		text NOT NULL DEFAULT 'queued'
+				CHECK (status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+	started_at	timestamptz,
+	finished_at	timestamptz,
+	-- the block the job runs on: topology indexes [block_first, block_first + block_size)
+	block_first	integer,
+	block_size	integer,
+	status_message text,
+	CONSTRAINT jobs_size_range CHECK (gpus_min <= gpus_max),
+	CONSTRAINT jobs_deadline_after_not_before CHECK (deadline IS NULL OR not_before IS NULL OR deadline > not_before),
+	CONSTRAINT jobs_block_aligned CHECK (block_size IS NULL OR
+		(block_size > 0 AND (block_size & (block_size - 1)) = 0 AND block_first >= 0 AND block_first % block_size = 0)),
+	CONSTRAINT jobs_running_has_block CHECK (status <> 'running' OR (started_at IS NOT NULL AND block_size IS NOT NULL)),
+	CONSTRAINT jobs_finished_after_start CHECK (finished_at IS NULL OR started_at IS NULL OR finished_at >= started_at),
+	CONSTRAINT jobs_estimate_positive CHECK (est_work_gpu_hours IS NULL OR (est_work_gpu_hours > 0 AND est_work_gpu_hours < 'Infinity'))
+);
+CREATE INDEX jobs_status_idx ON gpualloc.jobs (status, priority DESC, submitted_at);
+CREATE INDEX jobs_tenant_idx ON gpualloc.jobs (tenant);
+
+-- Elastic real-time inference.
+CREATE TABLE gpualloc.services (
+	service_id	serial PRIMARY KEY,
+	name		text NOT NULL UNIQUE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools,
+	priority	double precision NOT NULL CHECK (priority > 0 AND priority < 'Infinity'),
+	capacity_per_gpu double precision NOT NULL CHECK (capacity_per_gpu > 0 AND capacity_per_gpu < 'Infinity'),
+	churn_limit	integer NOT NULL CHECK (churn_limit >= 1),
+	churn_budget integer CHECK (churn_budget >= 0),
+	min_gpus	integer NOT NULL DEFAULT 0 CHECK (min_gpus >= 0),
+	max_gpus	integer NOT NULL CHECK (max_gpus >= 1),
+	created_at	timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT services_min_le_max CHECK (min_gpus <= max_gpus)
+);
+
+-- Hourly traffic per service (requests, tokens, whatever capacity_per_gpu counts).
+CREATE TABLE gpualloc.demand_history (
+	service_id	integer NOT NULL REFERENCES gpualloc.services ON DELETE CASCADE,
+	hour		timestamptz NOT NULL,
+	traffic		double precision NOT NULL CHECK (traffic >= 0 AND traffic < 'Infinity'),
+	PRIMARY KEY (service_id, hour),
+	CONSTRAINT demand_hour_aligned CHECK (date_trunc('hour', hour) = hour)
+);
+
+-- Where COPY lands bulk demand before gpualloc.load_demand() checks and moves it.
+CREATE TABLE gpualloc.demand_staging (
+	service		text,
+	hour		timestamptz,
+	traffic		double precision
+);
+
+-- One row per solve.
+CREATE TABLE gpualloc.plan_runs (
+	plan_id		bigserial PRIMARY KEY,
+	mode		text NOT NULL CHECK (mode IN ('fast', 'full')),
+	trigger		text NOT NULL CHECK (trigger IN ('manual', 'worker', 'submit')),
+	started_at	timestamptz NOT NULL DEFAULT clock_timestamp(),
+	finished_at	timestamptz,
+	plan_start	timestamptz,
+	step		interval,
+	horizon_steps integer,
+	n_gpus		integer,
+	n_jobs		integer,
+	n_services	integer,
+	objective	double precision,
+	bound		double precision,
+	gap			double precision,
+	solve_ms	double precision,
+	status		text NOT NULL DEFAULT 'running'
+				CHECK (status IN ('running', 'succeeded', 'fallback', 'failed')),
+	message		text
+);
+CREATE INDEX plan_runs_started_idx ON gpualloc.plan_runs (started_at DESC);
+
+-- The plan grid in compact form: a workload on a GPU range for a step range.
+CREATE TABLE gpualloc.plan_blocks (
+	plan_id		bigint NOT NULL REFERENCES gpualloc.plan_runs ON DELETE CASCADE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	job_id		bigint,
+	service_id	integer,
+	gpu_first	integer NOT NULL,
+	gpu_count	integer NOT NULL CHECK (gpu_count > 0),
+	step_first	integer NOT NULL CHECK (step_first >= 0),
+	step_count	integer NOT NULL CHECK (step_count > 0),
+	CONSTRAINT plan_blocks_one_workload CHECK (num_nonnulls(job_id, service_id) = 1)
+);
+CREATE INDEX plan_blocks_plan_idx ON gpualloc.plan_blocks (plan_id);
+
+-- The committed allocation other systems read: a GPU, a workload, a time range.
+-- The exclusion constraint makes the database refuse a GPU booked twice.
+CREATE TABLE gpualloc.allocations (
+	allocation_id bigserial PRIMARY KEY,
+	gpu_id		integer NOT NULL REFERENCES gpualloc.gpus ON DELETE CASCADE,
+	job_id		bigint REFERENCES gpualloc.jobs ON DELETE CASCADE,
+	service_id	integer REFERENCES gpualloc.services ON DELETE CASCADE,
+	plan_id		bigint REFERENCES gpualloc.plan_runs ON DELETE SET NULL,
+	during		tstzrange NOT NULL,
+	created_at	timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT allocations_one_workload CHECK (num_nonnulls(job_id, service_id) = 1),
+	CONSTRAINT allocations_not_empty CHECK (NOT isempty(during)),
+	CONSTRAINT allocations_no_double_booking EXCLUDE USING gist (gpu_id WITH =, during WITH &&)
+);
+CREATE INDEX allocations_job_idx ON gpualloc.allocations (job_id) WHERE job_id IS NOT NULL;
+CREATE INDEX allocations_service_idx ON gpualloc.allocations (service_id) WHERE service_id IS NOT NULL;
+
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools_pool_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.gpus', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.gpus_gpu_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs_job_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.services', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.services_service_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.demand_history', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.plan_runs', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.plan_runs_plan_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.plan_blocks', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocations', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocations_allocation_id_seq', '');

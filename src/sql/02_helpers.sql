@@ -1,0 +1,148 @@
+-- Internal helpers: identity, lookups and the checks every entry point shares.
+-- They raise errors that name the field and the rule.
+
+-- The role that called the API, seen through SECURITY DEFINER (C: GetOuterUserId).
+CREATE FUNCTION gpualloc.caller_role() RETURNS name
+	AS 'MODULE_PATHNAME', 'gpualloc_caller_role'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpualloc._is_admin() RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+	SELECT pg_has_role(gpualloc.caller_role(), 'gpualloc_admin', 'MEMBER')
+		OR (SELECT rolsuper FROM pg_roles WHERE rolname = gpualloc.caller_role())
+$$;
+
+CREATE FUNCTION gpualloc._require_admin(action text) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF NOT gpualloc._is_admin() THEN
+		RAISE EXCEPTION 'permission denied to %', action
+			USING ERRCODE = 'insufficient_privilege',
+				  HINT = 'Only members of gpualloc_admin may do this.';
+	END IF;
+END
+$$;
+
+-- A caller may act for a tenant when it is an admin or a member of the
+-- tenant's role.
+CREATE FUNCTION gpualloc._can_act_for(tenant name) RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+	SELECT gpualloc._is_admin()
+		OR EXISTS (SELECT 1 FROM pg_roles r
+				   WHERE r.rolname = tenant
+					 AND pg_has_role(gpualloc.caller_role(), r.oid, 'MEMBER'))
+$$;
+
+CREATE FUNCTION gpualloc._check_name(field text, value text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF value IS NULL OR value !~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$' THEN
+		RAISE EXCEPTION '% "%" is not a valid name', field, coalesce(value, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('A %s is 1 to 63 characters: letters, digits, "_", ".", ":" or "-", starting with a letter or digit.', field);
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc._check_positive(field text, value double precision) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF value IS NULL OR value = 'NaN' OR value <= 0 OR value = 'Infinity' THEN
+		RAISE EXCEPTION '% must be a positive finite number, got %', field, coalesce(value::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc._check_pow2(field text, value integer) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF value IS NULL OR value <= 0 OR (value & (value - 1)) <> 0 THEN
+		RAISE EXCEPTION '% must be a power of two (1, 2, 4, 8, ...), got %', field, coalesce(value::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc._pool(pool text) RETURNS gpualloc.pools
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+BEGIN
+	SELECT * INTO p FROM gpualloc.pools WHERE name = pool;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'pool "%" does not exist', coalesce(pool, 'NULL')
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'List pools with: SELECT name FROM gpualloc.pools;';
+	END IF;
+	RETURN p;
+END
+$$;
+
+CREATE FUNCTION gpualloc._service(service text) RETURNS gpualloc.services
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	s gpualloc.services;
+BEGIN
+	SELECT * INTO s FROM gpualloc.services WHERE name = service;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'service "%" does not exist', coalesce(service, 'NULL')
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Add it with gpualloc.add_service().';
+	END IF;
+	RETURN s;
+END
+$$;
+
+-- Lock and return a job the caller may act on.  Another tenant's job is
+-- reported as missing, so its existence does not leak.
+CREATE FUNCTION gpualloc._job_for_update(p_job_id bigint) RETURNS gpualloc.jobs
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	j gpualloc.jobs;
+BEGIN
+	SELECT * INTO j FROM gpualloc.jobs WHERE job_id = p_job_id FOR UPDATE;
+	IF NOT FOUND OR NOT gpualloc._can_act_for(j.tenant) THEN
+		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	RETURN j;
+END
+$$;
+
+-- GPUs of a pool in topology order with their stable index.
+CREATE FUNCTION gpualloc._topology_index(p gpualloc.pools, node integer, slot integer) RETURNS integer
+LANGUAGE sql IMMUTABLE
+AS $$ SELECT node * p.node_size + slot $$;
+
+CREATE FUNCTION gpualloc._gpu(pool text, p_node integer, p_slot integer) RETURNS gpualloc.gpus
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools := gpualloc._pool(pool);
+	g gpualloc.gpus;
+BEGIN
+	SELECT * INTO g FROM gpualloc.gpus WHERE pool_id = p.pool_id AND node = p_node AND slot = p_slot;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'GPU node % slot % does not exist in pool "%"', p_node, p_slot, pool
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	RETURN g;
+END
+$$;

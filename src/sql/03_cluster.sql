@@ -1,0 +1,148 @@
+-- Cluster API: pools and GPUs.
+
+CREATE FUNCTION gpualloc.add_pool(name text, gpu_model text, memory_gb double precision,
+								  peak_tflops double precision, node_size integer DEFAULT 8)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	new_id integer;
+BEGIN
+	PERFORM gpualloc._require_admin('add a pool');
+	PERFORM gpualloc._check_name('pool name', name);
+	PERFORM gpualloc._check_name('gpu_model', gpu_model);
+	PERFORM gpualloc._check_positive('memory_gb', memory_gb);
+	PERFORM gpualloc._check_positive('peak_tflops', peak_tflops);
+	PERFORM gpualloc._check_pow2('node_size', node_size);
+	IF EXISTS (SELECT 1 FROM gpualloc.pools p WHERE p.name = add_pool.name) THEN
+		RAISE EXCEPTION 'pool "%" already exists', name
+			USING ERRCODE = 'unique_violation';
+	END IF;
+	INSERT INTO gpualloc.pools (name, gpu_model, memory_gb, peak_tflops, node_size)
+	VALUES (add_pool.name, add_pool.gpu_model, add_pool.memory_gb, add_pool.peak_tflops, add_pool.node_size)
+	RETURNING pool_id INTO new_id;
+	RETURN new_id;
+END
+$$;
+
+CREATE FUNCTION gpualloc.remove_pool(name text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+BEGIN
+	PERFORM gpualloc._require_admin('remove a pool');
+	p := gpualloc._pool(name);
+	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.pool_id = p.pool_id AND j.status IN ('queued', 'running')) THEN
+		RAISE EXCEPTION 'pool "%" still has queued or running jobs', name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Cancel or finish them first.';
+	END IF;
+	IF EXISTS (SELECT 1 FROM gpualloc.services s WHERE s.pool_id = p.pool_id) THEN
+		RAISE EXCEPTION 'pool "%" still has services', name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Remove them with gpualloc.remove_service() first.';
+	END IF;
+	-- finished jobs keep their history only while their pool exists
+	DELETE FROM gpualloc.jobs j WHERE j.pool_id = p.pool_id;
+	DELETE FROM gpualloc.pools WHERE pool_id = p.pool_id;
+END
+$$;
+
+CREATE FUNCTION gpualloc.add_gpu(pool text, node integer, slot integer) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+	new_id integer;
+BEGIN
+	PERFORM gpualloc._require_admin('add a GPU');
+	p := gpualloc._pool(pool);
+	IF node IS NULL OR node < 0 OR node > 65535 THEN
+		RAISE EXCEPTION 'node must be between 0 and 65535, got %', coalesce(node::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF slot IS NULL OR slot < 0 OR slot >= p.node_size THEN
+		RAISE EXCEPTION 'slot must be between 0 and % (node_size of pool "%" is %), got %',
+			p.node_size - 1, pool, p.node_size, coalesce(slot::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF EXISTS (SELECT 1 FROM gpualloc.gpus g WHERE g.pool_id = p.pool_id AND g.node = add_gpu.node AND g.slot = add_gpu.slot) THEN
+		RAISE EXCEPTION 'GPU node % slot % already exists in pool "%"', node, slot, pool
+			USING ERRCODE = 'unique_violation';
+	END IF;
+	INSERT INTO gpualloc.gpus (pool_id, node, slot) VALUES (p.pool_id, node, slot)
+	RETURNING gpu_id INTO new_id;
+	RETURN new_id;
+END
+$$;
+
+-- Add a whole node: slots 0 .. gpus-1 (all node_size slots by default).
+CREATE FUNCTION gpualloc.add_node(pool text, node integer, gpus integer DEFAULT NULL) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+	n integer;
+BEGIN
+	PERFORM gpualloc._require_admin('add a node');
+	p := gpualloc._pool(pool);
+	n := coalesce(gpus, p.node_size);
+	IF n < 1 OR n > p.node_size THEN
+		RAISE EXCEPTION 'gpus must be between 1 and the node_size % of pool "%", got %', p.node_size, pool, n
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR s IN 0 .. n - 1 LOOP
+		PERFORM gpualloc.add_gpu(pool, node, s);
+	END LOOP;
+	RETURN n;
+END
+$$;
+
+-- A GPU can only go when nothing runs on it now or is booked on it later.
+CREATE FUNCTION gpualloc.remove_gpu(pool text, node integer, slot integer) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	g gpualloc.gpus;
+BEGIN
+	PERFORM gpualloc._require_admin('remove a GPU');
+	g := gpualloc._gpu(pool, node, slot);
+	IF EXISTS (SELECT 1 FROM gpualloc.allocations a
+			   WHERE a.gpu_id = g.gpu_id AND (upper_inf(a.during) OR upper(a.during) > now())) THEN
+		RAISE EXCEPTION 'GPU node % slot % of pool "%" is allocated now or later', node, slot, pool
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Drain it with gpualloc.drain_gpu() and remove it once its work has finished.';
+	END IF;
+	DELETE FROM gpualloc.gpus WHERE gpu_id = g.gpu_id;
+END
+$$;
+
+CREATE FUNCTION gpualloc.set_gpu_state(pool text, node integer, slot integer, state text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	g gpualloc.gpus;
+BEGIN
+	PERFORM gpualloc._require_admin('change a GPU''s state');
+	g := gpualloc._gpu(pool, node, slot);
+	IF state IS NULL OR state NOT IN ('up', 'drain', 'down') THEN
+		RAISE EXCEPTION 'state must be one of up, drain, down; got %', coalesce(state, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	UPDATE gpualloc.gpus SET state = set_gpu_state.state, state_changed_at = now()
+	WHERE gpu_id = g.gpu_id AND gpus.state IS DISTINCT FROM set_gpu_state.state;
+END
+$$;
+
+-- Drain: what runs on the GPU finishes; nothing new is placed there.
+CREATE FUNCTION gpualloc.drain_gpu(pool text, node integer, slot integer) RETURNS void
+LANGUAGE sql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$ SELECT gpualloc.set_gpu_state(pool, node, slot, 'drain') $$;

@@ -1,0 +1,334 @@
+-- Job API: submit, cancel, and the executor's start and finish reports.
+
+-- A tenant runs at most one active job of a given name.
+CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
+	WHERE status IN ('queued', 'running');
+
+CREATE FUNCTION gpualloc._pool_capacity(p_pool_id integer) RETURNS integer
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$ SELECT count(*)::integer FROM gpualloc.gpus WHERE pool_id = p_pool_id AND state <> 'down' $$;
+
+CREATE FUNCTION gpualloc._check_kind(kind text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF kind IS NULL OR kind NOT IN ('training', 'batch_inference', 'quantization') THEN
+		RAISE EXCEPTION 'kind must be one of training, batch_inference, quantization; got %', coalesce(kind, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Real-time inference is a service: use gpualloc.add_service().';
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc._check_job_sizes(gpus_min integer, gpus_max integer, p gpualloc.pools) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	capacity integer := gpualloc._pool_capacity(p.pool_id);
+BEGIN
+	PERFORM gpualloc._check_pow2('gpus_min', gpus_min);
+	PERFORM gpualloc._check_pow2('gpus_max', gpus_max);
+	IF gpus_min > gpus_max THEN
+		RAISE EXCEPTION 'gpus_min % exceeds gpus_max %', gpus_min, gpus_max
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF gpus_min > capacity THEN
+		RAISE EXCEPTION 'gpus_min % is more GPUs than pool "%" has (% usable)', gpus_min, p.name, capacity
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Add GPUs to the pool or ask for a smaller block.';
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc._check_tenant(tenant name) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = tenant) THEN
+		RAISE EXCEPTION 'tenant "%" is not a role', tenant
+			USING ERRCODE = 'undefined_object',
+				  DETAIL = 'A tenant is a database role; its members share its jobs.';
+	END IF;
+	IF NOT gpualloc._can_act_for(tenant) THEN
+		RAISE EXCEPTION 'permission denied to submit jobs for tenant "%"', tenant
+			USING ERRCODE = 'insufficient_privilege',
+				  HINT = 'Submit as a member of the tenant''s role.';
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc._check_times(not_before timestamptz, deadline timestamptz) RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	IF not_before = '-infinity' OR not_before = 'infinity' THEN
+		RAISE EXCEPTION 'not_before must be a finite time'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF deadline IS NOT NULL AND deadline <= now() THEN
+		RAISE EXCEPTION 'deadline % is not in the future', deadline
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF deadline IS NOT NULL AND not_before IS NOT NULL AND deadline <= not_before THEN
+		RAISE EXCEPTION 'deadline % is not after not_before %', deadline, not_before
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
+									gpus_min integer, gpus_max integer DEFAULT NULL,
+									priority double precision DEFAULT 1,
+									features jsonb DEFAULT '{}',
+									tenant name DEFAULT NULL,
+									not_before timestamptz DEFAULT NULL,
+									deadline timestamptz DEFAULT NULL,
+									work_gpu_hours double precision DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+	who name := coalesce(tenant, gpualloc.caller_role());
+	hi integer := coalesce(gpus_max, gpus_min);
+	new_id bigint;
+BEGIN
+	PERFORM gpualloc._check_name('job name', name);
+	PERFORM gpualloc._check_kind(kind);
+	p := gpualloc._pool(pool);
+	PERFORM gpualloc._check_job_sizes(gpus_min, hi, p);
+	PERFORM gpualloc._check_positive('priority', priority);
+	IF features IS NULL OR jsonb_typeof(features) <> 'object' THEN
+		RAISE EXCEPTION 'features must be a JSON object, got %', coalesce(jsonb_typeof(features), 'NULL')
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'For example: {"params_b": 8, "tokens_m": 200}';
+	END IF;
+	PERFORM gpualloc._check_times(not_before, deadline);
+	IF work_gpu_hours IS NOT NULL THEN
+		PERFORM gpualloc._check_positive('work_gpu_hours', work_gpu_hours);
+	END IF;
+	PERFORM gpualloc._check_tenant(who);
+	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = who AND j.name = submit_job.name
+			   AND j.status IN ('queued', 'running')) THEN
+		RAISE EXCEPTION 'tenant "%" already has an active job named "%"', who, name
+			USING ERRCODE = 'unique_violation',
+				  HINT = 'Job names are unique per tenant among queued and running jobs.';
+	END IF;
+	INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max,
+							   not_before, deadline, features,
+							   est_gpus, est_work_gpu_hours, est_hours_p50, est_method)
+	VALUES (submit_job.name, submit_job.kind, who, p.pool_id, submit_job.priority, submit_job.gpus_min, hi,
+			submit_job.not_before, submit_job.deadline, submit_job.features,
+			CASE WHEN work_gpu_hours IS NOT NULL THEN hi END,
+			work_gpu_hours,
+			work_gpu_hours / hi,
+			CASE WHEN work_gpu_hours IS NOT NULL THEN 'submitted' END)
+	RETURNING job_id INTO new_id;
+	RETURN new_id;
+END
+$$;
+
+-- End a job's allocations at a time: rows running past it are cut, rows that
+-- would only begin after it are dropped.
+CREATE FUNCTION gpualloc._release_job_allocations(p_job_id bigint, at timestamptz) RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+	DELETE FROM gpualloc.allocations WHERE job_id = p_job_id AND lower(during) >= at;
+	UPDATE gpualloc.allocations SET during = tstzrange(lower(during), at)
+	WHERE job_id = p_job_id AND during @> at;
+$$;
+
+CREATE FUNCTION gpualloc.cancel_job(job_id bigint, reason text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	j gpualloc.jobs := gpualloc._job_for_update(job_id);
+BEGIN
+	IF j.status NOT IN ('queued', 'running') THEN
+		RAISE EXCEPTION 'job % is already %', j.job_id, j.status
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'Only queued or running jobs can be cancelled.';
+	END IF;
+	PERFORM gpualloc._release_job_allocations(j.job_id, now());
+	UPDATE gpualloc.jobs
+	SET status = 'cancelled', finished_at = CASE WHEN j.status = 'running' THEN now() END,
+		status_message = reason
+	WHERE jobs.job_id = j.job_id;
+END
+$$;
+
+-- The block a job holds in the committed allocation, if it forms one.
+CREATE FUNCTION gpualloc._allocated_block(p_job_id bigint, OUT first integer, OUT size integer)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+	SELECT min(g.node * p.node_size + g.slot), count(DISTINCT g.gpu_id)::integer
+	FROM gpualloc.allocations a
+	JOIN gpualloc.gpus g USING (gpu_id)
+	JOIN gpualloc.pools p USING (pool_id)
+	WHERE a.job_id = p_job_id AND (upper_inf(a.during) OR upper(a.during) > now())
+$$;
+
+CREATE FUNCTION gpualloc._check_block(j gpualloc.jobs, first integer, size integer) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+	present integer;
+	clash bigint;
+BEGIN
+	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
+	PERFORM gpualloc._check_pow2('block_size', size);
+	IF size < j.gpus_min OR size > j.gpus_max THEN
+		RAISE EXCEPTION 'block_size % is outside the job''s range [%, %]', size, j.gpus_min, j.gpus_max
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF first IS NULL OR first < 0 OR first % size <> 0 THEN
+		RAISE EXCEPTION 'block_first % is not aligned to block_size %', coalesce(first::text, 'NULL'), size
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A block of 2^k GPUs starts at a topology index that is a multiple of 2^k.';
+	END IF;
+	SELECT count(*) INTO present FROM gpualloc.gpus g
+	WHERE g.pool_id = j.pool_id AND g.state <> 'down'
+	  AND g.node * p.node_size + g.slot >= first AND g.node * p.node_size + g.slot < first + size;
+	IF present <> size THEN
+		RAISE EXCEPTION 'block [%, %) of pool "%" has % usable GPUs, not %', first, first + size, p.name, present, size
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Every GPU of the block must exist and not be down.';
+	END IF;
+	SELECT o.job_id INTO clash FROM gpualloc.jobs o
+	WHERE o.pool_id = j.pool_id AND o.status = 'running' AND o.job_id <> j.job_id
+	  AND o.block_first < first + size AND first < o.block_first + o.block_size
+	LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'block [%, %) of pool "%" overlaps running job %', first, first + size, p.name, clash
+			USING ERRCODE = 'exclusion_violation';
+	END IF;
+END
+$$;
+
+-- Book the job's block from its start until it finishes; other workloads'
+-- bookings in the way are reported by name rather than by constraint.
+CREATE FUNCTION gpualloc._book_running_job(j gpualloc.jobs, at timestamptz) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	clash record;
+BEGIN
+	SELECT g.node, g.slot, coalesce('job ' || a.job_id, 'service ' || s.name) AS holder INTO clash
+	FROM gpualloc.allocations a
+	JOIN gpualloc.gpus g USING (gpu_id)
+	JOIN gpualloc.pools p USING (pool_id)
+	LEFT JOIN gpualloc.services s ON s.service_id = a.service_id
+	WHERE g.pool_id = j.pool_id
+	  AND g.node * p.node_size + g.slot >= j.block_first
+	  AND g.node * p.node_size + g.slot < j.block_first + j.block_size
+	  AND a.job_id IS DISTINCT FROM j.job_id
+	  AND a.during && tstzrange(at, NULL)
+	LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'GPU node % slot % is allocated to % at or after %', clash.node, clash.slot, clash.holder, at
+			USING ERRCODE = 'exclusion_violation',
+				  HINT = 'Start the job on the block gpualloc.allocations gives it.';
+	END IF;
+	DELETE FROM gpualloc.allocations WHERE job_id = j.job_id;
+	INSERT INTO gpualloc.allocations (gpu_id, job_id, during)
+	SELECT g.gpu_id, j.job_id, tstzrange(at, NULL)
+	FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id)
+	WHERE g.pool_id = j.pool_id
+	  AND g.node * p.node_size + g.slot >= j.block_first
+	  AND g.node * p.node_size + g.slot < j.block_first + j.block_size;
+END
+$$;
+
+CREATE FUNCTION gpualloc.job_started(job_id bigint, block_first integer DEFAULT NULL,
+									 block_size integer DEFAULT NULL,
+									 started_at timestamptz DEFAULT now())
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	j gpualloc.jobs;
+	b record;
+BEGIN
+	PERFORM gpualloc._require_admin('report a job start');
+	j := gpualloc._job_for_update(job_id);
+	IF j.status <> 'queued' THEN
+		RAISE EXCEPTION 'job % is %, so it cannot start', j.job_id, j.status
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'Only a queued job can start.';
+	END IF;
+	IF started_at IS NULL OR started_at > now() THEN
+		RAISE EXCEPTION 'started_at % is in the future', coalesce(started_at::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF started_at < j.submitted_at THEN
+		RAISE EXCEPTION 'started_at % is before job % was submitted', started_at, j.job_id
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF block_first IS NULL AND block_size IS NULL THEN
+		b := gpualloc._allocated_block(j.job_id);
+		IF b.size IS NULL OR b.size = 0 THEN
+			RAISE EXCEPTION 'job % has no allocated block', j.job_id
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Give block_first and block_size, or wait for the planner to allocate one.';
+		END IF;
+		block_first := b.first;
+		block_size := b.size;
+	END IF;
+	PERFORM gpualloc._check_block(j, block_first, block_size);
+	UPDATE gpualloc.jobs
+	SET status = 'running', started_at = job_started.started_at,
+		block_first = job_started.block_first, block_size = job_started.block_size
+	WHERE jobs.job_id = j.job_id
+	RETURNING * INTO j;
+	PERFORM gpualloc._book_running_job(j, started_at);
+END
+$$;
+
+CREATE FUNCTION gpualloc.job_finished(job_id bigint, succeeded boolean DEFAULT true,
+									  finished_at timestamptz DEFAULT now(),
+									  message text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	j gpualloc.jobs;
+BEGIN
+	PERFORM gpualloc._require_admin('report a job finish');
+	j := gpualloc._job_for_update(job_id);
+	IF j.status <> 'running' THEN
+		RAISE EXCEPTION 'job % is %, so it cannot finish', j.job_id, j.status
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'Only a running job can finish; a queued job is cancelled instead.';
+	END IF;
+	IF succeeded IS NULL THEN
+		RAISE EXCEPTION 'succeeded must be true or false'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF finished_at IS NULL OR finished_at > now() THEN
+		RAISE EXCEPTION 'finished_at % is in the future', coalesce(finished_at::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF finished_at < j.started_at THEN
+		RAISE EXCEPTION 'finished_at % is before job % started', finished_at, j.job_id
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A job cannot finish before it starts.';
+	END IF;
+	PERFORM gpualloc._release_job_allocations(j.job_id, finished_at);
+	UPDATE gpualloc.jobs
+	SET status = CASE WHEN succeeded THEN 'succeeded' ELSE 'failed' END,
+		finished_at = job_finished.finished_at, status_message = message
+	WHERE jobs.job_id = j.job_id;
+END
+$$;

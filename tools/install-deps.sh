@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs what building and testing gpualloc needs on Debian 12, through apt,
+# only when something is missing.
+set -eu
+need=""
+for pkg in postgresql-15 postgresql-server-dev-15 postgresql-contrib libglpk-dev libipc-run-perl libxml2-utils make gcc; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need="$need $pkg"
+done
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "missing packages:$need" >&2
+	echo "install them as root: apt-get install$need" >&2
+	exit 1
+fi
+echo "installing:$need"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $need >/dev/null
