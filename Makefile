@@ -38,6 +38,9 @@ ifneq ($(PGXS),)
 include $(PGXS)
 endif
 
+# Every object depends on every header: cheap to rebuild, never stale.
+$(OBJS): $(CORE_HDRS) $(wildcard src/pg/*.h)
+
 # The install script is assembled from src/sql/ in file-name order.
 gpualloc--$(EXTVERSION).sql: $(SQL_SRCS)
 	cat $(SQL_SRCS) > $@

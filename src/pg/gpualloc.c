@@ -1,15 +1,95 @@
 /*
- * gpualloc.c — module entry point: GUCs and background worker registration.
+ * gpualloc.c — module entry point: the planning GUCs.
+ *
+ * GUCs are defined whether or not the library is preloaded, so the SQL
+ * functions work in any session.  Planning parameters are superuser-settable
+ * and reloadable, so an operator changes them in postgresql.conf and a test
+ * in its session.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "gpualloc_pg.h"
 
 PG_MODULE_MAGIC;
 
 PGDLLEXPORT void _PG_init(void);
 
+int			gpualloc_step_minutes = 30;
+int			gpualloc_horizon_minutes = 24 * 60;
+double		gpualloc_penalty = 8.0;
+int			gpualloc_half_life_minutes = 12 * 60;
+int			gpualloc_solver_time_limit_ms = 10000;
+double		gpualloc_demand_quantile = 0.95;
+char	   *gpualloc_database = NULL;
+
+/* The demand forecaster works in hours: a step must divide an hour. */
+static bool
+check_step(int *newval, void **extra, GucSource source)
+{
+	if (60 % *newval != 0)
+	{
+		GUC_check_errdetail("gpualloc.step must divide an hour: 5, 10, 15, 20, 30 or 60 minutes.");
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_horizon(int *newval, void **extra, GucSource source)
+{
+	if (*newval % gpualloc_step_minutes != 0)
+	{
+		GUC_check_errdetail("gpualloc.horizon must be a whole number of steps (gpualloc.step is %d min).",
+							gpualloc_step_minutes);
+		return false;
+	}
+	return true;
+}
+
+static void
+define_planning_gucs(void)
+{
+	DefineCustomIntVariable("gpualloc.step", "Length of a planning step.",
+							"Allocations change at step boundaries; it must divide an hour.",
+							&gpualloc_step_minutes, 30, 5, 60, PGC_SUSET, GUC_UNIT_MIN,
+							check_step, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.horizon", "How far ahead each plan looks.",
+							NULL, &gpualloc_horizon_minutes, 24 * 60, 60, 7 * 24 * 60,
+							PGC_SUSET, GUC_UNIT_MIN, check_horizon, NULL, NULL);
+	DefineCustomRealVariable("gpualloc.penalty",
+							 "Cost of one unmet real-time GPU-step, in GPU-steps of equal-priority batch work.",
+							 NULL, &gpualloc_penalty, 8.0, 0.0, 1000.0, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.half_life", "Half-life of the value of planned capacity.",
+							"Capacity used now is worth more than capacity promised later.",
+							&gpualloc_half_life_minutes, 12 * 60, 30, 30 * 24 * 60,
+							PGC_SUSET, GUC_UNIT_MIN, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.solver_time_limit", "Time limit of a full (MILP) solve.",
+							NULL, &gpualloc_solver_time_limit_ms, 10000, 10, 3600 * 1000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpualloc.demand_quantile",
+							 "Upper quantile of forecast demand the real-time services are planned for.",
+							 NULL, &gpualloc_demand_quantile, 0.95, 0.5, 0.999, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+}
+
+/* Settings of the background planner, which exists only when preloaded. */
+static void
+define_worker_gucs(void)
+{
+	DefineCustomStringVariable("gpualloc.database", "Database the background planner works in.",
+							   NULL, &gpualloc_database, "postgres", PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+}
+
 void
 _PG_init(void)
 {
+	define_planning_gucs();
+	if (process_shared_preload_libraries_in_progress)
+		define_worker_gucs();
+	MarkGUCPrefixReserved("gpualloc");
 }

@@ -1,0 +1,79 @@
+-- Planning from SQL: replan commits step 0, plan_grid shows the horizon.
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+
+-- a fresh pool: 16 GPUs on two nodes, a steady service, mixed jobs
+SELECT gpualloc.add_pool('h200', 'H200', 141, 989, node_size => 8) > 0 AS pool_added;
+SELECT gpualloc.add_node('h200', 0), gpualloc.add_node('h200', 1);
+SELECT gpualloc.add_service('assist', 'h200', capacity_per_gpu => 100, max_gpus => 8,
+	priority => 2, churn_limit => 2) > 0 AS service_added;
+INSERT INTO gpualloc.demand_staging
+SELECT 'assist', h, 300 FROM generate_series(date_trunc('hour', now()) - interval '14 days',
+											 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+SELECT gpualloc.load_demand() AS hours;
+SELECT gpualloc.submit_job('big', 'training', 'h200', 8, 8, priority => 3, work_gpu_hours => 64) AS big \gset
+SELECT gpualloc.submit_job('mid', 'training', 'h200', 2, 4, priority => 2, work_gpu_hours => 8) AS mid \gset
+SELECT gpualloc.submit_job('small', 'quantization', 'h200', 1, 1, priority => 1, work_gpu_hours => 2) AS small \gset
+SELECT gpualloc.submit_job('later', 'batch_inference', 'h200', 2, 2, priority => 1, work_gpu_hours => 4,
+	not_before => now() + interval '3 hours') AS later \gset
+SELECT gpualloc.submit_job('unestimated', 'training', 'h200', 2, 2) AS unestimated \gset
+-- a job already running is pinned where it runs
+SELECT gpualloc.submit_job('running', 'training', 'h200', 4, 4, work_gpu_hours => 40) AS running \gset
+UPDATE gpualloc.jobs SET submitted_at = now() - interval '3 hours' WHERE job_id = :running;
+SELECT gpualloc.job_started(:running, 8, 4, started_at => now() - interval '2 hours');
+
+SELECT status, solved_by, objective > 0 AS positive, bound IS NULL AS no_bound_in_fast,
+	   gpus_changed > 0 AS changed, message
+FROM gpualloc.replan('fast') \gset fast_
+SELECT :'fast_status' AS status, :'fast_solved_by' AS solved_by, :'fast_positive' AS positive,
+	   :'fast_no_bound_in_fast' AS no_bound, :'fast_changed' AS changed, :'fast_message' AS message;
+SELECT max(plan_id) AS plan FROM gpualloc.plan_runs \gset
+
+-- the run is recorded
+SELECT mode, trigger, status, horizon_steps, step, n_jobs >= 5 AS jobs_in_plan, finished_at >= started_at AS timed
+FROM gpualloc.plan_runs WHERE plan_id = :plan;
+-- the grid covers every GPU and step once; each job is one block
+SELECT count(*) = (SELECT count(*) FROM gpualloc.gpus) * 48 AS full_grid,
+	   count(DISTINCT (pool, gpu_index, step)) = count(*) AS one_cell_each
+FROM gpualloc.plan_grid(:plan);
+SELECT job_name, count(DISTINCT gpu_index) AS gpus, count(DISTINCT step) > 0 AS planned,
+	   min(step) = 0 AS starts_now
+FROM gpualloc.plan_grid(:plan) WHERE pool = 'h200' AND workload_kind = 'job'
+GROUP BY job_name ORDER BY job_name;
+-- the running job keeps its block from step 0; the later job waits for not_before
+SELECT min(gpu_index) AS first, max(gpu_index) AS last, min(step) AS from_step
+FROM gpualloc.plan_grid(:plan) WHERE job_id = :running;
+SELECT min(step_start) >= (SELECT not_before FROM gpualloc.jobs WHERE job_id = :later) - interval '30 minutes' AS waits
+FROM gpualloc.plan_grid(:plan) WHERE job_id = :later;
+-- the committed allocation is step 0 of the plan, GPU for GPU
+SELECT count(*) AS mismatches
+FROM gpualloc.plan_grid(:plan) g
+JOIN gpualloc.current_allocation c ON c.pool = g.pool AND c.gpu_index = g.gpu_index
+WHERE g.step = 0 AND (g.job_id IS DISTINCT FROM c.job_id OR g.service IS DISTINCT FROM c.service);
+SELECT count(*) FILTER (WHERE service = 'assist') > 0 AS service_served,
+	   count(*) FILTER (WHERE job_name = 'big') AS big_now
+FROM gpualloc.current_allocation WHERE pool = 'h200';
+
+-- a second plan keeps the rows of GPUs whose workload does not change
+SELECT array_agg(allocation_id ORDER BY allocation_id) AS before FROM gpualloc.allocations WHERE upper_inf(during) \gset
+SELECT status, gpus_changed FROM gpualloc.replan('fast');
+SELECT array_agg(allocation_id ORDER BY allocation_id) = :'before' AS rows_kept FROM gpualloc.allocations WHERE upper_inf(during);
+
+-- full mode: never worse than fast, with a bound and a gap
+SELECT status, solved_by, bound >= objective - 1e-6 AS bound_holds, gap >= 0 AND gap < 1 AS gap_known
+FROM gpualloc.replan('full', time_limit => '2 seconds');
+SELECT f.objective >= s.objective - 1e-6 AS full_not_worse
+FROM gpualloc.plan_runs f, gpualloc.plan_runs s
+WHERE f.plan_id = (SELECT max(plan_id) FROM gpualloc.plan_runs)
+  AND s.plan_id = (SELECT max(plan_id) FROM gpualloc.plan_runs) - 1;
+
+-- bad arguments
+SELECT * FROM gpualloc.replan('optimal');
+SELECT * FROM gpualloc.replan(NULL);
+SELECT * FROM gpualloc.replan('full', time_limit => '-1 second');
+SELECT * FROM gpualloc.replan('full', time_limit => '2 hours');
+SELECT * FROM gpualloc.plan_grid(999999);
+SELECT * FROM gpualloc.plan_grid(NULL);
+SET gpualloc.step = '7min';
+SET gpualloc.horizon = '100min';
+SHOW gpualloc.step;

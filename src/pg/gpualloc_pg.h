@@ -1,0 +1,56 @@
+/*
+ * gpualloc_pg.h — declarations shared by the extension's PostgreSQL glue.
+ */
+#ifndef GPUALLOC_PG_H
+#define GPUALLOC_PG_H
+
+#include "postgres.h"
+
+#include "utils/timestamp.h"
+
+#include "problem.h"
+#include "plan.h"
+
+/* GUCs (gpualloc.c) */
+extern int	gpualloc_step_minutes;
+extern int	gpualloc_horizon_minutes;
+extern double gpualloc_penalty;
+extern int	gpualloc_half_life_minutes;
+extern int	gpualloc_solver_time_limit_ms;
+extern double gpualloc_demand_quantile;
+extern char *gpualloc_database;
+
+/* One advisory lock key for every planner: replan() and the worker. */
+#define GPUALLOC_PLANNER_LOCK_KEY INT64CONST(0x67707561) /* "gpua" */
+
+/*
+ * A problem built from the tables, with what it takes to map the core's
+ * indexes back to rows: GPU index -> gpu_id, pool index -> pool_id.
+ */
+typedef struct GaBuild
+{
+	ga_problem *problem;
+	TimestampTz now;			/* plan time, inside step 0 */
+	TimestampTz plan_start;		/* start of step 0 */
+	int			step_minutes;
+	int		   *gpu_ids;		/* [n_gpus]; 0 where the topology has a hole */
+	int		   *pool_ids;		/* [n_pools] */
+	int			jobs_without_estimate;	/* queued jobs left out of the plan */
+} GaBuild;
+
+/* problem_build.c: tables -> core problem (inside SPI) */
+extern GaBuild *ga_build_problem(TimestampTz now);
+
+/* plan_store.c: core plan -> plan_runs, plan_blocks, allocations, NOTIFY */
+extern int64 ga_store_plan_run(const char *mode, const char *trigger);
+extern void ga_store_plan_result(int64 plan_id, GaBuild *build, const ga_plan *plan,
+								 const char *status, const char *message);
+extern void ga_store_plan_failure(int64 plan_id, GaBuild *build, const char *message);
+extern int	ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan,
+								   TimestampTz now);
+
+/* solve_pg.c: run a core solver with cancel support and free on error */
+extern ga_plan *ga_pg_solve(GaBuild *build, const char *mode, double time_limit_ms,
+							char *errbuf, size_t errlen);
+
+#endif

@@ -1,0 +1,410 @@
+/*
+ * problem_build.c — read the tables through SPI and build the core problem.
+ *
+ * Step 0 starts at now floored to the step length.  Running jobs are pinned
+ * to their block from their real start; queued jobs are released at their
+ * submission or not_before; each service's demand is the churn-shaped
+ * forecast from its hourly history.  The caller holds an SPI connection.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "gpualloc_pg.h"
+#include "forecast_demand.h"
+
+#define USECS_PER_MINUTE INT64CONST(60000000)
+
+static void
+destroy_problem_callback(void *arg)
+{
+	GaBuild    *build = (GaBuild *) arg;
+
+	ga_problem_destroy(build->problem);
+	build->problem = NULL;
+}
+
+static Datum
+column(int row, int col, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
+}
+
+static int
+int_column(int row, int col, int if_null)
+{
+	bool		isnull;
+	Datum		d = column(row, col, &isnull);
+
+	return isnull ? if_null : DatumGetInt32(d);
+}
+
+static double
+float_column(int row, int col, double if_null)
+{
+	bool		isnull;
+	Datum		d = column(row, col, &isnull);
+
+	return isnull ? if_null : DatumGetFloat8(d);
+}
+
+static void
+run_query(const char *sql, int nargs, Oid *types, Datum *values)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, true, 0);
+
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "gpualloc: query failed (%s): %s", SPI_result_code_string(rc), sql);
+}
+
+/* Steps from plan start to ts, rounded down (floor) or up (ceil). */
+static int
+steps_from(const GaBuild *build, TimestampTz ts, bool round_up)
+{
+	double		steps = (double) (ts - build->plan_start) /
+		((double) build->step_minutes * USECS_PER_MINUTE);
+	double		r = round_up ? ceil(steps - 1e-9) : floor(steps + 1e-9);
+
+	if (r > 1e6)
+		return 1000000;
+	if (r < -1e6)
+		return -1000000;
+	return (int) r;
+}
+
+/*
+ * First step a job may start in.  Released by now: step 0, which is under way
+ * (the job starts now, not at the step's start).  Released later: the first
+ * step that begins at or after the release, so it never starts early.
+ */
+static int
+release_step(const GaBuild *build, TimestampTz released)
+{
+	if (released <= build->now)
+		return 0;
+	return Max(0, steps_from(build, released, true));
+}
+
+/* Pools in pool_id order; a pool spans (max node + 1) * node_size indexes. */
+static void
+count_pools(int *n_pools, int *n_gpus)
+{
+	run_query("SELECT p.pool_id, p.node_size, coalesce(max(g.node), -1) "
+			  "FROM gpualloc.pools p LEFT JOIN gpualloc.gpus g USING (pool_id) "
+			  "GROUP BY p.pool_id ORDER BY p.pool_id", 0, NULL, NULL);
+	*n_pools = (int) SPI_processed;
+	*n_gpus = 0;
+	for (uint64 i = 0; i < SPI_processed; i++)
+		*n_gpus += (int_column(i, 3, -1) + 1) * int_column(i, 2, 0);
+}
+
+static void
+load_pools(GaBuild *build)
+{
+	ga_problem *p = build->problem;
+	int			first = 0;
+
+	run_query("SELECT p.pool_id, p.node_size, coalesce(max(g.node), -1), p.name "
+			  "FROM gpualloc.pools p LEFT JOIN gpualloc.gpus g USING (pool_id) "
+			  "GROUP BY p.pool_id ORDER BY p.pool_id", 0, NULL, NULL);
+	for (int i = 0; i < p->n_pools; i++)
+	{
+		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4);
+
+		build->pool_ids[i] = int_column(i, 1, 0);
+		strlcpy(p->pools[i].name, name, GA_NAME_LEN);
+		p->pools[i].first_gpu = first;
+		p->pools[i].n_gpus = (int_column(i, 3, -1) + 1) * int_column(i, 2, 0);
+		first += p->pools[i].n_gpus;
+	}
+	/* holes in the topology are not GPUs: unusable until added */
+	for (int g = 0; g < p->n_gpus; g++)
+		p->gpu_usable[g] = false;
+}
+
+static int
+pool_index(const GaBuild *build, int pool_id)
+{
+	for (int i = 0; i < build->problem->n_pools; i++)
+		if (build->pool_ids[i] == pool_id)
+			return i;
+	elog(ERROR, "gpualloc: pool %d vanished while planning", pool_id);
+	return -1;
+}
+
+static void
+load_gpus(GaBuild *build)
+{
+	ga_problem *p = build->problem;
+
+	run_query("SELECT g.pool_id, g.node * p.node_size + g.slot, g.gpu_id, g.state = 'up' "
+			  "FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id)", 0, NULL, NULL);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		int			pool = pool_index(build, int_column(i, 1, 0));
+		int			g = p->pools[pool].first_gpu + int_column(i, 2, 0);
+		bool		isnull;
+
+		build->gpu_ids[g] = int_column(i, 3, 0);
+		p->gpu_usable[g] = DatumGetBool(column(i, 4, &isnull));
+	}
+}
+
+/* Largest power of two not above n (0 for n < 1). */
+static int
+pow2_floor(int n)
+{
+	int			r = 1;
+
+	if (n < 1)
+		return 0;
+	while (r <= n / 2)
+		r *= 2;
+	return r;
+}
+
+#define JOBS_SQL \
+	"SELECT job_id, name, pool_id, priority, gpus_min, gpus_max, est_work_gpu_hours, " \
+	"       greatest(submitted_at, coalesce(not_before, submitted_at)), deadline, " \
+	"       status = 'running', started_at, block_first, block_size " \
+	"FROM gpualloc.jobs WHERE status IN ('queued', 'running') " \
+	"  AND (status = 'running' OR est_work_gpu_hours IS NOT NULL) " \
+	"ORDER BY job_id"
+
+static void
+fill_job(GaBuild *build, int row, ga_job *job)
+{
+	ga_pool    *pool;
+	double		work_hours = float_column(row, 7, NAN);
+	bool		isnull;
+	Datum		d;
+
+	job->id = DatumGetInt64(column(row, 1, &isnull));
+	strlcpy(job->name, SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, 2), GA_NAME_LEN);
+	job->pool = pool_index(build, int_column(row, 3, 0));
+	pool = &build->problem->pools[job->pool];
+	job->priority = float_column(row, 4, 1);
+	job->gpus_min = int_column(row, 5, 1);
+	job->gpus_max = Min(int_column(row, 6, 1), Max(pow2_floor(pool->n_gpus), 1));
+	if (job->gpus_min > job->gpus_max)
+		job->gpus_max = job->gpus_min;	/* cannot fit: the solver leaves it out */
+	/* a running job with no estimate is assumed to outlast the horizon */
+	if (isnan(work_hours))
+		work_hours = (double) gpualloc_horizon_minutes / 60.0 * 2 * Max(int_column(row, 13, 1), 1);
+	job->work_gpu_steps = work_hours * 60.0 / build->step_minutes;
+	job->release_step = release_step(build, DatumGetTimestampTz(column(row, 8, &isnull)));
+	d = column(row, 9, &isnull);
+	job->deadline_step = isnull ? -1 : Max(0, steps_from(build, DatumGetTimestampTz(d), false));
+	job->pinned = DatumGetBool(column(row, 10, &isnull));
+	if (job->pinned)
+	{
+		TimestampTz started = DatumGetTimestampTz(column(row, 11, &isnull));
+
+		job->pinned_size = int_column(row, 13, 1);
+		job->pinned_first_gpu = pool->first_gpu + int_column(row, 12, 0);
+		job->pinned_start = steps_from(build, started, false);
+		job->pinned_end = job->pinned_start + ga_job_duration(job, job->pinned_size);
+		/* an overrunning job keeps its block at least one more step */
+		if (job->pinned_end < 1)
+			job->pinned_end = 1;
+		job->deadline_step = -1;
+		job->release_step = 0;
+		job->gpus_min = job->gpus_max = job->pinned_size;
+	}
+}
+
+static void
+load_jobs(GaBuild *build, int n_jobs)
+{
+	run_query(JOBS_SQL, 0, NULL, NULL);
+	if ((int) SPI_processed != n_jobs)
+		elog(ERROR, "gpualloc: job count changed while planning");
+	for (int j = 0; j < n_jobs; j++)
+		fill_job(build, j, &build->problem->jobs[j]);
+}
+
+/* Hours since the epoch, the forecaster's time axis. */
+static int64
+hour_index(TimestampTz ts)
+{
+	int64		unix_usecs = ts + (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+	return unix_usecs >= 0 ? unix_usecs / USECS_PER_HOUR
+		: -((-unix_usecs + USECS_PER_HOUR - 1) / USECS_PER_HOUR);
+}
+
+/*
+ * Forecast a service's demand over the horizon: learn its history hour by
+ * hour, then take the churn-shaped upper-quantile GPU curve.  A plan that
+ * starts mid-hour drops the steps of the hour already gone.
+ */
+static void
+forecast_service(GaBuild *build, int s, int service_id, double capacity)
+{
+	ga_service *svc = &build->problem->services[s];
+	int			n_steps = build->problem->params.n_steps;
+	int			offset = (int) ((build->plan_start / USECS_PER_MINUTE) % 60) / build->step_minutes;
+	int		   *shaped = palloc(sizeof(int) * (n_steps + offset));
+	ga_demand_model *model = ga_demand_model_create(NULL);
+	ga_error	err;
+	Datum		arg = Int32GetDatum(service_id);
+	Oid			type = INT4OID;
+	ga_status	rc = GA_OK;
+
+	if (model == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory creating the demand model")));
+	run_query("SELECT hour, traffic FROM gpualloc.demand_history WHERE service_id = $1 ORDER BY hour",
+			  1, &type, &arg);
+	for (uint64 i = 0; i < SPI_processed && rc == GA_OK; i++)
+	{
+		bool		isnull;
+
+		rc = ga_demand_model_observe(model, hour_index(DatumGetTimestampTz(column(i, 1, &isnull))),
+									 float_column(i, 2, 0), &err);
+	}
+	if (rc == GA_OK)
+		rc = ga_demand_forecast(model, hour_index(build->plan_start), n_steps + offset,
+								build->step_minutes, gpualloc_demand_quantile, capacity,
+								svc->churn_limit, svc->min_gpus, svc->max_gpus,
+								NULL, NULL, shaped, NULL, &err);
+	ga_demand_model_destroy(model);
+	if (rc != GA_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("cannot forecast demand of service \"%s\": %s", svc->name, err.message)));
+	for (int t = 0; t < n_steps; t++)
+		svc->demand[t] = shaped[t + offset];
+	pfree(shaped);
+}
+
+/* GPUs a service holds at plan time; unknown when it never held any. */
+static void
+load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now)
+{
+	ga_problem *p = build->problem;
+	Datum		args[2] = {Int32GetDatum(service_id), TimestampTzGetDatum(now)};
+	Oid			types[2] = {INT4OID, TIMESTAMPTZOID};
+	int		   *held;
+	int			n = 0;
+	ga_error	err;
+
+	run_query("SELECT a.gpu_id, upper_inf(a.during) AND lower(a.during) <= $2 "
+			  "FROM gpualloc.allocations a WHERE a.service_id = $1", 2, types, args);
+	if (SPI_processed == 0)
+		return;					/* first plan for this service */
+	held = palloc(sizeof(int) * (SPI_processed + 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		int			gpu_id = int_column(i, 1, 0);
+
+		if (!DatumGetBool(column(i, 2, &isnull)))
+			continue;
+		for (int g = 0; g < p->n_gpus; g++)
+			if (build->gpu_ids[g] == gpu_id)
+				held[n++] = g;
+	}
+	if (ga_problem_set_held(p, s, held, n, &err) != GA_OK)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("%s", err.message)));
+	pfree(held);
+}
+
+static void
+load_services(GaBuild *build, TimestampTz now)
+{
+	ga_problem *p = build->problem;
+	int		   *ids = palloc(sizeof(int) * (p->n_services + 1));
+	double	   *capacity = palloc(sizeof(double) * (p->n_services + 1));
+
+	run_query("SELECT service_id, name, pool_id, priority, churn_limit, churn_budget, "
+			  "       min_gpus, max_gpus, capacity_per_gpu "
+			  "FROM gpualloc.services ORDER BY service_id", 0, NULL, NULL);
+	for (int s = 0; s < p->n_services; s++)
+	{
+		ga_service *svc = &p->services[s];
+
+		ids[s] = int_column(s, 1, 0);
+		svc->id = ids[s];
+		strlcpy(svc->name, SPI_getvalue(SPI_tuptable->vals[s], SPI_tuptable->tupdesc, 2), GA_NAME_LEN);
+		svc->pool = pool_index(build, int_column(s, 3, 0));
+		svc->priority = float_column(s, 4, 1);
+		svc->churn_limit = int_column(s, 5, 1);
+		svc->churn_budget = int_column(s, 6, -1);
+		svc->min_gpus = int_column(s, 7, 0);
+		svc->max_gpus = Min(int_column(s, 8, 0), p->pools[svc->pool].n_gpus);
+		svc->min_gpus = Min(svc->min_gpus, svc->max_gpus);
+		capacity[s] = float_column(s, 9, 1);
+	}
+	for (int s = 0; s < p->n_services; s++)
+	{
+		forecast_service(build, s, ids[s], capacity[s]);
+		load_held_gpus(build, s, ids[s], now);
+	}
+}
+
+static int
+count_rows(const char *sql)
+{
+	bool		isnull;
+
+	run_query(sql, 0, NULL, NULL);
+	return (int) DatumGetInt64(column(0, 1, &isnull));
+}
+
+GaBuild *
+ga_build_problem(TimestampTz now)
+{
+	GaBuild    *build = palloc0(sizeof(GaBuild));
+	MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
+	ga_params	params;
+	int			n_pools;
+	int			n_gpus;
+	int			n_jobs;
+	int			n_services;
+	ga_error	err;
+	int64		step_usecs;
+
+	build->now = now;
+	build->step_minutes = gpualloc_step_minutes;
+	step_usecs = (int64) build->step_minutes * USECS_PER_MINUTE;
+	build->plan_start = now - (now % step_usecs + step_usecs) % step_usecs;
+
+	params.n_steps = gpualloc_horizon_minutes / gpualloc_step_minutes;
+	params.step_minutes = gpualloc_step_minutes;
+	params.penalty = gpualloc_penalty;
+	params.half_life_hours = gpualloc_half_life_minutes / 60.0;
+
+	count_pools(&n_pools, &n_gpus);
+	n_jobs = count_rows("SELECT count(*) FROM (" JOBS_SQL ") j");
+	n_services = count_rows("SELECT count(*) FROM gpualloc.services");
+	build->jobs_without_estimate =
+		count_rows("SELECT count(*) FROM gpualloc.jobs WHERE status = 'queued' AND est_work_gpu_hours IS NULL");
+
+	build->problem = ga_problem_create(n_pools, n_gpus, n_jobs, n_services, &params);
+	if (build->problem == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory building a problem of %d GPUs and %d jobs", n_gpus, n_jobs)));
+	/* the core's malloc'd problem goes with the memory context, errors included */
+	cb->func = destroy_problem_callback;
+	cb->arg = build;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+
+	build->gpu_ids = palloc0(sizeof(int) * (n_gpus + 1));
+	build->pool_ids = palloc0(sizeof(int) * (n_pools + 1));
+	load_pools(build);
+	load_gpus(build);
+	load_jobs(build, n_jobs);
+	load_services(build, now);
+
+	if (ga_problem_finish(build->problem, &err) != GA_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("the cluster's tables do not form a valid planning problem"),
+				 errdetail("%s", err.message)));
+	return build;
+}

@@ -1,0 +1,152 @@
+/*
+ * replan.c — gpualloc.replan(mode, time_limit): plan the horizon now and
+ * commit its first step.
+ *
+ * Data flows one way: tables -> problem -> solver -> plan -> tables + NOTIFY.
+ * One planner at a time (a transaction-level advisory lock shared with the
+ * background worker).  A solver failure changes no allocation: the run is
+ * recorded as failed with its reason, a full solve that fails falls back to
+ * fast, and the last committed allocation stays in force.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "gpualloc_pg.h"
+#include "solve.h"
+
+PG_FUNCTION_INFO_V1(gpualloc_replan);
+
+typedef struct ReplanResult
+{
+	int64		plan_id;
+	const char *status;
+	const char *mode;
+	ga_plan    *plan;
+	int			gpus_changed;
+	char		message[GA_ERROR_MESSAGE_LEN * 2];
+} ReplanResult;
+
+static double
+time_limit_ms(const char *mode, NullableDatum limit)
+{
+	Interval   *iv;
+	double		ms;
+
+	if (limit.isnull)
+		return strcmp(mode, "full") == 0 ? gpualloc_solver_time_limit_ms : GA_FAST_DEFAULT_MS;
+	iv = DatumGetIntervalP(limit.value);
+	ms = (iv->time + (double) iv->day * USECS_PER_DAY + (double) iv->month * 30 * USECS_PER_DAY) / 1000.0;
+	if (!(ms > 0) || ms > 3600 * 1000.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("time_limit must be positive and at most 1 hour"),
+				 errhint("For example: time_limit => '5 seconds'.")));
+	return ms;
+}
+
+static void
+take_planner_lock(void)
+{
+	Datum		key = Int64GetDatum(GPUALLOC_PLANNER_LOCK_KEY);
+	Oid			type = INT8OID;
+
+	if (SPI_execute_with_args("SELECT pg_advisory_xact_lock($1)", 1, &type, &key, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpualloc: could not take the planner lock");
+}
+
+/*
+ * The whole run inside an SPI connection: build, solve (full falls back to
+ * fast), store, commit step 0.
+ */
+static void
+run_replan(const char *mode, double limit_ms, const char *trigger, ReplanResult *r)
+{
+	TimestampTz now = GetCurrentTransactionStartTimestamp();
+	GaBuild    *build;
+	char		why[GA_ERROR_MESSAGE_LEN * 2];
+
+	take_planner_lock();
+	build = ga_build_problem(now);
+	r->plan_id = ga_store_plan_run(mode, trigger);
+	r->mode = mode;
+	r->status = "succeeded";
+	r->message[0] = '\0';
+	r->plan = ga_pg_solve(build, mode, limit_ms, why, sizeof(why));
+	if (r->plan == NULL && strcmp(mode, "full") == 0)
+	{
+		snprintf(r->message, sizeof(r->message), "%s; used the fast plan", why);
+		r->status = "fallback";
+		r->plan = ga_pg_solve(build, "fast", GA_FAST_DEFAULT_MS, why, sizeof(why));
+	}
+	if (r->plan == NULL)
+	{
+		strlcpy(r->message, why, sizeof(r->message));
+		r->status = "failed";
+		ga_store_plan_failure(r->plan_id, build, r->message);
+		ereport(WARNING,
+				(errmsg("gpualloc plan %lld failed; the last committed allocation stays in force",
+						(long long) r->plan_id),
+				 errdetail("%s", r->message)));
+		return;
+	}
+	if (build->jobs_without_estimate > 0 && r->message[0] == '\0')
+		snprintf(r->message, sizeof(r->message), "%d queued jobs have no work estimate and were not planned",
+				 build->jobs_without_estimate);
+	ga_store_plan_result(r->plan_id, build, r->plan, r->status, r->message[0] ? r->message : NULL);
+	r->gpus_changed = ga_commit_current_step(r->plan_id, build, r->plan, now);
+}
+
+static Datum
+float_datum(double v, bool *isnull)
+{
+	*isnull = !isfinite(v);
+	return Float8GetDatum(*isnull ? 0 : v);
+}
+
+Datum
+gpualloc_replan(PG_FUNCTION_ARGS)
+{
+	const char *mode;
+	double		limit_ms;
+	ReplanResult r = {0};
+	TupleDesc	tupdesc;
+	Datum		values[9];
+	bool		nulls[9] = {0};
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mode must be 'fast' or 'full', got NULL")));
+	mode = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	if (strcmp(mode, "fast") != 0 && strcmp(mode, "full") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mode must be 'fast' or 'full', got '%s'", mode),
+				 errhint("fast: the heuristic, in about a millisecond; full: the MILP under a time limit.")));
+	limit_ms = time_limit_ms(mode, fcinfo->args[1]);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "gpualloc.replan must return a record");
+
+	SPI_connect();
+	run_replan(mode, limit_ms, "manual", &r);
+	SPI_finish();
+
+	values[0] = Int64GetDatum(r.plan_id);
+	values[1] = CStringGetTextDatum(r.status);
+	values[2] = CStringGetTextDatum(r.plan ? r.plan->mode : r.mode);
+	values[3] = float_datum(r.plan ? r.plan->objective : NAN, &nulls[3]);
+	values[4] = float_datum(r.plan ? r.plan->bound : NAN, &nulls[4]);
+	values[5] = float_datum(r.plan ? r.plan->gap : NAN, &nulls[5]);
+	values[6] = float_datum(r.plan ? r.plan->solve_ms : NAN, &nulls[6]);
+	values[7] = Int32GetDatum(r.gpus_changed);
+	values[8] = CStringGetTextDatum(r.message);
+	nulls[8] = r.message[0] == '\0';
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
