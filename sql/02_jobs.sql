@@ -8,7 +8,7 @@ SELECT gpualloc.submit_job('llama8b-dpo', 'training', 'a100', 4, 8, priority => 
 SELECT gpualloc.submit_job('score-catalog', 'batch_inference', 'a100', 2, priority => 1,
 	work_gpu_hours => 6) AS j2;
 SELECT gpualloc.submit_job('quant-70b', 'quantization', 'a100', 1, 2, priority => 2,
-	not_before => now() + interval '1 hour', deadline => now() + interval '1 day') AS j3;
+	features => '{"params_b": 70, "algorithm": "awq"}', not_before => now() + interval '1 hour', deadline => now() + interval '1 day') AS j3;
 SELECT job_id, name, kind, tenant, pool, priority, gpus_min, gpus_max, status, est_gpus, est_hours_p50, est_work_gpu_hours
 FROM gpualloc.queue ORDER BY job_id;
 
@@ -26,7 +26,8 @@ SELECT status, status_message FROM gpualloc.jobs WHERE job_id = 2;
 SELECT gpualloc.cancel_job(3, 'superseded');
 SELECT status, status_message, finished_at IS NULL AS never_ran FROM gpualloc.jobs WHERE job_id = 3;
 -- the name is free again once the job is no longer active
-SELECT gpualloc.submit_job('quant-70b', 'quantization', 'a100', 1, 2) AS j4;
+SELECT gpualloc.submit_job('quant-70b', 'quantization', 'a100', 1, 2,
+	features => '{"params_b": 70, "algorithm": "gptq"}') AS j4;
 
 -- bad input: each names the field and the rule, and changes nothing
 SELECT gpualloc.submit_job('x', 'finetune', 'a100', 1);                       -- unknown kind

@@ -12,11 +12,11 @@ CREATE ROLE mallory LOGIN;
 SET ROLE alice;
 SELECT gpualloc.submit_job('vit-train', 'training', 'a100', 2, tenant => 'team_vision', work_gpu_hours => 10) > 0 AS alice_submitted;
 SELECT gpualloc.submit_job('sneaky', 'training', 'a100', 2, tenant => 'team_speech');   -- not her tenant
-SELECT gpualloc.submit_job('mine', 'training', 'a100', 1) > 0 AS alice_own_tenant;
+SELECT gpualloc.submit_job('mine', 'training', 'a100', 1, work_gpu_hours => 2) > 0 AS alice_own_tenant;
 RESET ROLE;
 
 SET ROLE bob;
-SELECT gpualloc.submit_job('asr-train', 'training', 'a100', 4, tenant => 'team_speech') > 0 AS bob_submitted;
+SELECT gpualloc.submit_job('asr-train', 'training', 'a100', 4, tenant => 'team_speech', work_gpu_hours => 16) > 0 AS bob_submitted;
 -- bob sees only his tenant's jobs
 SELECT name, tenant FROM gpualloc.jobs ORDER BY job_id;
 -- and cannot cancel alice's: it does not exist for him

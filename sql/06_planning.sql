@@ -16,7 +16,8 @@ SELECT gpualloc.submit_job('mid', 'training', 'h200', 2, 4, priority => 2, work_
 SELECT gpualloc.submit_job('small', 'quantization', 'h200', 1, 1, priority => 1, work_gpu_hours => 2) AS small \gset
 SELECT gpualloc.submit_job('later', 'batch_inference', 'h200', 2, 2, priority => 1, work_gpu_hours => 4,
 	not_before => now() + interval '3 hours') AS later \gset
-SELECT gpualloc.submit_job('unestimated', 'training', 'h200', 2, 2) AS unestimated \gset
+SELECT gpualloc.submit_job('estimated', 'training', 'h200', 2, 2,
+	features => '{"strategy": "lora", "technique": "sft", "params_b": 8, "tokens_m": 50}') AS estimated \gset
 -- a job already running is pinned where it runs
 SELECT gpualloc.submit_job('running', 'training', 'h200', 4, 4, work_gpu_hours => 40) AS running \gset
 UPDATE gpualloc.jobs SET submitted_at = now() - interval '3 hours' WHERE job_id = :running;
@@ -24,9 +25,7 @@ SELECT gpualloc.job_started(:running, 8, 4, started_at => now() - interval '2 ho
 
 SELECT status, solved_by, objective > 0 AS positive, bound IS NULL AS no_bound_in_fast,
 	   gpus_changed > 0 AS changed, message
-FROM gpualloc.replan('fast') \gset fast_
-SELECT :'fast_status' AS status, :'fast_solved_by' AS solved_by, :'fast_positive' AS positive,
-	   :'fast_no_bound_in_fast' AS no_bound, :'fast_changed' AS changed, :'fast_message' AS message;
+FROM gpualloc.replan('fast');
 SELECT max(plan_id) AS plan FROM gpualloc.plan_runs \gset
 
 -- the run is recorded

@@ -38,6 +38,23 @@ typedef struct GaBuild
 	int			jobs_without_estimate;	/* queued jobs left out of the plan */
 } GaBuild;
 
+/* demand.c: a service's forecast from its history before `from` */
+typedef struct GaServiceForecastRequest
+{
+	int			service_id;
+	const char *name;
+	TimestampTz from;			/* aligned to a step */
+	int			n_steps;
+	int			step_minutes;
+	double		capacity_per_gpu;
+	int			churn_limit;
+	int			min_gpus;
+	int			max_gpus;
+} GaServiceForecastRequest;
+
+extern void ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50,
+								   double *upper, int *shaped);
+
 /* problem_build.c: tables -> core problem (inside SPI) */
 extern GaBuild *ga_build_problem(TimestampTz now);
 

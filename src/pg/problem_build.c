@@ -16,7 +16,6 @@
 #include "utils/memutils.h"
 
 #include "gpualloc_pg.h"
-#include "forecast_demand.h"
 
 #define USECS_PER_MINUTE INT64CONST(60000000)
 
@@ -228,58 +227,23 @@ load_jobs(GaBuild *build, int n_jobs)
 		fill_job(build, j, &build->problem->jobs[j]);
 }
 
-/* Hours since the epoch, the forecaster's time axis. */
-static int64
-hour_index(TimestampTz ts)
-{
-	int64		unix_usecs = ts + (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-
-	return unix_usecs >= 0 ? unix_usecs / USECS_PER_HOUR
-		: -((-unix_usecs + USECS_PER_HOUR - 1) / USECS_PER_HOUR);
-}
-
-/*
- * Forecast a service's demand over the horizon: learn its history hour by
- * hour, then take the churn-shaped upper-quantile GPU curve.  A plan that
- * starts mid-hour drops the steps of the hour already gone.
- */
+/* The churn-shaped upper-quantile GPU curve the service is planned for. */
 static void
 forecast_service(GaBuild *build, int s, int service_id, double capacity)
 {
 	ga_service *svc = &build->problem->services[s];
-	int			n_steps = build->problem->params.n_steps;
-	int			offset = (int) ((build->plan_start / USECS_PER_MINUTE) % 60) / build->step_minutes;
-	int		   *shaped = palloc(sizeof(int) * (n_steps + offset));
-	ga_demand_model *model = ga_demand_model_create(NULL);
-	ga_error	err;
-	Datum		arg = Int32GetDatum(service_id);
-	Oid			type = INT4OID;
-	ga_status	rc = GA_OK;
+	GaServiceForecastRequest req;
 
-	if (model == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory creating the demand model")));
-	run_query("SELECT hour, traffic FROM gpualloc.demand_history WHERE service_id = $1 ORDER BY hour",
-			  1, &type, &arg);
-	for (uint64 i = 0; i < SPI_processed && rc == GA_OK; i++)
-	{
-		bool		isnull;
-
-		rc = ga_demand_model_observe(model, hour_index(DatumGetTimestampTz(column(i, 1, &isnull))),
-									 float_column(i, 2, 0), &err);
-	}
-	if (rc == GA_OK)
-		rc = ga_demand_forecast(model, hour_index(build->plan_start), n_steps + offset,
-								build->step_minutes, gpualloc_demand_quantile, capacity,
-								svc->churn_limit, svc->min_gpus, svc->max_gpus,
-								NULL, NULL, shaped, NULL, &err);
-	ga_demand_model_destroy(model);
-	if (rc != GA_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("cannot forecast demand of service \"%s\": %s", svc->name, err.message)));
-	for (int t = 0; t < n_steps; t++)
-		svc->demand[t] = shaped[t + offset];
-	pfree(shaped);
+	req.service_id = service_id;
+	req.name = svc->name;
+	req.from = build->plan_start;
+	req.n_steps = build->problem->params.n_steps;
+	req.step_minutes = build->step_minutes;
+	req.capacity_per_gpu = capacity;
+	req.churn_limit = svc->churn_limit;
+	req.min_gpus = svc->min_gpus;
+	req.max_gpus = svc->max_gpus;
+	ga_pg_forecast_service(&req, NULL, NULL, svc->demand);
 }
 
 /* GPUs a service holds at plan time; unknown when it never held any. */

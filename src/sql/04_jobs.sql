@@ -80,7 +80,7 @@ END
 $$;
 
 CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
-									gpus_min integer, gpus_max integer DEFAULT NULL,
+									gpus_min integer DEFAULT NULL, gpus_max integer DEFAULT NULL,
 									priority double precision DEFAULT 1,
 									features jsonb DEFAULT '{}',
 									tenant name DEFAULT NULL,
@@ -95,18 +95,25 @@ DECLARE
 	p gpualloc.pools;
 	who name := coalesce(tenant, gpualloc.caller_role());
 	hi integer := coalesce(gpus_max, gpus_min);
+	est record;
 	new_id bigint;
 BEGIN
 	PERFORM gpualloc._check_name('job name', name);
 	PERFORM gpualloc._check_kind(kind);
 	p := gpualloc._pool(pool);
-	PERFORM gpualloc._check_job_sizes(gpus_min, hi, p);
-	PERFORM gpualloc._check_positive('priority', priority);
 	IF features IS NULL OR jsonb_typeof(features) <> 'object' THEN
 		RAISE EXCEPTION 'features must be a JSON object, got %', coalesce(jsonb_typeof(features), 'NULL')
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'For example: {"params_b": 8, "tokens_m": 200}';
 	END IF;
+	-- no size given: the estimator suggests one from the memory the job needs
+	IF gpus_min IS NULL AND gpus_max IS NULL THEN
+		est := gpualloc.estimate_job(kind, features, NULL, pool);
+		gpus_min := est.gpus_min;
+		hi := greatest(est.gpus_used, est.gpus_min);
+	END IF;
+	PERFORM gpualloc._check_job_sizes(gpus_min, hi, p);
+	PERFORM gpualloc._check_positive('priority', priority);
 	PERFORM gpualloc._check_times(not_before, deadline);
 	IF work_gpu_hours IS NOT NULL THEN
 		PERFORM gpualloc._check_positive('work_gpu_hours', work_gpu_hours);
@@ -118,15 +125,21 @@ BEGIN
 			USING ERRCODE = 'unique_violation',
 				  HINT = 'Job names are unique per tenant among queued and running jobs.';
 	END IF;
+	-- the work the planner books: the submitter's figure, else the estimate at gpus_max
+	IF work_gpu_hours IS NULL THEN
+		est := gpualloc.estimate_job(kind, features, hi, pool);
+	ELSE
+		SELECT hi AS gpus_used, work_gpu_hours / hi AS hours_p10, work_gpu_hours / hi AS hours_p50,
+			   work_gpu_hours / hi AS hours_p90, work_gpu_hours AS work_gpu_hours,
+			   'submitted'::text AS method INTO est;
+	END IF;
 	INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max,
 							   not_before, deadline, features,
-							   est_gpus, est_work_gpu_hours, est_hours_p50, est_method)
+							   est_gpus, est_hours_p10, est_hours_p50, est_hours_p90,
+							   est_work_gpu_hours, est_method)
 	VALUES (submit_job.name, submit_job.kind, who, p.pool_id, submit_job.priority, submit_job.gpus_min, hi,
 			submit_job.not_before, submit_job.deadline, submit_job.features,
-			CASE WHEN work_gpu_hours IS NOT NULL THEN hi END,
-			work_gpu_hours,
-			work_gpu_hours / hi,
-			CASE WHEN work_gpu_hours IS NOT NULL THEN 'submitted' END)
+			est.gpus_used, est.hours_p10, est.hours_p50, est.hours_p90, est.work_gpu_hours, est.method)
 	RETURNING job_id INTO new_id;
 	RETURN new_id;
 END

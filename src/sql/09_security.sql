@@ -34,6 +34,7 @@ GRANT EXECUTE ON FUNCTION
 	gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name,
 						timestamptz, timestamptz, double precision),
 	gpualloc.cancel_job(bigint, text),
+	gpualloc.estimate_job(text, jsonb, integer, text),
 	gpualloc.caller_role()
 TO gpualloc_submitter;
 

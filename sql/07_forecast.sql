@@ -1,0 +1,72 @@
+-- Forecasters from SQL: job estimates, suggested sizes, demand forecasts.
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+
+-- an estimate has an ordered interval and a power-of-two size
+SELECT gpus_used, gpus_suggested, hours_p10 <= hours_p50 AND hours_p50 <= hours_p90 AS ordered,
+	   round(work_gpu_hours::numeric / gpus_used, 6) = round(hours_p50::numeric, 6) AS work_is_hours_times_gpus,
+	   method
+FROM gpualloc.estimate_job('training', '{"strategy": "full", "technique": "sft", "params_b": 7, "tokens_m": 500}', 8);
+-- more GPUs, shorter; bigger model, longer
+SELECT a.hours_p50 > b.hours_p50 AS fewer_gpus_take_longer
+FROM gpualloc.estimate_job('training', '{"variant": "lora_dpo", "params_b": 8, "tokens_m": 200}', 2) a,
+	 gpualloc.estimate_job('training', '{"variant": "lora_dpo", "params_b": 8, "tokens_m": 200}', 8) b;
+SELECT a.hours_p50 < b.hours_p50 AS bigger_model_takes_longer
+FROM gpualloc.estimate_job('training', '{"variant": "full_sft", "params_b": 8, "tokens_m": 200}', 8) a,
+	 gpualloc.estimate_job('training', '{"variant": "full_sft", "params_b": 70, "tokens_m": 200}', 8) b;
+-- with no count given, a size is suggested from memory: bigger models need more GPUs
+SELECT s.gpus_suggested, s.gpus_min, (s.gpus_min & (s.gpus_min - 1)) = 0 AS pow2,
+	   s.gpus_min <= l.gpus_min AS grows
+FROM gpualloc.estimate_job('training', '{"variant": "full_sft", "params_b": 1, "tokens_m": 10}') s,
+	 gpualloc.estimate_job('training', '{"variant": "full_sft", "params_b": 70, "tokens_m": 10}') l;
+-- quantization books whole GPU-hours
+SELECT work_gpu_hours = ceil(work_gpu_hours) AS whole_gpu_hours, method LIKE 'quantization%' AS quant
+FROM gpualloc.estimate_job('quantization', '{"params_b": 70, "algorithm": "gptq"}');
+SELECT hours_p50 > 0 AS positive FROM gpualloc.estimate_job('batch_inference', '{"params_b": 8, "tokens_m": 900}', 2);
+
+-- bad features: each names the feature
+SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "foo_bar"}');
+SELECT * FROM gpualloc.estimate_job('training', '{"params_b": -8, "variant": "lora_sft"}');
+SELECT * FROM gpualloc.estimate_job('training', '{"params_b": "big", "variant": "lora_sft"}');
+SELECT * FROM gpualloc.estimate_job('training', '{"parms_b": 8, "variant": "lora_sft"}');
+SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lora_sft", "gpu_model": "tpu"}');
+SELECT * FROM gpualloc.estimate_job('training', '{"params_b": [8], "variant": "lora_sft"}');
+SELECT * FROM gpualloc.estimate_job('quantization', '{"params_b": 8, "algorithm": "magic"}');
+SELECT * FROM gpualloc.estimate_job('finetune', '{}');
+SELECT * FROM gpualloc.estimate_job('training', '[]');
+SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lora_sft"}', 3);
+SELECT gpualloc.submit_job('bad-features', 'training', 'h200', 2, features => '{"params_b": 8}');
+
+-- submit_job stores the estimate; with no size it takes the suggestion
+SELECT gpualloc.submit_job('auto-size', 'training', 'h200',
+	features => '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}') AS auto \gset
+SELECT j.gpus_min = est.gpus_min AS min_from_memory, j.est_gpus = j.gpus_max AS estimated_at_max,
+	   est_hours_p10 <= est_hours_p50 AND est_hours_p50 <= est_hours_p90 AS interval_stored,
+	   est_work_gpu_hours > 0 AS work_stored, est_method LIKE 'training%' AS method_stored
+FROM gpualloc.jobs j, gpualloc.estimate_job('training', j.features, NULL, 'h200') est
+WHERE j.job_id = :auto;
+
+-- finished jobs become training data for their kind
+SELECT gpualloc.add_pool('lab', 'H100-SXM', 80, 989) > 0 AS lab, gpualloc.add_node('lab', 0);
+SELECT gpualloc.submit_job('lab-run', 'training', 'lab', 1, 1,
+	features => '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}') AS lab_job \gset
+SELECT method AS before FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab');
+UPDATE gpualloc.jobs SET submitted_at = now() - interval '5 hours' WHERE job_id = :lab_job;
+SELECT gpualloc.job_started(:lab_job, 7, 1, started_at => now() - interval '4 hours');
+SELECT gpualloc.job_finished(:lab_job);
+SELECT method AS after FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab');
+
+-- demand: steps of the horizon, planned GPUs at or above the upper quantile
+-- within the churn limit, learned only from history before `from`
+SELECT count(*) AS steps, bool_and(gpus_planned >= least(gpus_upper, 8)) AS covers_upper,
+	   bool_and(traffic_upper >= traffic_p50) AS upper_above_p50
+FROM gpualloc.forecast_demand('assist', now(), '24 hours');
+SELECT max(abs(gpus_planned - prev)) <= 2 AS within_churn_limit
+FROM (SELECT gpus_planned, lag(gpus_planned) OVER (ORDER BY step_start) AS prev
+	  FROM gpualloc.forecast_demand('assist', now(), '24 hours')) f;
+SELECT count(*) AS steps, max(gpus_planned) AS gpus
+FROM gpualloc.forecast_demand('assist', '2000-01-01 00:00+00', '2 hours');   -- no history then
+SELECT * FROM gpualloc.forecast_demand('nope', now(), '1 hour');
+SELECT * FROM gpualloc.forecast_demand('assist', now(), '1 minute');
+SELECT * FROM gpualloc.forecast_demand('assist', 'infinity', '1 hour');
+SELECT * FROM gpualloc.forecast_demand('assist', NULL, '1 hour');
