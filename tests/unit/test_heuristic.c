@@ -1,0 +1,344 @@
+/*
+ * test_heuristic.c — specific behaviours of the fast solve mode, each on a
+ * small hand-made problem whose right answer is known.
+ */
+#include "unit.h"
+#include "../../src/core/heuristic.h"
+#include "../../src/core/validate.h"
+
+#include <stdlib.h>
+
+/* One pool "p" of n_gpus; jobs and services zeroed for the test to fill. */
+static ga_problem *
+blank_problem(int n_gpus, int n_steps, int n_jobs, int n_services)
+{
+	ga_params	params = {.n_steps = n_steps, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, n_gpus, n_jobs, n_services, &params);
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "p");
+	p->pools[0].first_gpu = 0;
+	p->pools[0].n_gpus = n_gpus;
+	for (int j = 0; j < n_jobs; j++)
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
+	for (int s = 0; s < n_services; s++)
+	{
+		snprintf(p->services[s].name, GA_NAME_LEN, "svc%d", s);
+		p->services[s].priority = 1;
+		p->services[s].churn_limit = 1;
+		p->services[s].max_gpus = n_gpus;
+	}
+	return p;
+}
+
+static void
+set_job(ga_problem *p, int j, double priority, int gmin, int gmax,
+		double work, int release, int deadline)
+{
+	ga_job	   *job = &p->jobs[j];
+
+	job->priority = priority;
+	job->gpus_min = gmin;
+	job->gpus_max = gmax;
+	job->work_gpu_steps = work;
+	job->release_step = release;
+	job->deadline_step = deadline;
+}
+
+/* Finish, solve with a budget the improvement always completes in, validate. */
+static ga_plan *
+solve_checked(ga_problem *p)
+{
+	ga_solve_options opts = {.time_limit_ms = 10000};
+	ga_fast_stats stats;
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_fast_stats(p, &opts, &plan, &stats, &err), GA_OK);
+	if (plan == NULL)
+		return NULL;
+	CHECK(stats.converged);
+	CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "illegal plan: %s", err.message);
+	CHECK_NEAR(plan->objective, ga_plan_objective(p, plan), 1e-9);
+	CHECK_STR_CONTAINS(plan->mode, "fast");
+	return plan;
+}
+
+static bool
+service_on(const ga_problem *p, const ga_plan *plan, int s, int gpu, int t)
+{
+	return ga_plan_get(plan, gpu, t) == ga_service_workload(p, s);
+}
+
+TEST(fast_gives_higher_priority_first_claim)
+{
+	ga_problem *p = blank_problem(4, 8, 2, 0);
+	ga_plan    *plan;
+
+	/* both need the whole pool for the whole horizon; only one can run */
+	set_job(p, 0, 1, 4, 4, 32, 0, -1);
+	set_job(p, 1, 3, 4, 4, 32, 0, -1);
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_start[1], 0);
+	CHECK_INT_EQ(plan->job_size[1], 4);
+	CHECK_INT_EQ(plan->job_size[0], -1);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_packs_batch_low_and_services_high)
+{
+	ga_problem *p = blank_problem(16, 6, 2, 1);
+	ga_plan    *plan;
+
+	set_job(p, 0, 1, 4, 4, 8, 0, -1);
+	set_job(p, 1, 1, 2, 2, 12, 0, -1);
+	p->services[0].max_gpus = 4;
+	for (int t = 0; t < 6; t++)
+		p->services[0].demand[t] = 2;
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_first_gpu[0], 0);
+	CHECK_INT_EQ(plan->job_first_gpu[1], 4);
+	for (int t = 0; t < 6; t++)
+	{
+		CHECK(service_on(p, plan, 0, 15, t));
+		CHECK(service_on(p, plan, 0, 14, t));
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 2);
+	}
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_ramps_service_ahead_of_demand_rise)
+{
+	ga_problem *p = blank_problem(8, 8, 1, 1);
+	static const int demand[8] = {1, 1, 1, 1, 4, 4, 4, 4};
+	int			held = 7;
+	ga_plan    *plan;
+	ga_error	err;
+
+	/* a batch job that would gladly take every free GPU */
+	set_job(p, 0, 1, 1, 8, 64, 0, -1);
+	p->services[0].max_gpus = 4;
+	for (int t = 0; t < 8; t++)
+		p->services[0].demand[t] = demand[t];
+	ga_problem_set_held(p, 0, &held, 1, &err);
+	plan = solve_checked(p);
+	for (int t = 0; t < 8; t++)
+	{
+		CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) >= demand[t],
+				  "step %d: %d GPUs for demand %d", t,
+				  ga_plan_service_gpus(p, plan, 0, t), demand[t]);
+		CHECK(ga_service_churn(p, plan, 0, t) <= 1);
+		CHECK(service_on(p, plan, 0, 7, t));	/* the held GPU is kept */
+	}
+	/* the ramp starts two steps early, one GPU a step, from the top */
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 1), 1);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 2), 2);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 3), 3);
+	CHECK(service_on(p, plan, 0, 6, 2));
+	CHECK(service_on(p, plan, 0, 5, 3));
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_keeps_pinned_job_at_its_pin)
+{
+	ga_problem *p = blank_problem(8, 6, 2, 0);
+	ga_job	   *pin = &p->jobs[0];
+	ga_plan    *plan;
+
+	set_job(p, 0, 1, 2, 2, 14, 0, -1);
+	pin->pinned = true;
+	pin->pinned_start = -3;
+	pin->pinned_end = 4;
+	pin->pinned_first_gpu = 2;
+	pin->pinned_size = 2;
+	set_job(p, 1, 5, 8, 8, 16, 0, -1);
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_start[0], -3);
+	CHECK_INT_EQ(plan->job_first_gpu[0], 2);
+	CHECK_INT_EQ(plan->job_size[0], 2);
+	for (int t = 0; t < 4; t++)
+		CHECK_INT_EQ(ga_plan_get(plan, 2, t), 0);
+	CHECK_INT_EQ(ga_plan_get(plan, 2, 4), 1);
+	/* the denser 8-GPU job waits for the running one to end */
+	CHECK_INT_EQ(plan->job_start[1], 4);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_respects_release_and_deadline)
+{
+	ga_problem *p = blank_problem(2, 10, 3, 0);
+	ga_plan    *plan;
+
+	set_job(p, 0, 5, 2, 2, 4, 0, 2);	/* 2 steps, must end by step 2 */
+	set_job(p, 1, 1, 2, 2, 8, 0, 3);	/* 4 steps can never end by 3 */
+	set_job(p, 2, 1, 2, 2, 4, 3, -1);	/* released at step 3 */
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_start[0], 0);
+	CHECK_INT_EQ(plan->job_size[1], -1);
+	CHECK_INT_EQ(plan->job_start[2], 3);
+	CHECK_INT_EQ(ga_plan_get(plan, 0, 2), GA_IDLE);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_leaves_job_that_cannot_fit_unscheduled)
+{
+	ga_problem *p = blank_problem(4, 6, 2, 0);
+	ga_plan    *plan;
+
+	set_job(p, 0, 9, 8, 16, 32, 0, -1);	/* larger than the pool */
+	set_job(p, 1, 1, 1, 1, 2, 0, 1);	/* needs 2 steps, deadline 1 */
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_size[0], -1);
+	CHECK_INT_EQ(plan->job_start[0], -1);
+	CHECK_INT_EQ(plan->job_size[1], -1);
+	for (int g = 0; g < 4; g++)
+		for (int t = 0; t < 6; t++)
+			CHECK_INT_EQ(ga_plan_get(plan, g, t), GA_IDLE);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_service_yields_to_denser_batch_work)
+{
+	ga_problem *p = blank_problem(8, 6, 1, 1);
+	int			held = 7;
+	ga_plan    *plan;
+	ga_error	err;
+
+	/* 8 GPUs at priority 10 earn 80 a step; the shortfall costs 8 */
+	set_job(p, 0, 10, 8, 8, 48, 0, -1);
+	for (int t = 0; t < 6; t++)
+		p->services[0].demand[t] = 1;
+	ga_problem_set_held(p, 0, &held, 1, &err);
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_start[0], 0);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 0), 0);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_service_keeps_demand_against_sparser_batch_work)
+{
+	ga_problem *p = blank_problem(8, 6, 1, 1);
+	int			held = 7;
+	ga_plan    *plan;
+	ga_error	err;
+
+	set_job(p, 0, 2, 4, 8, 48, 0, -1);
+	for (int t = 0; t < 6; t++)
+		p->services[0].demand[t] = 1;
+	ga_problem_set_held(p, 0, &held, 1, &err);
+	plan = solve_checked(p);
+	for (int t = 0; t < 6; t++)
+		CHECK(service_on(p, plan, 0, 7, t));
+	CHECK_INT_EQ(plan->job_size[0], 4);
+	CHECK_INT_EQ(plan->job_first_gpu[0], 0);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_moldable_job_takes_size_worth_most)
+{
+	ga_problem *p = blank_problem(8, 8, 1, 0);
+	ga_plan    *plan;
+
+	/* at 8 GPUs it finishes in 2 steps: earlier value is worth more */
+	set_job(p, 0, 1, 1, 8, 16, 0, -1);
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_size[0], 8);
+	CHECK_INT_EQ(plan->job_start[0], 0);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+typedef struct cancel_counter
+{
+	int			calls;
+	int			cancel_after;
+} cancel_counter;
+
+static bool
+cancel_after(void *arg)
+{
+	cancel_counter *cc = arg;
+
+	return ++cc->calls > cc->cancel_after;
+}
+
+TEST(fast_cancel_callback_stops_the_solve)
+{
+	for (int after = 0; after < 4; after++)
+	{
+		ga_problem *p = blank_problem(8, 8, 4, 0);
+		cancel_counter cc = {.calls = 0, .cancel_after = after};
+		ga_solve_options opts = {.time_limit_ms = 10000, .cancel = cancel_after, .cancel_arg = &cc};
+		ga_plan    *plan = (ga_plan *) &cc;	/* must be reset to NULL */
+		ga_error	err;
+
+		for (int j = 0; j < 4; j++)
+			set_job(p, j, 1 + j, 1, 4, 8 + j, 0, -1);
+		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+		CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_ECANCEL);
+		CHECK(plan == NULL);
+		CHECK_STR_CONTAINS(err.message, "cancel");
+		CHECK(cc.calls > after);
+		ga_problem_destroy(p);
+	}
+}
+
+TEST(fast_rejects_unfinished_problem)
+{
+	ga_problem *p = blank_problem(4, 4, 1, 0);
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	set_job(p, 0, 1, 1, 1, 1, 0, -1);
+	CHECK_INT_EQ(ga_solve_fast(p, NULL, &plan, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "ga_problem_finish");
+	CHECK(plan == NULL);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_reports_service_that_cannot_shed_held_gpus)
+{
+	ga_problem *p = blank_problem(8, 4, 0, 1);
+	int			held[3] = {5, 6, 7};
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	/* three held GPUs drained at once, but only one may change per step */
+	ga_problem_set_held(p, 0, held, 3, &err);
+	p->gpu_usable[5] = p->gpu_usable[6] = p->gpu_usable[7] = false;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_fast(p, NULL, &plan, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "svc0");
+	CHECK_STR_CONTAINS(err.message, "no legal plan");
+	CHECK(plan == NULL);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_default_options_give_a_legal_plan)
+{
+	ga_problem *p = blank_problem(8, 48, 3, 1);
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	set_job(p, 0, 1, 2, 8, 200, 0, -1);
+	set_job(p, 1, 2, 1, 4, 30, 5, -1);
+	set_job(p, 2, 4, 4, 4, 40, 0, 30);
+	for (int t = 0; t < 48; t++)
+		p->services[0].demand[t] = 1 + (t / 12) % 3;
+	p->services[0].max_gpus = 4;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_fast(p, NULL, &plan, &err), GA_OK);
+	CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "illegal plan: %s", err.message);
+	CHECK(plan->solve_ms >= 0);
+	CHECK(isnan(plan->bound));
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}

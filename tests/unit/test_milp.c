@@ -1,0 +1,764 @@
+/*
+ * test_milp.c — full mode (GLPK model, mapping onto blocks) and the bound.
+ *
+ * Tiny batch-only instances are solved exactly by enumeration, which gives
+ * a true optimum to compare both the full plan and the bound against.
+ */
+#include "unit.h"
+#include "../../src/core/milp.h"
+#include "../../src/core/validate.h"
+#include "../../src/core/generate.h"
+
+#include <stdlib.h>
+
+/* A small deterministic generator, so failures reproduce. */
+static unsigned long rng_state;
+
+static int
+rng_int(int lo, int hi)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return lo + (int) ((rng_state >> 33) % (unsigned long) (hi - lo + 1));
+}
+
+static ga_problem *
+new_problem(int n_gpus, int n_jobs, int n_services, int n_steps,
+			double half_life_hours)
+{
+	ga_params	params = {.n_steps = n_steps, .step_minutes = 30, .penalty = 8,
+	.half_life_hours = half_life_hours};
+	ga_problem *p = ga_problem_create(1, n_gpus, n_jobs, n_services, &params);
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "pool");
+	p->pools[0].first_gpu = 0;
+	p->pools[0].n_gpus = n_gpus;
+	for (int j = 0; j < n_jobs; j++)
+	{
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
+		p->jobs[j].id = j;
+		p->jobs[j].priority = 1;
+		p->jobs[j].gpus_min = 1;
+		p->jobs[j].gpus_max = 1;
+		p->jobs[j].work_gpu_steps = 1;
+	}
+	for (int s = 0; s < n_services; s++)
+	{
+		snprintf(p->services[s].name, GA_NAME_LEN, "svc%d", s);
+		p->services[s].priority = 1;
+		p->services[s].churn_limit = 1;
+		p->services[s].max_gpus = n_gpus;
+	}
+	return p;
+}
+
+static void
+set_job(ga_problem *p, int j, double priority, int gmin, int gmax,
+		double work, int release, int deadline)
+{
+	ga_job	   *job = &p->jobs[j];
+
+	job->priority = priority;
+	job->gpus_min = gmin;
+	job->gpus_max = gmax;
+	job->work_gpu_steps = work;
+	job->release_step = release;
+	job->deadline_step = deadline;
+}
+
+static ga_solve_options
+limit_ms(double ms)
+{
+	ga_solve_options o = {.time_limit_ms = ms};
+
+	return o;
+}
+
+/* ---- exact optimum of a tiny batch-only problem by enumeration ---- */
+
+typedef struct brute
+{
+	const ga_problem *p;
+	int		   *busy;			/* [gpu*T + t] */
+	double		best;
+} brute;
+
+static bool
+brute_free(const brute *b, int first, int size, int from, int to)
+{
+	int			T = b->p->params.n_steps;
+
+	for (int g = first; g < first + size; g++)
+	{
+		if (!b->p->gpu_usable[g])
+			return false;
+		for (int t = from; t < to; t++)
+			if (b->busy[g * T + t])
+				return false;
+	}
+	return true;
+}
+
+static void
+brute_mark(brute *b, int first, int size, int from, int to, int v)
+{
+	int			T = b->p->params.n_steps;
+
+	for (int g = first; g < first + size; g++)
+		for (int t = from; t < to; t++)
+			b->busy[g * T + t] = v;
+}
+
+static void
+brute_search(brute *b, int j, double value)
+{
+	const ga_problem *p = b->p;
+	int			T = p->params.n_steps;
+	const ga_job *job;
+
+	if (j == p->n_jobs)
+	{
+		if (value > b->best)
+			b->best = value;
+		return;
+	}
+	job = &p->jobs[j];
+	brute_search(b, j + 1, value);
+	if (job->pinned)
+		return;
+	for (int size = job->gpus_min; size <= job->gpus_max && size <= p->n_gpus; size *= 2)
+	{
+		int			d = ga_job_duration(job, size);
+
+		for (int s = job->release_step; s < T; s++)
+		{
+			int			to = s + d < T ? s + d : T;
+			double		v = 0;
+
+			if (job->deadline_step >= 0 && s + d > job->deadline_step)
+				break;
+			for (int t = s; t < to; t++)
+				v += job->priority * size * p->decay[t];
+			for (int first = 0; first + size <= p->n_gpus; first += size)
+				if (brute_free(b, first, size, s, to))
+				{
+					brute_mark(b, first, size, s, to, 1);
+					brute_search(b, j + 1, value + v);
+					brute_mark(b, first, size, s, to, 0);
+				}
+		}
+	}
+}
+
+/* Optimum of a single-pool problem without services (pinned jobs allowed). */
+static double
+brute_optimum(const ga_problem *p)
+{
+	brute		b = {.p = p, .best = -1};
+	int			T = p->params.n_steps;
+	double		pinned_value = 0;
+
+	b.busy = calloc((size_t) p->n_gpus * T, sizeof(int));
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			from = job->pinned_start < 0 ? 0 : job->pinned_start;
+		int			to = job->pinned_end < T ? job->pinned_end : T;
+
+		if (!job->pinned || from >= to)
+			continue;
+		brute_mark(&b, job->pinned_first_gpu, job->pinned_size, from, to, 1);
+		for (int t = from; t < to; t++)
+			pinned_value += job->priority * job->pinned_size * p->decay[t];
+	}
+	brute_search(&b, 0, pinned_value);
+	free(b.busy);
+	return b.best;
+}
+
+static ga_problem *
+tiny_batch_problem(unsigned long seed)
+{
+	int			T = 4 + (int) (seed % 2);
+	ga_problem *p;
+	ga_error	err;
+
+	rng_state = seed * 7919 + 17;
+	p = new_problem(4, 4, 0, T, rng_int(1, 12));
+	for (int j = 0; j < 4; j++)
+	{
+		int			gmin = 1 << rng_int(0, 2);
+		int			gmax = gmin << rng_int(0, 2 - (gmin == 1 ? 0 : gmin == 2 ? 1 : 2));
+		int			release = rng_int(0, 2);
+
+		set_job(p, j, rng_int(1, 6), gmin, gmax, rng_int(1, 12), release,
+				rng_int(0, 2) == 0 ? release + rng_int(1, T) : -1);
+	}
+	if (rng_int(0, 3) == 0)
+		p->gpu_usable[rng_int(0, 3)] = false;
+	if (rng_int(0, 2) == 0)
+	{
+		ga_job	   *job = &p->jobs[3];
+
+		job->pinned = true;
+		job->pinned_size = 2;
+		job->pinned_first_gpu = 2 * rng_int(0, 1);
+		job->pinned_start = -rng_int(0, 2);
+		job->pinned_end = rng_int(1, T + 1);
+	}
+	if (ga_problem_finish(p, &err) != GA_OK)
+	{
+		ga_problem_destroy(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* ---- random small instances with services, pins, deadlines ---- */
+
+static bool
+pinned_overlaps(const ga_problem *p, int j)
+{
+	const ga_job *a = &p->jobs[j];
+
+	for (int i = 0; i < j; i++)
+	{
+		const ga_job *b = &p->jobs[i];
+
+		if (!b->pinned)
+			continue;
+		if (a->pinned_first_gpu < b->pinned_first_gpu + b->pinned_size &&
+			b->pinned_first_gpu < a->pinned_first_gpu + a->pinned_size &&
+			a->pinned_start < b->pinned_end && b->pinned_start < a->pinned_end)
+			return true;
+	}
+	return false;
+}
+
+static void
+random_pin(ga_problem *p, int j, int T)
+{
+	ga_job	   *job = &p->jobs[j];
+	const ga_pool *pool = &p->pools[job->pool];
+
+	job->pinned_size = job->gpus_min;
+	job->pinned_first_gpu = pool->first_gpu +
+		job->pinned_size * rng_int(0, pool->n_gpus / job->pinned_size - 1);
+	job->pinned_start = -rng_int(0, 4);
+	job->pinned_end = rng_int(1, T + 2);
+	job->pinned = !pinned_overlaps(p, j);
+}
+
+static void
+random_service(ga_problem *p, int s, int T)
+{
+	ga_service *svc = &p->services[s];
+	const ga_pool *pool;
+	int			level;
+	int			held[8];
+	int			n_held = 0;
+
+	svc->pool = rng_int(0, p->n_pools - 1);
+	pool = &p->pools[svc->pool];
+	svc->priority = rng_int(1, 3);
+	svc->churn_limit = rng_int(1, 3);
+	svc->churn_budget = rng_int(0, 2) == 0 ? rng_int(2, 8) : -1;
+	svc->max_gpus = rng_int(2, pool->n_gpus / 2);
+	level = rng_int(0, svc->max_gpus);
+	for (int t = 0; t < T; t++)
+	{
+		level += rng_int(-1, 1);
+		level = level < 0 ? 0 : level > svc->max_gpus + 1 ? svc->max_gpus + 1 : level;
+		svc->demand[t] = level;
+	}
+	if (rng_int(0, 1) == 0)
+	{
+		/* held GPUs: usable ones at the top of the pool, free of pins now */
+		int			want = rng_int(0, svc->churn_limit);
+
+		for (int g = pool->first_gpu + pool->n_gpus - 1 - s;
+			 g >= pool->first_gpu && n_held < want; g -= 2)
+		{
+			bool		pinned_now = false;
+
+			for (int j = 0; j < p->n_jobs; j++)
+			{
+				const ga_job *job = &p->jobs[j];
+
+				pinned_now = pinned_now || (job->pinned && job->pinned_start <= 0 &&
+											job->pinned_end > 0 &&
+											g >= job->pinned_first_gpu &&
+											g < job->pinned_first_gpu + job->pinned_size);
+			}
+			if (p->gpu_usable[g] && !pinned_now)
+				held[n_held++] = g;
+		}
+		ga_problem_set_held(p, s, held, n_held, NULL);
+	}
+}
+
+static ga_problem *
+random_problem(unsigned long seed)
+{
+	int			T = 8 + (int) (seed % 9);
+	int			n_pools = 1 + (int) (seed % 2);
+	int			n_jobs;
+	int			n_services;
+	ga_params	params = {.n_steps = T, .step_minutes = 30, .penalty = 8};
+	ga_problem *p;
+	ga_error	err;
+	int			next = 0;
+
+	rng_state = seed * 104729 + 3;
+	n_jobs = rng_int(3, 9);
+	n_services = rng_int(0, 2);
+	params.half_life_hours = rng_int(2, 12);
+	p = ga_problem_create(n_pools, 8 * n_pools, n_jobs, n_services, &params);
+	for (int q = 0; q < n_pools; q++)
+	{
+		snprintf(p->pools[q].name, GA_NAME_LEN, "pool%d", q);
+		p->pools[q].first_gpu = next;
+		p->pools[q].n_gpus = 8;
+		next += 8;
+	}
+	for (int g = 0; g < p->n_gpus; g++)
+		p->gpu_usable[g] = rng_int(0, 11) != 0;
+	for (int j = 0; j < n_jobs; j++)
+	{
+		int			gmin = 1 << rng_int(0, 2);
+		int			gmax = gmin << rng_int(0, 1);
+		int			release = rng_int(0, T / 2);
+
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
+		p->jobs[j].pool = rng_int(0, n_pools - 1);
+		set_job(p, j, rng_int(1, 8), gmin, gmax, rng_int(1, 60), release,
+				rng_int(0, 3) == 0 ? release + rng_int(2, T) : -1);
+		if (rng_int(0, 6) == 0)
+			random_pin(p, j, T);
+	}
+	for (int s = 0; s < n_services; s++)
+	{
+		snprintf(p->services[s].name, GA_NAME_LEN, "svc%d", s);
+		random_service(p, s, T);
+	}
+	if (ga_problem_finish(p, &err) != GA_OK)
+	{
+		printf("    random_problem(%lu): %s\n", seed, err.message);
+		ga_problem_destroy(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* ---- tests ---- */
+
+/*
+ * Job A (priority 2) fills both GPUs for step 0; B and C (priority 1.5,
+ * one GPU for two steps, deadline 2) can only run if A does not.  Claiming
+ * by value density takes A first and then nothing else fits: 4 against the
+ * optimum 3 + 3 (less decay).
+ */
+static ga_problem *
+density_trap_problem(void)
+{
+	ga_problem *p = new_problem(2, 3, 0, 2, 48);
+	ga_error	err;
+
+	set_job(p, 0, 2.0, 2, 2, 2, 0, -1);
+	set_job(p, 1, 1.5, 1, 1, 2, 0, 2);
+	set_job(p, 2, 1.5, 1, 1, 2, 0, 2);
+	ga_problem_finish(p, &err);
+	return p;
+}
+
+TEST(milp_full_escapes_the_density_trap)
+{
+	ga_problem *p = density_trap_problem();
+	ga_solve_options opts = limit_ms(2000);
+	ga_plan    *full = NULL;
+	ga_error	err;
+	double		optimum = brute_optimum(p);
+
+	CHECK_NEAR(optimum, 3.0 * (1 + p->decay[1]), 1e-9);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	if (full)
+	{
+		CHECK_NEAR(full->objective, optimum, 1e-9);
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		CHECK(full->job_start[0] < 0);
+		CHECK_INT_EQ(full->job_start[1], 0);
+		CHECK_INT_EQ(full->job_start[2], 0);
+		CHECK(full->bound >= optimum - 1e-9);
+		CHECK_STR_CONTAINS(full->mode, "full");
+	}
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+/*
+ * Among enumerable instances, those the fast mode leaves below the optimum
+ * are exactly the ones full mode exists for: it must reach the optimum on
+ * every one of them.
+ */
+TEST(milp_full_finds_optimum_where_fast_does_not)
+{
+	int			missed_by_fast = 0;
+
+	for (unsigned long seed = 1; seed <= 1500; seed++)
+	{
+		ga_problem *p = tiny_batch_problem(seed);
+		ga_solve_options opts = limit_ms(1000);
+		ga_plan    *fast = NULL;
+		ga_plan    *full = NULL;
+		ga_error	err;
+		double		optimum;
+
+		if (p == NULL)
+			continue;
+		optimum = brute_optimum(p);
+		if (ga_solve_fast(p, &opts, &fast, &err) == GA_OK &&
+			ga_plan_objective(p, fast) < optimum - 1e-6)
+		{
+			missed_by_fast++;
+			CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+			if (full)
+			{
+				CHECK_MSG(fabs(full->objective - optimum) <= 1e-9,
+						  "seed %lu: full %.9g, optimum %.9g, fast %.9g", seed,
+						  full->objective, optimum, ga_plan_objective(p, fast));
+				CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+			}
+		}
+		ga_plan_destroy(fast);
+		ga_plan_destroy(full);
+		ga_problem_destroy(p);
+	}
+	CHECK_MSG(missed_by_fast >= 5, "only %d instances where fast misses the optimum",
+			  missed_by_fast);
+}
+
+TEST(milp_full_and_bound_bracket_enumerated_optimum)
+{
+	int			solved = 0;
+	int			exact = 0;
+
+	for (unsigned long seed = 1; seed <= 40; seed++)
+	{
+		ga_problem *p = tiny_batch_problem(seed);
+		ga_solve_options opts = limit_ms(2000);
+		ga_plan    *full = NULL;
+		ga_error	err;
+		double		optimum;
+		double		bound = NAN;
+
+		if (p == NULL)
+			continue;
+		optimum = brute_optimum(p);
+		CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+		CHECK_INT_EQ(ga_solve_bound(p, &opts, &bound, &err), GA_OK);
+		if (full != NULL)
+		{
+			solved++;
+			exact += fabs(full->objective - optimum) <= 1e-9;
+			CHECK_MSG(full->objective <= optimum + 1e-9,
+					  "seed %lu: full %.9g above the optimum %.9g", seed, full->objective, optimum);
+			CHECK_MSG(bound >= optimum - 1e-9,
+					  "seed %lu: bound %.9g below the optimum %.9g", seed, bound, optimum);
+			CHECK_MSG(full->bound >= optimum - 1e-9,
+					  "seed %lu: plan bound %.9g below the optimum %.9g", seed, full->bound, optimum);
+			CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		}
+		ga_plan_destroy(full);
+		ga_problem_destroy(p);
+	}
+	CHECK(solved >= 30);
+
+	/*
+	 * The model ignores alignment, so it may promise a packing no aligned
+	 * layout achieves; on these 4-GPU instances that is rare.
+	 */
+	CHECK_MSG(exact >= solved * 9 / 10, "full optimal on %d of %d instances", exact, solved);
+}
+
+TEST(milp_bound_is_tight_when_one_job_fills_the_cluster)
+{
+	ga_problem *p = new_problem(8, 1, 0, 6, 12);
+	ga_solve_options opts = limit_ms(2000);
+	double		bound = NAN;
+	double		expect = 0;
+	ga_error	err;
+
+	set_job(p, 0, 3, 8, 8, 48, 0, -1);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	for (int t = 0; t < 6; t++)
+		expect += 3 * 8 * p->decay[t];
+	CHECK_INT_EQ(ga_solve_bound(p, &opts, &bound, &err), GA_OK);
+	CHECK_NEAR(bound, expect, 1e-6 * expect);
+	ga_problem_destroy(p);
+}
+
+TEST(milp_bound_counts_service_penalty)
+{
+	/* demand 6 on 4 GPUs: at least 2 GPU-steps short at every step */
+	ga_problem *p = new_problem(4, 0, 1, 4, 12);
+	ga_solve_options opts = limit_ms(2000);
+	ga_plan    *full = NULL;
+	double		bound = NAN;
+	double		expect = 0;
+	ga_error	err;
+
+	p->services[0].churn_limit = 4;
+	for (int t = 0; t < 4; t++)
+		p->services[0].demand[t] = 6;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	for (int t = 0; t < 4; t++)
+		expect -= 8 * 2 * p->decay[t];
+	CHECK_INT_EQ(ga_solve_bound(p, &opts, &bound, &err), GA_OK);
+	CHECK_NEAR(bound, expect, 1e-6);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	if (full)
+	{
+		CHECK_NEAR(full->objective, expect, 1e-9);
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+	}
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+TEST(milp_service_keeps_gpus_and_respects_churn)
+{
+	/* demand ramps 0 -> 4 -> 0 with churn 1; batch fills the rest */
+	ga_problem *p = new_problem(8, 2, 1, 12, 12);
+	ga_solve_options opts = limit_ms(2000);
+	ga_plan    *full = NULL;
+	ga_error	err;
+	static const int demand[12] = {0, 1, 2, 4, 4, 4, 4, 3, 2, 1, 0, 0};
+
+	set_job(p, 0, 1, 4, 4, 48, 0, -1);
+	set_job(p, 1, 1, 1, 2, 20, 0, -1);
+	p->services[0].churn_limit = 1;
+	p->services[0].max_gpus = 4;
+	memcpy(p->services[0].demand, demand, sizeof(demand));
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	if (full)
+	{
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		for (int t = 0; t < 12; t++)
+			CHECK(ga_service_churn(p, full, 0, t) <= 1);
+		CHECK(full->objective <= full->bound + 1e-9);
+	}
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+/*
+ * The properties every full solve must have: legal, never worse than fast,
+ * below the LP bound, pinned jobs where they were.  Returns false when the
+ * instance could not be checked.
+ */
+static bool
+check_full_properties(const ga_problem *p, const char *label, unsigned long seed,
+					  double limit, int *rejected)
+{
+	ga_solve_options opts = limit_ms(limit);
+	ga_plan    *fast = NULL;
+	ga_plan    *full = NULL;
+	ga_milp_stats stats;
+	ga_error	err;
+	double		bound = NAN;
+	bool		checked = false;
+
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &fast, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full_ex(p, &opts, NULL, &full, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_bound(p, &opts, &bound, &err), GA_OK);
+	if (fast != NULL && full != NULL)
+	{
+		double		fast_obj = ga_plan_objective(p, fast);
+
+		checked = true;
+		*rejected += stats.rejected;
+		CHECK_MSG(ga_validate(p, full, &err) == GA_OK, "%s %lu: %s", label, seed, err.message);
+		CHECK_NEAR(full->objective, ga_plan_objective(p, full), 1e-9);
+		CHECK_MSG(full->objective >= fast_obj - 1e-9,
+				  "%s %lu: full %.9g below fast %.9g", label, seed, full->objective, fast_obj);
+		CHECK_MSG(bound >= full->objective - 1e-6,
+				  "%s %lu: bound %.9g below full %.9g", label, seed, bound, full->objective);
+		CHECK(full->bound >= full->objective - 1e-9);
+		CHECK(full->bound <= bound + 1e-9);
+		CHECK(full->gap >= 0 && full->gap <= 1e9);
+		for (int j = 0; j < p->n_jobs; j++)
+			if (p->jobs[j].pinned)
+			{
+				CHECK_INT_EQ(full->job_first_gpu[j], p->jobs[j].pinned_first_gpu);
+				CHECK_INT_EQ(full->job_size[j], p->jobs[j].pinned_size);
+				CHECK_INT_EQ(full->job_start[j], p->jobs[j].pinned_start);
+			}
+	}
+	ga_plan_destroy(fast);
+	ga_plan_destroy(full);
+	return checked;
+}
+
+TEST(milp_random_instances_validate_and_respect_bounds)
+{
+	int			checked = 0;
+	int			rejected = 0;
+
+	for (unsigned long seed = 1; seed <= 40; seed++)
+	{
+		ga_problem *p = random_problem(seed);
+
+		if (p == NULL)
+			continue;
+		checked += check_full_properties(p, "random", seed, 1000, &rejected);
+		ga_problem_destroy(p);
+	}
+	CHECK(checked >= 30);
+	CHECK_INT_EQ(rejected, 0);
+}
+
+TEST(milp_generated_instances_validate_and_respect_bounds)
+{
+	int			checked = 0;
+	int			rejected = 0;
+
+	for (unsigned long seed = 1; seed <= 30; seed++)
+	{
+		ga_generate_spec spec;
+		ga_problem *p;
+		ga_error	err;
+
+		ga_generate_defaults(&spec, seed % 3 == 0 ? 16 : 8, 4 + (int) (seed % 9),
+							 12 + (int) (seed % 4) * 6, seed);
+		p = ga_generate(&spec, &err);
+		CHECK_MSG(p != NULL, "generate %lu: %s", seed, err.message);
+		if (p == NULL)
+			continue;
+		checked += check_full_properties(p, "generated", seed, 400, &rejected);
+		ga_problem_destroy(p);
+	}
+	CHECK(checked >= 30);
+	CHECK_INT_EQ(rejected, 0);
+}
+
+static bool
+cancel_after(void *arg)
+{
+	int		   *calls = arg;
+
+	return ++*calls > 3;
+}
+
+/* A 32-GPU, 24-job problem that branch and bound does not close at once. */
+static ga_problem *
+medium_problem(unsigned long seed)
+{
+	ga_params	params = {.n_steps = 48, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 32, 24, 1, &params);
+	ga_error	err;
+
+	rng_state = seed;
+	snprintf(p->pools[0].name, GA_NAME_LEN, "pool");
+	p->pools[0].n_gpus = 32;
+	for (int j = 0; j < 24; j++)
+	{
+		int			gmin = 1 << rng_int(0, 3);
+
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
+		set_job(p, j, rng_int(1, 9), gmin, gmin << rng_int(0, 1), rng_int(4, 400),
+				rng_int(0, 30), -1);
+	}
+	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 12;
+	for (int t = 0; t < 48; t++)
+		p->services[0].demand[t] = 4 + (int) (4 * sin(t / 7.0));
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	return p;
+}
+
+TEST(milp_cancel_returns_ecancel_without_plan)
+{
+	ga_problem *p = medium_problem(11);
+	int			calls = 0;
+	ga_solve_options opts = {.time_limit_ms = 5000, .cancel = cancel_after, .cancel_arg = &calls};
+	ga_plan    *full = NULL;
+	ga_error	err;
+	double		t0 = ga_now_ms();
+
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_ECANCEL);
+	CHECK(full == NULL);
+	CHECK(calls > 3);
+	CHECK(ga_now_ms() - t0 < 4000);
+
+	/* GLPK is usable again after a cancelled solve */
+	calls = -1000000;
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+TEST(milp_time_limit_is_respected)
+{
+	ga_problem *p = medium_problem(5);
+	ga_solve_options opts = limit_ms(300);
+	ga_plan    *full = NULL;
+	ga_error	err;
+	double		t0 = ga_now_ms();
+	double		wall;
+
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	wall = ga_now_ms() - t0;
+	CHECK_MSG(wall <= 300 * 1.25 + 20, "took %.1f ms for a 300 ms limit", wall);
+	if (full)
+	{
+		CHECK(full->solve_ms <= wall + 1e-6);
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		CHECK(isfinite(full->bound) && full->bound >= full->objective);
+	}
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+TEST(milp_solver_error_becomes_esolver)
+{
+	ga_problem *p = medium_problem(3);
+	ga_solve_options opts = limit_ms(1000);
+	ga_milp_settings settings = {.inject_solver_error = true};
+	ga_plan    *full = NULL;
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_solve_full_ex(p, &opts, &settings, &full, NULL, &err), GA_ESOLVER);
+	CHECK(full == NULL);
+	CHECK_STR_CONTAINS(err.message, "GLPK");
+
+	/* and the next solve starts from a clean GLPK */
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+TEST(milp_full_is_never_worse_than_fast_on_medium_problem)
+{
+	ga_problem *p = medium_problem(21);
+	ga_solve_options opts = limit_ms(1500);
+	ga_plan    *fast = NULL;
+	ga_plan    *full = NULL;
+	ga_milp_stats stats;
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &fast, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full_ex(p, &opts, NULL, &full, &stats, &err), GA_OK);
+	if (fast && full)
+	{
+		CHECK(full->objective >= ga_plan_objective(p, fast) - 1e-9);
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		CHECK(stats.lp_optimal);
+		CHECK(full->gap >= 0 && full->gap < 0.25);
+		CHECK_INT_EQ(stats.rejected, 0);
+	}
+	ga_plan_destroy(fast);
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}

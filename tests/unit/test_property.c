@@ -1,0 +1,252 @@
+/*
+ * test_property.c — properties of the fast mode over many generated
+ * problems of varied shape: every plan is legal, pinned jobs stay put,
+ * churn stays within its limits, the same input gives the same plan, the
+ * reported objective is the grid's, and no job left out would still fit.
+ *
+ * The problems are small (up to 64 GPUs, 25 jobs) so the whole sweep runs
+ * in a few seconds; a few have more than 64 steps so step bitmaps of more
+ * than one word are exercised too.
+ */
+#include "unit.h"
+#include "../../src/core/generate.h"
+#include "../../src/core/heuristic.h"
+#include "../../src/core/validate.h"
+
+#include <stdlib.h>
+
+#define N_INSTANCES 240
+
+/* Spec choices come from their own fixed stream (never rand()). */
+static uint64_t
+next_choice(uint64_t *state)
+{
+	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static int
+choose(uint64_t *state, int lo, int hi)
+{
+	return lo + (int) (next_choice(state) % (uint64_t) (hi - lo + 1));
+}
+
+static double
+choose_share(uint64_t *state, double hi)
+{
+	return hi * choose(state, 0, 100) / 100.0;
+}
+
+static void
+varied_spec(int i, ga_generate_spec *spec)
+{
+	uint64_t	state = 1000 + i;
+	int			steps = i % 20 == 7 ? choose(&state, 65, 130) : choose(&state, 1, 48);
+
+	ga_generate_defaults(spec, choose(&state, 1, 64), choose(&state, 0, 25),
+						 steps, 7919 * (uint64_t) i + 1);
+	spec->services = choose(&state, 0, 3);
+	spec->pinned_share = choose_share(&state, 0.5);
+	spec->deadline_share = choose_share(&state, 0.5);
+	spec->release_zero_share = choose_share(&state, 1.0);
+	spec->service_share = choose_share(&state, 0.6);
+	spec->unusable_share = choose_share(&state, 0.3);
+	spec->budget_share = choose_share(&state, 1.0);
+	spec->held_known_share = choose_share(&state, 1.0);
+	spec->max_job_gpus = 1 << choose(&state, 0, 5);
+}
+
+static bool
+block_fits(const ga_problem *p, const ga_plan *plan, int first, int size,
+		   int from, int to)
+{
+	for (int g = first; g < first + size; g++)
+	{
+		if (!p->gpu_usable[g])
+			return false;
+		for (int t = from; t < to; t++)
+			if (ga_plan_get(plan, g, t) != GA_IDLE)
+				return false;
+	}
+	return true;
+}
+
+/* A legal placement of job j in the idle cells of plan, by brute force. */
+static bool
+job_still_fits(const ga_problem *p, const ga_plan *plan, int j)
+{
+	const ga_job *job = &p->jobs[j];
+	const ga_pool *pool = &p->pools[job->pool];
+	int			T = p->params.n_steps;
+
+	for (int g = job->gpus_min; g <= job->gpus_max && g <= pool->n_gpus; g *= 2)
+	{
+		int			d = ga_job_duration(job, g);
+
+		for (int start = job->release_step; start < T; start++)
+		{
+			if (job->deadline_step >= 0 && start + d > job->deadline_step)
+				break;
+			for (int rel = 0; rel + g <= pool->n_gpus; rel += g)
+				if (block_fits(p, plan, pool->first_gpu + rel, g, start,
+							   start + d < T ? start + d : T))
+					return true;
+		}
+	}
+	return false;
+}
+
+static void
+check_pins_and_churn(int i, const ga_problem *p, const ga_plan *plan)
+{
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+
+		if (!job->pinned)
+			continue;
+		CHECK_MSG(plan->job_start[j] == job->pinned_start &&
+				  plan->job_first_gpu[j] == job->pinned_first_gpu &&
+				  plan->job_size[j] == job->pinned_size,
+				  "instance %d: pinned job %d moved", i, j);
+	}
+	for (int s = 0; s < p->n_services; s++)
+	{
+		const ga_service *svc = &p->services[s];
+
+		for (int t = svc->held_known ? 0 : 1; t < p->params.n_steps; t++)
+			CHECK_MSG(ga_service_churn(p, plan, s, t) <= svc->churn_limit,
+					  "instance %d: service %d churn %d at step %d", i, s,
+					  ga_service_churn(p, plan, s, t), t);
+		if (svc->churn_budget >= 0)
+			CHECK_MSG(ga_service_total_churn(p, plan, s) <= svc->churn_budget,
+					  "instance %d: service %d over its churn budget", i, s);
+	}
+}
+
+static void
+check_same_plan(int i, const ga_plan *a, const ga_plan *b)
+{
+	size_t		cells = (size_t) a->n_gpus * a->n_steps;
+	int			nj = a->n_jobs;
+
+	CHECK_MSG(memcmp(a->cell, b->cell, sizeof(int32_t) * cells) == 0,
+			  "instance %d: two solves gave different grids", i);
+	CHECK_MSG(nj == 0 || (memcmp(a->job_start, b->job_start, sizeof(int) * nj) == 0 &&
+						  memcmp(a->job_size, b->job_size, sizeof(int) * nj) == 0 &&
+						  memcmp(a->job_first_gpu, b->job_first_gpu, sizeof(int) * nj) == 0),
+			  "instance %d: two solves placed jobs differently", i);
+	CHECK_MSG(a->objective == b->objective, "instance %d: objectives differ", i);
+}
+
+static void
+check_instance(int i)
+{
+	ga_generate_spec spec;
+	ga_solve_options opts = {.time_limit_ms = 60000};
+	ga_fast_stats stats;
+	ga_problem *p;
+	ga_plan    *plan = NULL;
+	ga_plan    *again = NULL;
+	ga_error	err;
+
+	varied_spec(i, &spec);
+	p = ga_generate(&spec, &err);
+	CHECK_MSG(p != NULL, "instance %d: generator failed: %s", i, err.message);
+	if (p == NULL)
+		return;
+	CHECK_MSG(ga_solve_fast_stats(p, &opts, &plan, &stats, &err) == GA_OK,
+			  "instance %d: %s", i, err.message);
+	CHECK_MSG(ga_solve_fast(p, &opts, &again, &err) == GA_OK, "instance %d: %s", i, err.message);
+	if (plan != NULL && again != NULL)
+	{
+		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "instance %d: %s", i, err.message);
+		CHECK_MSG(stats.converged, "instance %d: improvement stopped by the clock", i);
+		CHECK_NEAR(plan->objective, ga_plan_objective(p, plan), 1e-9);
+		CHECK_MSG(plan->objective >= stats.construct_objective - 1e-6 * (1 + fabs(plan->objective)),
+				  "instance %d: improvement lost value", i);
+		check_pins_and_churn(i, p, plan);
+		check_same_plan(i, plan, again);
+		for (int j = 0; j < p->n_jobs; j++)
+			if (plan->job_size[j] <= 0)
+				CHECK_MSG(!job_still_fits(p, plan, j),
+						  "instance %d: job %d left out but fits", i, j);
+	}
+	ga_plan_destroy(plan);
+	ga_plan_destroy(again);
+	ga_problem_destroy(p);
+}
+
+TEST(property_fast_plans_are_legal_stable_and_maximal)
+{
+	for (int i = 0; i < N_INSTANCES; i++)
+		check_instance(i);
+}
+
+TEST(property_generator_is_deterministic_and_valid)
+{
+	for (int i = 0; i < 20; i++)
+	{
+		ga_generate_spec spec;
+		ga_problem *a;
+		ga_problem *b;
+		ga_error	err;
+
+		varied_spec(i, &spec);
+		a = ga_generate(&spec, &err);
+		b = ga_generate(&spec, &err);
+		CHECK(a != NULL && b != NULL);
+		if (a == NULL || b == NULL)
+			continue;
+		CHECK_INT_EQ(a->n_jobs, b->n_jobs);
+		for (int j = 0; j < a->n_jobs; j++)
+		{
+			CHECK(a->jobs[j].work_gpu_steps == b->jobs[j].work_gpu_steps);
+			CHECK_INT_EQ(a->jobs[j].release_step, b->jobs[j].release_step);
+			CHECK(ga_is_pow2(a->jobs[j].gpus_min) && a->jobs[j].gpus_min <= a->jobs[j].gpus_max);
+			CHECK(a->jobs[j].gpus_max <= spec.max_job_gpus);
+		}
+		for (int s = 0; s < a->n_services; s++)
+			for (int t = 0; t < spec.steps; t++)
+				CHECK_INT_EQ(a->services[s].demand[t], b->services[s].demand[t]);
+		ga_problem_destroy(a);
+		ga_problem_destroy(b);
+	}
+}
+
+TEST(property_generator_rejects_bad_spec)
+{
+	ga_generate_spec spec;
+	ga_error	err;
+
+	ga_generate_defaults(&spec, 8, 4, 48, 1);
+	spec.pinned_share = 1.5;
+	CHECK(ga_generate(&spec, &err) == NULL);
+	CHECK_STR_CONTAINS(err.message, "shares");
+	ga_generate_defaults(&spec, 0, 4, 48, 1);
+	CHECK(ga_generate(&spec, &err) == NULL);
+	CHECK_STR_CONTAINS(err.message, "gpus >= 1");
+}
+
+TEST(property_benchmark_sizes_generate_two_pools_from_256)
+{
+	ga_generate_spec spec;
+	ga_problem *p;
+	ga_error	err;
+
+	ga_generate_defaults(&spec, 1024, 500, 48, 42);
+	p = ga_generate(&spec, &err);
+	CHECK(p != NULL);
+	if (p == NULL)
+		return;
+	CHECK_INT_EQ(p->n_pools, 2);
+	CHECK_INT_EQ(p->pools[0].n_gpus % 8, 0);
+	CHECK_INT_EQ(p->pools[0].n_gpus + p->pools[1].n_gpus, 1024);
+	CHECK_INT_EQ(p->n_services, 2);
+	for (int s = 0; s < p->n_services; s++)
+		CHECK(p->services[s].churn_limit >= 1 && p->services[s].churn_limit <= 4);
+	ga_problem_destroy(p);
+}
