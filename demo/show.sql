@@ -17,6 +17,15 @@ GROUP BY s.service_id ORDER BY s.name;
 SELECT job_id, name, kind, tenant, priority, gpus_min, gpus_max, status,
 	   est_work_gpu_hours, deadline IS NOT NULL AS has_deadline
 FROM gpualloc.queue;
+\echo '== Plan: the full solve (MILP warm-started with the heuristic), step 0 committed'
+SELECT plan_id, status, solved_by, round(objective::numeric, 2) AS objective,
+	   round(bound::numeric, 2) AS bound, round((100 * gap)::numeric, 2) AS gap_pct,
+	   round(solve_ms::numeric, 1) AS solve_ms, gpus_changed
+FROM gpualloc.replan('full', time_limit => '2 seconds');
+\echo '== Planned start of each job'
+SELECT job_name, min(step_start) AS planned_start, count(DISTINCT gpu_index) AS gpus
+FROM gpualloc.plan_grid((SELECT max(plan_id) FROM gpualloc.plan_runs))
+WHERE workload_kind = 'job' GROUP BY job_name ORDER BY 2;
 \echo '== Current allocation'
 SELECT pool, node, slot, state, coalesce(workload_kind, 'idle') AS workload,
 	   coalesce(job_name, service) AS name
