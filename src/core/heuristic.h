@@ -2,21 +2,28 @@
  * heuristic.h — the fast solve mode (ga_solve_fast, declared in solve.h).
  *
  * Construction: pinned jobs are laid down first; the GPUs each service holds
- * now are set aside for it; then every other claim is served in one order
- * that sees all queued jobs at once: descending value density (priority per
- * GPU-step for a job, penalty * priority for a service's shortfall), so a
- * service yields only to batch work worth more than the demand it would
- * leave unmet.  A job takes, among its allowed sizes, the placement of
- * highest value at its earliest feasible step, on the aligned block counted
- * from the low end of its pool that leaves the shortest idle gap before it.
- * A service follows its demand from the high end of its pool, ramping up
- * ahead of a rise by at most churn_limit per step and keeping its physical
- * GPUs.  Every rule is enforced while placing, so the grid is legal.
+ * now are set aside for it (each only as long as the service's churn limit
+ * would need to hand it over); then every other claim is served in one
+ * order that sees all queued jobs at once: descending value density
+ * (priority per GPU-step for a job, penalty * priority for a service's
+ * shortfall), so a service yields only to batch work worth more than the
+ * demand it would leave unmet.  A job takes, among its allowed sizes, the
+ * placement of highest value at its earliest feasible step; among the
+ * aligned blocks free then it prefers one inside a larger block already
+ * partly used by batch work (best fit, so whole blocks stay free for large
+ * jobs), then the one leaving the shortest idle gap before it, then the
+ * lowest: batch work packs from the low end of the pool.  A service follows
+ * its demand from the high end of its pool, ramping up ahead of a rise by at
+ * most churn_limit per step and keeping its physical GPUs.  Every rule is
+ * enforced while placing, so the grid is legal.
  *
- * Improvement, while the time budget lasts: rebuild with other tie-break
- * orders, move jobs earlier or resize them, insert jobs that did not fit, and
- * trade a lower-valued job's place for another job; only changes that raise
- * the objective are kept.
+ * Improvement, while the time budget lasts (in this order): rebuild with
+ * other order variants (other tie-breaks; release order); rebuild with a job
+ * that earns less than it could alone promoted to the head of the order
+ * (ahead of services too, which is how a service yields to a job whose
+ * value exceeds the shortfall it causes); move jobs earlier or resize them;
+ * insert jobs that did not fit; exchange a job's place with another's.
+ * Only changes that raise the objective are kept.
  *
  * Determinism: the construction never looks at the clock, and the
  * improvement phase is a fixed sequence of moves bounded by GA_FAST_MAX_ROUNDS

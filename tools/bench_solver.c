@@ -1,0 +1,308 @@
+/*
+ * bench_solver.c — solve time and plan quality of the fast and full modes on
+ * generated instances of four sizes, against the LP-relaxation bound.
+ *
+ *   bench_solver [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N]
+ *                [--full-runs N]
+ *
+ * For each instance (GPUs, jobs, steps, seed fixed below) and mode, the
+ * solve is repeated; the table gives p50 and p99 of the wall time, the
+ * median objective, the bound from ga_solve_bound and the gap
+ * (bound - objective) / |bound|.  Fast mode runs with default options (its
+ * 1 ms improvement budget); full mode with --full-ms, by default 1 s up to
+ * 64 GPUs, 10 s at 256 and 30 s at 1024.  The results go to stdout as a
+ * Markdown table and, with --out, to a JSON list of objects with the keys
+ * gpus, jobs, steps, mode, p50_ms, p99_ms, objective, bound, gap.
+ */
+#include "generate.h"
+#include "solve.h"
+#include "validate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct instance
+{
+	int			gpus;
+	int			jobs;
+	int			steps;
+	uint64_t	seed;
+	int			fast_runs;
+	double		full_ms;
+} instance;
+
+static const instance instances[] = {
+	{8, 10, 48, 11, 200, 1000},
+	{64, 30, 48, 12, 200, 1000},
+	{256, 120, 48, 13, 50, 10000},
+	{1024, 500, 48, 14, 20, 30000},
+};
+
+#define N_INSTANCES (sizeof(instances) / sizeof(instances[0]))
+
+typedef struct bench_args
+{
+	const char *out;
+	bool		only_fast;
+	double		full_ms;		/* 0: per-instance default */
+	int			fast_runs;		/* 0: per-instance default */
+	int			full_runs;
+} bench_args;
+
+typedef struct result
+{
+	int			gpus;
+	int			jobs;
+	int			steps;
+	const char *mode;
+	double		p50_ms;
+	double		p99_ms;
+	double		objective;
+	double		bound;
+	double		gap;
+	int			runs;
+	int			illegal;		/* plans the validator refused */
+} result;
+
+static int
+compare_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double
+percentile(const double *sorted, int n, double q)
+{
+	int			rank = (int) ceil(q * n);
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return sorted[rank - 1];
+}
+
+typedef ga_status (*solve_fn) (const ga_problem *, const ga_solve_options *,
+							   ga_plan **, ga_error *);
+
+/* Repeat one mode; fills times, objective, legality. */
+static bool
+run_mode(const ga_problem *p, solve_fn solve, const ga_solve_options *opts,
+		 int runs, result *r)
+{
+	double	   *ms = malloc(sizeof(double) * runs);
+	double	   *obj = malloc(sizeof(double) * runs);
+	ga_error	err;
+	bool		ok = ms != NULL && obj != NULL;
+
+	for (int i = 0; ok && i < runs; i++)
+	{
+		ga_plan    *plan;
+		double		t0 = ga_now_ms();
+
+		if (solve(p, opts, &plan, &err) != GA_OK)
+		{
+			fprintf(stderr, "%s solve failed at %d GPUs: %s\n", r->mode, r->gpus, err.message);
+			ok = false;
+			break;
+		}
+		ms[i] = ga_now_ms() - t0;
+		obj[i] = plan->objective;
+		if (ga_validate(p, plan, &err) != GA_OK)
+		{
+			fprintf(stderr, "%s plan is illegal at %d GPUs: %s\n", r->mode, r->gpus, err.message);
+			r->illegal++;
+		}
+		ga_plan_destroy(plan);
+	}
+	if (ok)
+	{
+		qsort(ms, runs, sizeof(double), compare_double);
+		qsort(obj, runs, sizeof(double), compare_double);
+		r->p50_ms = percentile(ms, runs, 0.5);
+		r->p99_ms = percentile(ms, runs, 0.99);
+		r->objective = percentile(obj, runs, 0.5);
+		r->runs = runs;
+	}
+	free(ms);
+	free(obj);
+	return ok;
+}
+
+static void
+set_gap(result *r)
+{
+	r->gap = isfinite(r->bound) ? (r->bound - r->objective) / fmax(fabs(r->bound), 1e-9) : NAN;
+	if (isfinite(r->bound) && r->objective > r->bound + 1e-6 * fmax(1.0, fabs(r->bound)))
+		fprintf(stderr, "warning: %s objective %.4f exceeds the bound %.4f at %d GPUs\n",
+				r->mode, r->objective, r->bound, r->gpus);
+}
+
+static int
+bench_instance(const instance *in, const bench_args *args, result *out)
+{
+	ga_generate_spec spec;
+	ga_solve_options fast_opts = {0};
+	ga_solve_options full_opts = {0};
+	ga_solve_options bound_opts = {.time_limit_ms = 600000};
+	ga_problem *p;
+	ga_error	err;
+	double		bound = NAN;
+	int			n = 0;
+
+	ga_generate_defaults(&spec, in->gpus, in->jobs, in->steps, in->seed);
+	p = ga_generate(&spec, &err);
+	if (p == NULL)
+	{
+		fprintf(stderr, "cannot generate %d GPUs / %d jobs: %s\n", in->gpus, in->jobs, err.message);
+		return 0;
+	}
+	if (ga_solve_bound(p, &bound_opts, &bound, &err) != GA_OK)
+	{
+		fprintf(stderr, "bound failed at %d GPUs: %s\n", in->gpus, err.message);
+		bound = NAN;
+	}
+	out[n] = (result) {.gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "fast", .bound = bound};
+	if (run_mode(p, ga_solve_fast, &fast_opts, args->fast_runs > 0 ? args->fast_runs : in->fast_runs, &out[n]))
+	{
+		set_gap(&out[n]);
+		n++;
+	}
+	if (!args->only_fast)
+	{
+		full_opts.time_limit_ms = args->full_ms > 0 ? args->full_ms : in->full_ms;
+		out[n] = (result) {.gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "full", .bound = bound};
+		if (run_mode(p, ga_solve_full, &full_opts, args->full_runs, &out[n]))
+		{
+			set_gap(&out[n]);
+			n++;
+		}
+	}
+	ga_problem_destroy(p);
+	return n;
+}
+
+static void
+print_table(const result *r, int n)
+{
+	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | gap |\n");
+	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < n; i++)
+		printf("| %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | %.2f%% |%s\n",
+			   r[i].gpus, r[i].jobs, r[i].steps, r[i].mode, r[i].runs,
+			   r[i].p50_ms, r[i].p99_ms, r[i].objective, r[i].bound,
+			   100 * r[i].gap, r[i].illegal ? " ILLEGAL PLANS" : "");
+}
+
+static void
+json_number(FILE *f, const char *key, double x, const char *sep)
+{
+	if (isfinite(x))
+		fprintf(f, "\"%s\": %.6f%s", key, x, sep);
+	else
+		fprintf(f, "\"%s\": null%s", key, sep);
+}
+
+/* Create the parent directories of path (mkdir -p of its dirname). */
+static void
+make_parents(const char *path)
+{
+	char		buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *s = buf + 1; *s != '\0'; s++)
+		if (*s == '/')
+		{
+			*s = '\0';
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+				return;
+			*s = '/';
+		}
+}
+
+static bool
+write_json(const char *path, const result *r, int n)
+{
+	FILE	   *f;
+
+	make_parents(path);
+	f = fopen(path, "w");
+	if (f == NULL)
+	{
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	fprintf(f, "[\n");
+	for (int i = 0; i < n; i++)
+	{
+		fprintf(f, "  {\"gpus\": %d, \"jobs\": %d, \"steps\": %d, \"mode\": \"%s\", ",
+				r[i].gpus, r[i].jobs, r[i].steps, r[i].mode);
+		json_number(f, "p50_ms", r[i].p50_ms, ", ");
+		json_number(f, "p99_ms", r[i].p99_ms, ", ");
+		json_number(f, "objective", r[i].objective, ", ");
+		json_number(f, "bound", r[i].bound, ", ");
+		json_number(f, "gap", r[i].gap, "");
+		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+	}
+	fprintf(f, "]\n");
+	return fclose(f) == 0;
+}
+
+static bool
+parse_args(int argc, char **argv, bench_args *args)
+{
+	*args = (bench_args) {.full_runs = 3};
+	for (int i = 1; i < argc; i++)
+	{
+		bool		has_value = i + 1 < argc;
+
+		if (strcmp(argv[i], "--out") == 0 && has_value)
+			args->out = argv[++i];
+		else if (strcmp(argv[i], "--only-fast") == 0)
+			args->only_fast = true;
+		else if (strcmp(argv[i], "--full-ms") == 0 && has_value)
+			args->full_ms = atof(argv[++i]);
+		else if (strcmp(argv[i], "--fast-runs") == 0 && has_value)
+			args->fast_runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--full-runs") == 0 && has_value)
+			args->full_runs = atoi(argv[++i]);
+		else
+			return false;
+	}
+	return args->full_runs > 0 && args->fast_runs >= 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	bench_args	args;
+	result		results[2 * N_INSTANCES];
+	int			n = 0;
+	int			illegal = 0;
+
+	if (!parse_args(argc, argv, &args))
+	{
+		fprintf(stderr, "usage: %s [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N] [--full-runs N]\n",
+				argv[0]);
+		return 2;
+	}
+	for (size_t i = 0; i < N_INSTANCES; i++)
+	{
+		n += bench_instance(&instances[i], &args, results + n);
+		fprintf(stderr, "done %d GPUs / %d jobs\n", instances[i].gpus, instances[i].jobs);
+	}
+	print_table(results, n);
+	for (int i = 0; i < n; i++)
+		illegal += results[i].illegal;
+	if (args.out != NULL && !write_json(args.out, results, n))
+		return 1;
+	return illegal == 0 && n > 0 ? 0 : 1;
+}
