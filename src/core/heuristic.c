@@ -1058,6 +1058,16 @@ compare_claims(const void *a, const void *b)
  * which fills the early, most valuable steps with what can run then.
  */
 static void
+set_keys(double *k, double k0, double k2, double k3, double k4)
+{
+	k[0] = k0;
+	k[1] = 1;					/* jobs after services of equal density */
+	k[2] = k2;
+	k[3] = k3;
+	k[4] = k4;
+}
+
+static void
 job_keys(const ga_job *job, int variant, double *k)
 {
 	double		dense = -job->priority;
@@ -1065,23 +1075,22 @@ job_keys(const ga_job *job, int variant, double *k)
 	double		big = -(double) job->gpus_max;
 	double		work = job->work_gpu_steps;
 
-	k[1] = 1;
 	switch (variant)
 	{
 		case 0:
-			k[0] = dense, k[2] = release, k[3] = big, k[4] = -work;
+			set_keys(k, dense, release, big, -work);
 			break;
 		case 1:
-			k[0] = dense, k[2] = release, k[3] = work, k[4] = big;
+			set_keys(k, dense, release, work, big);
 			break;
 		case 2:
-			k[0] = dense, k[2] = big, k[3] = -work, k[4] = release;
+			set_keys(k, dense, big, -work, release);
 			break;
 		case 3:
-			k[0] = release, k[2] = dense, k[3] = big, k[4] = -work;
+			set_keys(k, release, dense, big, -work);
 			break;
 		default:
-			k[0] = dense, k[2] = work, k[3] = release, k[4] = big;
+			set_keys(k, dense, work, release, big);
 			break;
 	}
 }
