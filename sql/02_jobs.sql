@@ -26,8 +26,9 @@ SELECT status, status_message FROM gpualloc.jobs WHERE job_id = 2;
 SELECT gpualloc.cancel_job(3, 'superseded');
 SELECT status, status_message, finished_at IS NULL AS never_ran FROM gpualloc.jobs WHERE job_id = 3;
 -- the name is free again once the job is no longer active
+-- (not_before keeps it off the fast path, so it stays unallocated for the checks below)
 SELECT gpualloc.submit_job('quant-70b', 'quantization', 'a100', 1, 2,
-	features => '{"params_b": 70, "algorithm": "gptq"}') AS j4;
+	features => '{"params_b": 70, "algorithm": "gptq"}', not_before => now() + interval '1 minute') AS j4;
 
 -- bad input: each names the field and the rule, and changes nothing
 SELECT gpualloc.submit_job('x', 'finetune', 'a100', 1);                       -- unknown kind
@@ -61,7 +62,8 @@ SELECT gpualloc.job_started(999, 0, 1);                                       --
 SELECT count(*) AS jobs, count(*) FILTER (WHERE status = 'queued') AS queued FROM gpualloc.jobs;
 
 -- start on a block that overlaps a running job
-SELECT gpualloc.submit_job('other', 'training', 'a100', 2, work_gpu_hours => 4) AS j5;
+SELECT gpualloc.submit_job('other', 'training', 'a100', 2, work_gpu_hours => 4,
+	not_before => now() + interval '1 minute') AS j5;
 SELECT gpualloc.job_started(4, 0, 2);
 SELECT gpualloc.job_started(5, 0, 2);                                         -- overlaps job 4
 SELECT gpualloc.job_finished(4, finished_at => '2020-01-01 00:00+00'); -- finish before start

@@ -11,6 +11,11 @@ INSERT INTO gpualloc.demand_staging
 SELECT 'assist', h, 300 FROM generate_series(date_trunc('hour', now()) - interval '14 days',
 											 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
 SELECT gpualloc.load_demand() AS hours;
+-- a job already running (for two hours) is pinned where it runs
+SELECT gpualloc.submit_job('running', 'training', 'h200', 4, 4, work_gpu_hours => 40,
+	not_before => now() + interval '1 minute') AS running \gset
+UPDATE gpualloc.jobs SET submitted_at = now() - interval '3 hours', not_before = NULL WHERE job_id = :running;
+SELECT gpualloc.job_started(:running, 8, 4, started_at => now() - interval '2 hours');
 SELECT gpualloc.submit_job('big', 'training', 'h200', 8, 8, priority => 3, work_gpu_hours => 64) AS big \gset
 SELECT gpualloc.submit_job('mid', 'training', 'h200', 2, 4, priority => 2, work_gpu_hours => 8) AS mid \gset
 SELECT gpualloc.submit_job('small', 'quantization', 'h200', 1, 1, priority => 1, work_gpu_hours => 2) AS small \gset
@@ -18,10 +23,6 @@ SELECT gpualloc.submit_job('later', 'batch_inference', 'h200', 2, 2, priority =>
 	not_before => now() + interval '3 hours') AS later \gset
 SELECT gpualloc.submit_job('estimated', 'training', 'h200', 2, 2,
 	features => '{"strategy": "lora", "technique": "sft", "params_b": 8, "tokens_m": 50}') AS estimated \gset
--- a job already running is pinned where it runs
-SELECT gpualloc.submit_job('running', 'training', 'h200', 4, 4, work_gpu_hours => 40) AS running \gset
-UPDATE gpualloc.jobs SET submitted_at = now() - interval '3 hours' WHERE job_id = :running;
-SELECT gpualloc.job_started(:running, 8, 4, started_at => now() - interval '2 hours');
 
 SELECT status, solved_by, objective > 0 AS positive, bound IS NULL AS no_bound_in_fast,
 	   gpus_changed > 0 AS changed, message
@@ -57,6 +58,18 @@ FROM gpualloc.current_allocation WHERE pool = 'h200';
 SELECT array_agg(allocation_id ORDER BY allocation_id) AS before FROM gpualloc.allocations WHERE upper_inf(during) \gset
 SELECT status, gpus_changed FROM gpualloc.replan('fast');
 SELECT array_agg(allocation_id ORDER BY allocation_id) = :'before' AS rows_kept FROM gpualloc.allocations WHERE upper_inf(during);
+
+-- the fast path: with a current plan, a job submitted while a block is free
+-- for its whole estimated run is booked within the call; one that does not
+-- fit waits for the next run
+SELECT gpualloc.add_node('h200', 2);
+SELECT gpualloc.submit_job('quick', 'quantization', 'h200', 4, 8, work_gpu_hours => 4) AS quick \gset
+SELECT count(*) AS quick_gpus, min(g.node) AS node, bool_and(upper_inf(a.during)) AS in_force
+FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id) WHERE a.job_id = :quick;
+SELECT gpualloc.submit_job('huge', 'training', 'h200', 16, 16, work_gpu_hours => 64) AS huge \gset
+SELECT count(*) AS huge_gpus FROM gpualloc.allocations WHERE job_id = :huge;
+SELECT status, gpus_changed FROM gpualloc.replan('fast');
+SELECT count(*) AS quick_gpus_after_replan FROM gpualloc.allocations WHERE job_id = :quick AND upper_inf(during);
 
 -- full mode: never worse than fast, with a bound and a gap
 SELECT status, solved_by, bound >= objective - 1e-6 AS bound_holds, gap >= 0 AND gap < 1 AS gap_known

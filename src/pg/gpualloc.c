@@ -1,8 +1,9 @@
 /*
- * gpualloc.c — module entry point: the planning GUCs.
+ * gpualloc.c — module entry point: the planning GUCs and the background planner.
  *
- * GUCs are defined whether or not the library is preloaded, so the SQL
- * functions work in any session.  Planning parameters are superuser-settable
+ * Planning GUCs are defined whether or not the library is preloaded, so the
+ * SQL functions work in any session; the background planner and its settings
+ * exist only when it is preloaded (worker.c).  Planning parameters are superuser-settable
  * and reloadable, so an operator changes them in postgresql.conf and a test
  * in its session.
  */
@@ -76,20 +77,11 @@ define_planning_gucs(void)
 							 NULL, NULL, NULL);
 }
 
-/* Settings of the background planner, which exists only when preloaded. */
-static void
-define_worker_gucs(void)
-{
-	DefineCustomStringVariable("gpualloc.database", "Database the background planner works in.",
-							   NULL, &gpualloc_database, "postgres", PGC_POSTMASTER, 0,
-							   NULL, NULL, NULL);
-}
-
 void
 _PG_init(void)
 {
 	define_planning_gucs();
 	if (process_shared_preload_libraries_in_progress)
-		define_worker_gucs();
+		ga_worker_register();
 	MarkGUCPrefixReserved("gpualloc");
 }

@@ -22,6 +22,8 @@ extern char *gpualloc_database;
 
 /* One advisory lock key for every planner: replan() and the worker. */
 #define GPUALLOC_PLANNER_LOCK_KEY INT64CONST(0x67707561) /* "gpua" */
+/* Held while a planner commits step 0 or submit_job books a block now. */
+#define GPUALLOC_COMMIT_LOCK_KEY INT64CONST(0x67707562)
 
 /*
  * A problem built from the tables, with what it takes to map the core's
@@ -65,6 +67,27 @@ extern void ga_store_plan_result(int64 plan_id, GaBuild *build, const ga_plan *p
 extern void ga_store_plan_failure(int64 plan_id, GaBuild *build, const char *message);
 extern int	ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan,
 								   TimestampTz now);
+
+/* replan.c: one planning run inside the caller's SPI connection */
+typedef struct GaReplanResult
+{
+	int64		plan_id;
+	const char *status;
+	const char *mode;
+	ga_plan    *plan;
+	int			gpus_changed;
+	char		message[GA_ERROR_MESSAGE_LEN * 2];
+} GaReplanResult;
+
+extern bool ga_run_replan(const char *mode, double limit_ms, const char *trigger,
+						  bool wait_for_lock, GaReplanResult *r);
+
+/* worker.c: the background planner and its wake-up requests */
+extern bool gpualloc_enabled;
+extern int	gpualloc_replan_interval_s;
+extern int	gpualloc_replan_debounce_s;
+extern void ga_worker_register(void);
+extern void ga_request_replan(void);
 
 /* solve_pg.c: run a core solver with cancel support and free on error */
 extern ga_plan *ga_pg_solve(GaBuild *build, const char *mode, double time_limit_ms,

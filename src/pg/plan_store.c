@@ -278,10 +278,10 @@ ga_store_plan_result(int64 plan_id, GaBuild *build, const ga_plan *plan,
  * Make the committed allocation match step 0 of the plan.  Committed rows are
  * open-ended: a GPU's workload stays in force until a later plan changes it,
  * so a planner that stops or fails never leaves a GPU unassigned.  A GPU that
- * keeps its workload keeps its row; one whose workload changes has its row
- * cut at now and a new open row begins.  Rows of running jobs are never cut;
- * the plan pins them, and a disagreement would be refused by the exclusion
- * constraint.  Returns the number of GPUs whose workload changed and queues
+ * keeps its workload keeps its row; a service GPU whose workload changes has
+ * its row cut at now and a new open row begins.  Job rows are never cut here:
+ * committed jobs are pinned by the plan, and a disagreement would be refused
+ * by the exclusion constraint.  Returns the number of GPUs whose workload changed and queues
  * the NOTIFY, delivered at commit.
  */
 int
@@ -318,6 +318,14 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan, Times
 	args[3] = TimestampTzGetDatum(now);
 	args[4] = Int64GetDatum(plan_id);
 
+	/* submit_job's fast path books blocks too: one booker at a time */
+	{
+		Datum		key = Int64GetDatum(GPUALLOC_COMMIT_LOCK_KEY);
+		Oid			key_type = INT8OID;
+
+		run_write("SELECT pg_advisory_xact_lock($1)", 1, &key_type, &key, NULL, SPI_OK_SELECT);
+	}
+
 #define DESIRED "WITH desired AS (SELECT * FROM unnest($1, $2, $3) AS d(gpu_id, job_id, service_id)) "
 #define DIFFERS "(a.job_id IS DISTINCT FROM d.job_id OR a.service_id IS DISTINCT FROM d.service_id)"
 
@@ -327,26 +335,39 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan, Times
 			  "WHERE " DIFFERS, 5, types, args, NULL, SPI_OK_SELECT);
 	changed = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 
-	/* cut the rows whose GPU changes workload; running jobs are exempt */
+	/*
+	 * Only service rows are ever cut: a job's block, once committed, is where
+	 * the executor starts it, so the planner pins it until it ends.
+	 */
 	run_write(DESIRED
 			  "UPDATE gpualloc.allocations a SET during = tstzrange(lower(a.during), $4) "
 			  "FROM desired d WHERE a.gpu_id = d.gpu_id AND upper_inf(a.during) AND lower(a.during) < $4 "
-			  "  AND " DIFFERS " AND NOT EXISTS (SELECT 1 FROM gpualloc.jobs j "
-			  "    WHERE j.job_id = a.job_id AND j.status = 'running')",
+			  "  AND a.service_id IS NOT NULL AND " DIFFERS,
 			  5, types, args, NULL, SPI_OK_UPDATE);
 	run_write(DESIRED
 			  "DELETE FROM gpualloc.allocations a USING desired d "
 			  "WHERE a.gpu_id = d.gpu_id AND upper_inf(a.during) AND lower(a.during) >= $4 "
-			  "  AND " DIFFERS " AND NOT EXISTS (SELECT 1 FROM gpualloc.jobs j "
-			  "    WHERE j.job_id = a.job_id AND j.status = 'running')",
+			  "  AND a.service_id IS NOT NULL AND " DIFFERS,
 			  5, types, args, NULL, SPI_OK_DELETE);
-	/* open a row for every GPU whose workload has none */
+	/* services take every planned GPU that has no row in force */
 	run_write(DESIRED
-			  "INSERT INTO gpualloc.allocations (gpu_id, job_id, service_id, plan_id, during) "
-			  "SELECT d.gpu_id, d.job_id, d.service_id, $5, tstzrange($4, NULL) FROM desired d "
-			  "WHERE (d.job_id IS NOT NULL OR d.service_id IS NOT NULL) "
+			  "INSERT INTO gpualloc.allocations (gpu_id, service_id, plan_id, during) "
+			  "SELECT d.gpu_id, d.service_id, $5, tstzrange($4, NULL) FROM desired d "
+			  "WHERE d.service_id IS NOT NULL "
 			  "  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a "
 			  "                  WHERE a.gpu_id = d.gpu_id AND upper_inf(a.during))",
+			  5, types, args, NULL, SPI_OK_INSERT);
+	/*
+	 * A job starting now gets its whole block or waits for the next run: a
+	 * block a concurrent submit booked after this plan was read stays theirs.
+	 */
+	run_write(DESIRED
+			  "INSERT INTO gpualloc.allocations (gpu_id, job_id, plan_id, during) "
+			  "SELECT d.gpu_id, d.job_id, $5, tstzrange($4, NULL) FROM desired d "
+			  "WHERE d.job_id IS NOT NULL "
+			  "  AND NOT EXISTS (SELECT 1 FROM desired d2 JOIN gpualloc.allocations a "
+			  "                    ON a.gpu_id = d2.gpu_id AND upper_inf(a.during) "
+			  "                  WHERE d2.job_id = d.job_id)",
 			  5, types, args, NULL, SPI_OK_INSERT);
 
 	/* JSON built by the server, so the timestamp is ISO 8601 whatever DateStyle says */

@@ -167,13 +167,24 @@ pow2_floor(int n)
 	return r;
 }
 
+/*
+ * Queued and running jobs.  A queued job that already holds a block in force
+ * (committed by an earlier plan or by submit_job's fast path) is pinned there
+ * like a running one: the executor may be starting it on that block.
+ */
 #define JOBS_SQL \
-	"SELECT job_id, name, pool_id, priority, gpus_min, gpus_max, est_work_gpu_hours, " \
-	"       greatest(submitted_at, coalesce(not_before, submitted_at)), deadline, " \
-	"       status = 'running', started_at, block_first, block_size " \
-	"FROM gpualloc.jobs WHERE status IN ('queued', 'running') " \
-	"  AND (status = 'running' OR est_work_gpu_hours IS NOT NULL) " \
-	"ORDER BY job_id"
+	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
+	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
+	"       j.status = 'running' OR b.size IS NOT NULL, coalesce(j.started_at, b.since), " \
+	"       coalesce(j.block_first, b.first), coalesce(j.block_size, b.size) " \
+	"FROM gpualloc.jobs j LEFT JOIN LATERAL ( " \
+	"  SELECT min(g.node * p.node_size + g.slot) AS first, count(*)::integer AS size, " \
+	"         min(lower(a.during)) AS since " \
+	"  FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id) JOIN gpualloc.pools p USING (pool_id) " \
+	"  WHERE a.job_id = j.job_id AND upper_inf(a.during) HAVING count(*) > 0) b ON j.status = 'queued' " \
+	"WHERE j.status IN ('queued', 'running') " \
+	"  AND (j.status = 'running' OR b.size IS NOT NULL OR j.est_work_gpu_hours IS NOT NULL) " \
+	"ORDER BY j.job_id"
 
 static void
 fill_job(GaBuild *build, int row, ga_job *job)

@@ -23,16 +23,6 @@
 
 PG_FUNCTION_INFO_V1(gpualloc_replan);
 
-typedef struct ReplanResult
-{
-	int64		plan_id;
-	const char *status;
-	const char *mode;
-	ga_plan    *plan;
-	int			gpus_changed;
-	char		message[GA_ERROR_MESSAGE_LEN * 2];
-} ReplanResult;
-
 static double
 time_limit_ms(const char *mode, NullableDatum limit)
 {
@@ -51,28 +41,39 @@ time_limit_ms(const char *mode, NullableDatum limit)
 	return ms;
 }
 
-static void
-take_planner_lock(void)
+/*
+ * Take the planner lock for this transaction: wait for it (replan()), or give
+ * up at once when another planner holds it (the worker, which will run again).
+ */
+static bool
+take_planner_lock(bool wait)
 {
 	Datum		key = Int64GetDatum(GPUALLOC_PLANNER_LOCK_KEY);
 	Oid			type = INT8OID;
+	bool		isnull;
 
-	if (SPI_execute_with_args("SELECT pg_advisory_xact_lock($1)", 1, &type, &key, NULL, false, 0) != SPI_OK_SELECT)
+	if (SPI_execute_with_args(wait ? "SELECT pg_advisory_xact_lock($1) IS NULL"
+							  : "SELECT pg_try_advisory_xact_lock($1)",
+							  1, &type, &key, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpualloc: could not take the planner lock");
+	return wait || DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
 /*
- * The whole run inside an SPI connection: build, solve (full falls back to
- * fast), store, commit step 0.
+ * The whole run inside the caller's SPI connection: build, solve (full falls
+ * back to fast), store, commit step 0.  Returns false, having done nothing,
+ * when wait_for_lock is false and another planner is running.
  */
-static void
-run_replan(const char *mode, double limit_ms, const char *trigger, ReplanResult *r)
+bool
+ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_for_lock,
+			  GaReplanResult *r)
 {
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 	GaBuild    *build;
 	char		why[GA_ERROR_MESSAGE_LEN * 2];
 
-	take_planner_lock();
+	if (!take_planner_lock(wait_for_lock))
+		return false;
 	build = ga_build_problem(now);
 	r->plan_id = ga_store_plan_run(mode, trigger);
 	r->mode = mode;
@@ -94,13 +95,14 @@ run_replan(const char *mode, double limit_ms, const char *trigger, ReplanResult 
 				(errmsg("gpualloc plan %lld failed; the last committed allocation stays in force",
 						(long long) r->plan_id),
 				 errdetail("%s", r->message)));
-		return;
+		return true;
 	}
 	if (build->jobs_without_estimate > 0 && r->message[0] == '\0')
 		snprintf(r->message, sizeof(r->message), "%d queued jobs have no work estimate and were not planned",
 				 build->jobs_without_estimate);
 	ga_store_plan_result(r->plan_id, build, r->plan, r->status, r->message[0] ? r->message : NULL);
 	r->gpus_changed = ga_commit_current_step(r->plan_id, build, r->plan, now);
+	return true;
 }
 
 static Datum
@@ -115,7 +117,7 @@ gpualloc_replan(PG_FUNCTION_ARGS)
 {
 	const char *mode;
 	double		limit_ms;
-	ReplanResult r = {0};
+	GaReplanResult r = {0};
 	TupleDesc	tupdesc;
 	Datum		values[9];
 	bool		nulls[9] = {0};
@@ -135,7 +137,7 @@ gpualloc_replan(PG_FUNCTION_ARGS)
 		elog(ERROR, "gpualloc.replan must return a record");
 
 	SPI_connect();
-	run_replan(mode, limit_ms, "manual", &r);
+	ga_run_replan(mode, limit_ms, "manual", true, &r);
 	SPI_finish();
 
 	values[0] = Int64GetDatum(r.plan_id);

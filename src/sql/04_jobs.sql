@@ -141,6 +141,8 @@ BEGIN
 			submit_job.not_before, submit_job.deadline, submit_job.features,
 			est.gpus_used, est.hours_p10, est.hours_p50, est.hours_p90, est.work_gpu_hours, est.method)
 	RETURNING job_id INTO new_id;
+	-- the fast path: a block free now and for the job's duration is booked at once
+	PERFORM gpualloc._start_now_if_free(new_id);
 	RETURN new_id;
 END
 $$;

@@ -1,0 +1,302 @@
+/*
+ * worker.c — the background planner.
+ *
+ * Registered when the library is preloaded.  Every gpualloc.replan_interval,
+ * and shortly after a wake-up request (a GPU went down, a job ended early),
+ * it refreshes the queued jobs' estimates, runs a full solve (falling back to
+ * fast) and commits step 0, in one transaction.  An error rolls that
+ * transaction back, so the last committed allocation stays in force; it is
+ * then recorded in plan_runs from a fresh transaction and the loop carries
+ * on.  On a standby, or while the extension is not installed, it idles.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "gpualloc_pg.h"
+
+PGDLLEXPORT void gpualloc_worker_main(Datum arg);
+
+PG_FUNCTION_INFO_V1(gpualloc_request_replan);
+
+bool		gpualloc_enabled = true;
+int			gpualloc_replan_interval_s = 30 * 60;
+int			gpualloc_replan_debounce_s = 10;
+
+/* What backends share with the worker: its latch and a pending wake-up. */
+typedef struct GaShared
+{
+	pg_atomic_uint32 wake_requested;
+	int			worker_pgprocno;	/* -1 while no worker runs */
+} GaShared;
+
+static GaShared *ga_shared = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void
+ga_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(GaShared)));
+}
+
+static void
+ga_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	ga_shared = ShmemInitStruct("gpualloc", sizeof(GaShared), &found);
+	if (!found)
+	{
+		pg_atomic_init_u32(&ga_shared->wake_requested, 0);
+		ga_shared->worker_pgprocno = -1;
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+static void
+define_worker_gucs(void)
+{
+	DefineCustomStringVariable("gpualloc.database", "Database the background planner works in.",
+							   NULL, &gpualloc_database, "postgres", PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpualloc.enabled", "Whether the background planner plans.",
+							 "When off it stays idle; replan() still works.",
+							 &gpualloc_enabled, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.replan_interval", "Time between background planning runs.",
+							NULL, &gpualloc_replan_interval_s, 30 * 60, 1, 24 * 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.replan_debounce",
+							"Delay between a wake-up request and the run it triggers.",
+							"Requests arriving within it are served by one run.",
+							&gpualloc_replan_debounce_s, 10, 0, 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+}
+
+/* Called from _PG_init while shared_preload_libraries is processed. */
+void
+ga_worker_register(void)
+{
+	BackgroundWorker worker;
+
+	define_worker_gucs();
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = ga_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = ga_shmem_startup;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 5;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpualloc");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "gpualloc_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "gpualloc planner");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "gpualloc planner");
+	RegisterBackgroundWorker(&worker);
+}
+
+/* Ask the worker for a run soon; a no-op when no worker runs. */
+void
+ga_request_replan(void)
+{
+	int			procno;
+
+	if (ga_shared == NULL)
+		return;
+	pg_atomic_write_u32(&ga_shared->wake_requested, 1);
+	procno = ga_shared->worker_pgprocno;
+	if (procno >= 0)
+		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
+}
+
+Datum
+gpualloc_request_replan(PG_FUNCTION_ARGS)
+{
+	ga_request_replan();
+	PG_RETURN_BOOL(ga_shared != NULL && ga_shared->worker_pgprocno >= 0);
+}
+
+static void
+detach_from_shared(int code, Datum arg)
+{
+	if (ga_shared != NULL)
+		ga_shared->worker_pgprocno = -1;
+}
+
+/* Refresh estimates, then plan; both inside the caller's transaction. */
+static void
+plan_once(GaReplanResult *r)
+{
+	if (SPI_execute("SELECT gpualloc._refresh_estimates()", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpualloc: could not refresh job estimates");
+	if (!ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, r))
+		elog(LOG, "gpualloc planner: another planner is running; skipping this run");
+}
+
+static void
+record_failure(const char *message)
+{
+	Datum		arg = CStringGetTextDatum(message);
+	Oid			type = TEXTOID;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_execute_with_args("INSERT INTO gpualloc.plan_runs (mode, trigger, status, message, finished_at) "
+						  "VALUES ('full', 'worker', 'failed', $1, clock_timestamp())",
+						  1, &type, &arg, NULL, false, 0);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+static bool
+extension_installed(void)
+{
+	bool		installed;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	installed = OidIsValid(get_extension_oid("gpualloc", true));
+	CommitTransactionCommand();
+	return installed;
+}
+
+/*
+ * One run in its own transaction.  Errors are caught here: the transaction is
+ * rolled back (nothing it wrote survives, the allocation included) and the
+ * reason recorded.
+ */
+static void
+run_once(MemoryContext run_ctx)
+{
+	GaReplanResult r = {0};
+
+	if (RecoveryInProgress() || !extension_installed())
+		return;
+	PG_TRY();
+	{
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pgstat_report_activity(STATE_RUNNING, "gpualloc: planning");
+		plan_once(&r);
+		SPI_finish();
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(run_ctx);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		ereport(LOG,
+				(errmsg("gpualloc planner: run failed, the last committed allocation stays in force: %s",
+						edata->message)));
+		record_failure(edata->message);
+	}
+	PG_END_TRY();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/* Milliseconds to wait before the next run is due. */
+static long
+ms_until_next_run(TimestampTz last_run, TimestampTz woken_at)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz due = TimestampTzPlusMilliseconds(last_run, (int64) gpualloc_replan_interval_s * 1000);
+
+	if (woken_at != 0)
+	{
+		TimestampTz soon = TimestampTzPlusMilliseconds(woken_at, (int64) gpualloc_replan_debounce_s * 1000);
+
+		if (soon < due)
+			due = soon;
+	}
+	if (due <= now)
+		return 0;
+	return (long) ((due - now) / 1000);
+}
+
+void
+gpualloc_worker_main(Datum arg)
+{
+	MemoryContext run_ctx;
+	TimestampTz last_run = 0;
+	TimestampTz woken_at = 0;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(gpualloc_database, NULL, 0);
+	pgstat_report_appname("gpualloc planner");
+
+	if (ga_shared != NULL)
+	{
+		ga_shared->worker_pgprocno = MyProc->pgprocno;
+		on_shmem_exit(detach_from_shared, (Datum) 0);
+	}
+	run_ctx = AllocSetContextCreate(TopMemoryContext, "gpualloc planner run", ALLOCSET_DEFAULT_SIZES);
+	elog(LOG, "gpualloc planner started in database \"%s\"", gpualloc_database);
+
+	for (;;)
+	{
+		long		wait_ms;
+
+		if (ga_shared != NULL && pg_atomic_exchange_u32(&ga_shared->wake_requested, 0) != 0 &&
+			woken_at == 0)
+			woken_at = GetCurrentTimestamp();
+		wait_ms = ms_until_next_run(last_run, woken_at);
+		if (wait_ms > 0)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 wait_ms, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (ms_until_next_run(last_run, woken_at) > 0)
+			continue;
+		if (gpualloc_enabled)
+		{
+			MemoryContextReset(run_ctx);
+			MemoryContextSwitchTo(run_ctx);
+			run_once(run_ctx);
+			MemoryContextSwitchTo(TopMemoryContext);
+		}
+		last_run = GetCurrentTimestamp();
+		woken_at = 0;
+	}
+}

@@ -1,0 +1,151 @@
+-- The background planner's hooks: wake-up requests, estimate refresh, and the
+-- fast path that starts a job within its submit_job call.
+
+-- Ask the background planner for a run soon (debounced by
+-- gpualloc.replan_debounce).  Returns whether a planner is there to hear it.
+CREATE FUNCTION gpualloc.request_replan() RETURNS boolean
+	AS 'MODULE_PATHNAME', 'gpualloc_request_replan'
+	LANGUAGE C VOLATILE;
+
+-- Freed GPUs should not idle until the next interval: a GPU going down or
+-- draining, or a job ending before its estimate, asks for a run.
+CREATE FUNCTION gpualloc._wake_on_gpu_state() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF NEW.state IS DISTINCT FROM OLD.state THEN
+		PERFORM gpualloc.request_replan();
+	END IF;
+	RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER gpus_wake_planner AFTER UPDATE OF state ON gpualloc.gpus
+	FOR EACH ROW EXECUTE FUNCTION gpualloc._wake_on_gpu_state();
+
+CREATE FUNCTION gpualloc._wake_on_job_end() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF OLD.status = 'running' AND NEW.status IN ('succeeded', 'failed', 'cancelled')
+	   AND (NEW.est_work_gpu_hours IS NULL
+			OR NEW.finished_at < NEW.started_at
+			   + make_interval(secs => 3600 * NEW.est_work_gpu_hours / NEW.block_size)) THEN
+		PERFORM gpualloc.request_replan();
+	END IF;
+	RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER jobs_wake_planner AFTER UPDATE OF status ON gpualloc.jobs
+	FOR EACH ROW EXECUTE FUNCTION gpualloc._wake_on_job_end();
+
+-- Queued jobs' estimates follow what finished jobs taught the estimators;
+-- figures the submitter gave are kept.
+CREATE FUNCTION gpualloc._refresh_estimates() RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	n integer;
+BEGIN
+	UPDATE gpualloc.jobs j
+	SET est_gpus = e.gpus_used, est_hours_p10 = e.hours_p10, est_hours_p50 = e.hours_p50,
+		est_hours_p90 = e.hours_p90, est_work_gpu_hours = e.work_gpu_hours, est_method = e.method
+	FROM gpualloc.pools p,
+		 LATERAL gpualloc.estimate_job(j.kind, j.features, j.gpus_max, p.name) e
+	WHERE j.status = 'queued' AND p.pool_id = j.pool_id
+	  AND j.est_method IS DISTINCT FROM 'submitted';
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END
+$$;
+
+-- Aligned blocks of a job's sizes in its pool that are free now and, in the
+-- latest plan, for the job's estimated duration: GPUs up, no allocation in
+-- force, no planned workload (batch or service) over those steps.  Largest
+-- block first, then lowest index.  None while there is no current plan.
+CREATE FUNCTION gpualloc._free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+	span integer;
+	busy integer[];
+	l gpualloc.plan_runs;
+	from_step integer;
+	to_step integer;
+BEGIN
+	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
+	SELECT (max(node) + 1) * p.node_size INTO span FROM gpualloc.gpus WHERE pool_id = j.pool_id;
+	-- without a current plan nobody knows what the services will need: wait
+	SELECT * INTO l FROM gpualloc.plan_runs
+	WHERE status IN ('succeeded', 'fallback') ORDER BY plan_id DESC LIMIT 1;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	from_step := floor(extract(epoch FROM now() - l.plan_start) / extract(epoch FROM l.step));
+	IF from_step >= l.horizon_steps THEN
+		RETURN;
+	END IF;
+	to_step := from_step + ceil(3600 * j.est_work_gpu_hours / j.gpus_min / extract(epoch FROM l.step));
+	-- every topology index that cannot be used: absent, not up, allocated, or planned
+	SELECT array_agg(i) INTO busy FROM (
+		SELECT i FROM generate_series(0, coalesce(span, 0) - 1) i
+		WHERE NOT EXISTS (SELECT 1 FROM gpualloc.gpus g
+						  WHERE g.pool_id = j.pool_id AND g.state = 'up' AND g.node * p.node_size + g.slot = i)
+		UNION
+		SELECT g.node * p.node_size + g.slot FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
+		WHERE g.pool_id = j.pool_id AND (upper_inf(a.during) OR upper(a.during) > now())
+		UNION
+		SELECT generate_series(b.gpu_first, b.gpu_first + b.gpu_count - 1) FROM gpualloc.plan_blocks b
+		WHERE b.plan_id = l.plan_id AND b.pool_id = j.pool_id
+		  AND b.step_first < to_step AND from_step < b.step_first + b.step_count) u;
+	SELECT c.f, c.s INTO first, size
+	FROM (SELECT s, f FROM generate_series(0, 16) k, LATERAL (SELECT (1 << k) AS s) sz,
+			   LATERAL generate_series(0, coalesce(span, 0) - s, s) f
+		  WHERE s BETWEEN j.gpus_min AND j.gpus_max) c
+	WHERE NOT EXISTS (SELECT 1 FROM unnest(busy) b WHERE b >= c.f AND b < c.f + c.s)
+	ORDER BY c.s DESC, c.f
+	LIMIT 1;
+END
+$$;
+
+-- Book a just-submitted job on a block free now, when there is one: the
+-- executor sees it in allocations (and by NOTIFY) and starts it at once.
+CREATE FUNCTION gpualloc._start_now_if_free(p_job_id bigint) RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	j gpualloc.jobs;
+	b record;
+	p gpualloc.pools;
+BEGIN
+	SELECT * INTO j FROM gpualloc.jobs WHERE job_id = p_job_id;
+	IF j.est_work_gpu_hours IS NULL OR (j.not_before IS NOT NULL AND j.not_before > now()) THEN
+		RETURN NULL;
+	END IF;
+	-- one booker at a time: submits and the planner's commit of step 0
+	PERFORM pg_advisory_xact_lock(1735423330);	-- GPUALLOC_COMMIT_LOCK_KEY
+	b := gpualloc._free_block_now(j);
+	IF b.size IS NULL THEN
+		RETURN NULL;
+	END IF;
+	IF j.deadline IS NOT NULL AND now() + make_interval(secs => 3600 * j.est_work_gpu_hours / b.size) > j.deadline THEN
+		RETURN NULL;
+	END IF;
+	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
+	INSERT INTO gpualloc.allocations (gpu_id, job_id, during)
+	SELECT g.gpu_id, j.job_id, tstzrange(now(), NULL)
+	FROM gpualloc.gpus g
+	WHERE g.pool_id = j.pool_id
+	  AND g.node * p.node_size + g.slot >= b.first AND g.node * p.node_size + g.slot < b.first + b.size;
+	PERFORM pg_notify('gpualloc', json_build_object('job_id', j.job_id, 'step_start', now(),
+													'gpus_changed', b.size, 'fast_path', true)::text);
+	RETURN b.first;
+END
+$$;
