@@ -52,12 +52,11 @@ DECLARE
 	n integer;
 BEGIN
 	UPDATE gpualloc.jobs j
-	SET est_gpus = e.gpus_used, est_hours_p10 = e.hours_p10, est_hours_p50 = e.hours_p50,
-		est_hours_p90 = e.hours_p90, est_work_gpu_hours = e.work_gpu_hours, est_method = e.method
-	FROM gpualloc.pools p,
-		 LATERAL gpualloc.estimate_job(j.kind, j.features, j.gpus_max, p.name) e
-	WHERE j.status = 'queued' AND p.pool_id = j.pool_id
-	  AND j.est_method IS DISTINCT FROM 'submitted';
+	SET (est_gpus, est_hours_p10, est_hours_p50, est_hours_p90, est_work_gpu_hours, est_method) =
+		(SELECT e.gpus_used, e.hours_p10, e.hours_p50, e.hours_p90, e.work_gpu_hours, e.method
+		 FROM gpualloc.estimate_job(j.kind, j.features, j.gpus_max,
+									(SELECT p.name FROM gpualloc.pools p WHERE p.pool_id = j.pool_id)) e)
+	WHERE j.status = 'queued' AND j.est_method IS DISTINCT FROM 'submitted';
 	GET DIAGNOSTICS n = ROW_COUNT;
 	RETURN n;
 END

@@ -1,0 +1,112 @@
+# The background planner: it plans on its interval and commits a plan, a
+# LISTEN connection hears about it, an injected failure is recorded and
+# survived with the allocation untouched, a GPU going down wakes it early, a
+# killed planner is restarted, and on a standby it does not run.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('primary');
+$node->init(allows_streaming => 1);
+$node->append_conf('postgresql.conf', q{
+shared_preload_libraries = 'gpualloc'
+gpualloc.database = 'postgres'
+gpualloc.replan_interval = '2s'
+gpualloc.replan_debounce = '1s'
+gpualloc.solver_time_limit = '300ms'
+});
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312);
+	SELECT gpualloc.add_node('a100', 0);
+	SELECT gpualloc.add_service('chat', 'a100', 100, 4, churn_limit => 2);
+	INSERT INTO gpualloc.demand_staging
+	SELECT 'chat', h, 200 FROM generate_series(date_trunc('hour', now()) - interval '7 days',
+											   date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+	SELECT gpualloc.load_demand();
+	SELECT gpualloc.submit_job('train', 'training', 'a100', 2, 4, priority => 2, work_gpu_hours => 8);
+	SELECT gpualloc.submit_job('score', 'batch_inference', 'a100', 1, 2, work_gpu_hours => 3);
+});
+
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE trigger = 'worker' AND status IN ('succeeded', 'fallback')"),
+	'the worker commits a plan');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM gpualloc.plan_grid((SELECT max(plan_id) FROM gpualloc.plan_runs
+											 WHERE status IN ('succeeded', 'fallback'))) g
+	JOIN gpualloc.current_allocation c USING (pool, gpu_index)
+	WHERE g.step = 0 AND (g.job_id IS DISTINCT FROM c.job_id OR g.service IS DISTINCT FROM c.service)}),
+	'0', 'the committed allocation is step 0 of its plan');
+ok($node->safe_psql('postgres',
+	"SELECT count(*) FROM gpualloc.allocations WHERE upper_inf(during)") > 0,
+	'GPUs are allocated');
+
+# a listener hears each committed run, with a JSON payload
+my ($ret, $out, $err) = $node->psql('postgres', 'LISTEN gpualloc; SELECT pg_sleep(5);');
+like($out, qr/Asynchronous notification "gpualloc" with payload "\{"plan_id" : \d+, "step_start" : "[^"]+", "gpus_changed" : \d+\}"/,
+	'LISTEN gpualloc receives the plan notification');
+
+# inject a failure: the plan grid cannot be written
+my $before = $node->safe_psql('postgres',
+	"SELECT string_agg(allocation_id::text, ',' ORDER BY allocation_id) FROM gpualloc.allocations WHERE upper_inf(during)");
+my $last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+$node->safe_psql('postgres',
+	'ALTER TABLE gpualloc.plan_blocks ADD CONSTRAINT injected_failure CHECK (gpu_count < 0) NOT VALID');
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND status = 'failed' AND message LIKE '%injected_failure%'"),
+	'a failed run is recorded with its reason');
+is($node->safe_psql('postgres',
+	"SELECT string_agg(allocation_id::text, ',' ORDER BY allocation_id) FROM gpualloc.allocations WHERE upper_inf(during)"),
+	$before, 'the last committed allocation stays in force');
+$node->safe_psql('postgres', 'ALTER TABLE gpualloc.plan_blocks DROP CONSTRAINT injected_failure');
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND status IN ('succeeded', 'fallback')"),
+	'the worker carries on after the failure');
+ok($node->log_contains('gpualloc planner: run failed'), 'the failure is logged');
+
+# a long interval: only a wake-up can trigger the next run
+$node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.replan_interval = '1h'; SELECT pg_reload_conf();");
+sleep 3;
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+$node->safe_psql('postgres', "SELECT gpualloc.set_gpu_state('a100', 0, 7, 'down')");
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker'"),
+	'a GPU going down wakes the planner before its interval');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
+	WHERE g.state = 'down' AND upper_inf(a.during) AND a.service_id IS NOT NULL}),
+	'0', 'no service keeps a GPU that went down');
+
+# a killed planner is restarted by the postmaster
+my $pid = $node->safe_psql('postgres',
+	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'gpualloc planner'");
+ok($pid =~ /^\d+$/, 'the planner runs');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'gpualloc planner' AND pid <> $pid"),
+	'a killed planner is restarted');
+
+# on a standby the planner does not run; it starts once promoted
+$node->backup('bk');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($node, 'bk', has_streaming => 1);
+$standby->start;
+$node->wait_for_catchup($standby);
+sleep 2;
+is($standby->safe_psql('postgres',
+	"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpualloc planner'"),
+	'0', 'no planner runs on a standby');
+ok(!$standby->log_contains('gpualloc planner started'), 'the standby never started one');
+$standby->promote;
+ok($standby->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'gpualloc planner'"),
+	'the planner starts once the standby is promoted');
+
+$standby->stop;
+$node->stop;
+done_testing();
