@@ -1468,6 +1468,34 @@ promote_pass(fast_ctx *c, fast_state **best, fast_state **work,
 }
 
 /*
+ * Rebuild with one scheduled job moved to the end of the order: a job that
+ * claimed its place early can block a pair of others worth more together
+ * (it takes the block one of them needed at the step it needed it); served
+ * last, it takes whatever is left.
+ */
+static ga_status
+demote_pass(fast_ctx *c, fast_state **best, fast_state **work,
+			const fast_state *base, move_budget *mb, bool *gained)
+{
+	for (int i = 0; i < c->n_job_order && mb->stop == MOVE_GO; i++)
+	{
+		int			u = c->job_order[i];
+		int			k = 0;
+		ga_status	rc;
+
+		if (!is_scheduled(*best, u))
+			continue;
+		for (int m = 0; m < c->n_order; m++)
+			if (c->best_order[m] != u)
+				c->try_order[k++] = c->best_order[m];
+		c->try_order[k] = u;
+		if ((rc = try_order(c, best, work, base, mb, gained)) != GA_OK)
+			return rc;
+	}
+	return GA_OK;
+}
+
+/*
  * Place every job still out that fits now.  An exchange late in the last
  * round can leave room behind; after this sweep no left-out job fits
  * anywhere in the grid.
@@ -1505,6 +1533,8 @@ improve(fast_ctx *c, fast_state **best, fast_state **work,
 			rc = try_variants(c, best, work, base, &mb, &gained);
 		if (rc == GA_OK)
 			rc = promote_pass(c, best, work, base, &mb, &gained);
+		if (rc == GA_OK)
+			rc = demote_pass(c, best, work, base, &mb, &gained);
 		if (rc == GA_OK && local_round(c, *best, &mb))
 			gained = true;
 		if (mb.stop != MOVE_GO || !gained)

@@ -21,7 +21,9 @@
  * other order variants (other tie-breaks; release order); rebuild with a job
  * that earns less than it could alone promoted to the head of the order
  * (ahead of services too, which is how a service yields to a job whose
- * value exceeds the shortfall it causes); move jobs earlier or resize them;
+ * value exceeds the shortfall it causes); rebuild with a scheduled job
+ * moved to the end of the order (it may have taken the block two others
+ * needed); move jobs earlier or resize them;
  * insert jobs that did not fit; exchange a job's place with another's.
  * Only changes that raise the objective are kept.
  *

@@ -762,3 +762,50 @@ TEST(milp_full_is_never_worse_than_fast_on_medium_problem)
 	ga_plan_destroy(full);
 	ga_problem_destroy(p);
 }
+
+/*
+ * The bound a full plan reports is what branch and bound proved inside its
+ * time limit (GLPK's cuts included), and the solve raises it to its own
+ * objective, so it is only tested against plans it did not produce: a short
+ * run's bound must stay above what a longer run and the fast mode find, and
+ * the other way round.
+ */
+TEST(milp_tree_bound_covers_other_plans)
+{
+	int			checked = 0;
+
+	for (unsigned long seed = 1; seed <= 24; seed++)
+	{
+		ga_problem *p = random_problem(seed);
+		ga_solve_options quick = limit_ms(30);
+		ga_solve_options longer = limit_ms(300);
+		ga_plan    *fast = NULL;
+		ga_plan    *a = NULL;
+		ga_plan    *b = NULL;
+		ga_error	err;
+
+		if (p == NULL)
+			continue;
+		if (ga_solve_fast(p, &quick, &fast, &err) == GA_OK &&
+			ga_solve_full(p, &quick, &a, &err) == GA_OK &&
+			ga_solve_full(p, &longer, &b, &err) == GA_OK)
+		{
+			double		tol = 1e-6 * (1 + fabs(b->objective));
+
+			checked++;
+			CHECK_MSG(a->bound >= b->objective - tol,
+					  "seed %lu: quick bound %.9g below the longer plan %.9g", seed,
+					  a->bound, b->objective);
+			CHECK_MSG(b->bound >= a->objective - tol,
+					  "seed %lu: longer bound %.9g below the quick plan %.9g", seed,
+					  b->bound, a->objective);
+			CHECK_MSG(a->bound >= fast->objective - tol && b->bound >= fast->objective - tol,
+					  "seed %lu: a full bound below the fast plan %.9g", seed, fast->objective);
+		}
+		ga_plan_destroy(fast);
+		ga_plan_destroy(a);
+		ga_plan_destroy(b);
+		ga_problem_destroy(p);
+	}
+	CHECK(checked >= 20);
+}
