@@ -82,6 +82,44 @@ bench-solver: $(BUILD_DIR)/bench_solver
 bench-forecast: $(BUILD_DIR)/bench_forecast
 	./$(BUILD_DIR)/bench_forecast --data data/real --out bench/results/forecast.json
 
+# The simulator lives at tools/gpualloc-sim, the path its usage names.
+tools: tools/gpualloc-sim
+
+tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
+	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_LIBS)
+
+# ---------------------------------------------------------------------------
+# Benchmark scenarios and the side-by-side simulator benchmark.  The
+# scenarios are generated from fixed seeds and data/real; their CSVs are
+# committed, being the benchmark's inputs.  scenarios-check regenerates them
+# twice and compares the runs with each other and with scenarios/.  Both
+# programs are standalone, so they are built without the core.
+$(BUILD_DIR)/gen_scenarios: tools/gen_scenarios.c
+	@mkdir -p $(BUILD_DIR)
+	$(CORE_CC) $(CORE_FLAGS) -o $@ $< -lm
+
+$(BUILD_DIR)/bench_report: tools/bench_report.c
+	@mkdir -p $(BUILD_DIR)
+	$(CORE_CC) $(CORE_FLAGS) -o $@ $< -lm
+
+.PHONY: scenarios scenarios-check bench
+
+scenarios: $(BUILD_DIR)/gen_scenarios
+	./$(BUILD_DIR)/gen_scenarios --data data/real --out scenarios
+
+scenarios-check: $(BUILD_DIR)/gen_scenarios
+	@sh tools/check_scenarios.sh
+
+# FULL_MS=N passes --full-ms N to the simulator (time limit of a full solve).
+bench: tools $(BUILD_DIR)/bench_report
+	@test -f scenarios/08_real_week/jobs.csv || $(MAKE) scenarios
+	@FULL_MS="$(FULL_MS)" sh tools/bench.sh
+
+# pgbench against a throwaway server; BENCH_SECONDS sets the run length (30).
+.PHONY: bench-submit
+bench-submit: deps
+	@sh tools/bench-submit.sh
+
 clean: clean-build
 clean-build:
 	rm -rf $(BUILD_DIR) tmp_check tmp_check_iso output_iso results log regression.diffs regression.out

@@ -1,5 +1,7 @@
 -- Internal helpers: identity, lookups and the checks every entry point shares.
--- They raise errors that name the field and the rule.
+-- They raise errors that name the field and the rule.  They are not callable
+-- by PUBLIC and run inside the API functions, which pin search_path, so they
+-- do not pin it again (a SET clause on every nested call costs per call).
 
 -- The role that called the API, seen through SECURITY DEFINER (C: GetOuterUserId).
 CREATE FUNCTION gpualloc.caller_role() RETURNS name
@@ -8,7 +10,6 @@ CREATE FUNCTION gpualloc.caller_role() RETURNS name
 
 CREATE FUNCTION gpualloc._is_admin() RETURNS boolean
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT pg_has_role(gpualloc.caller_role(), 'gpualloc_admin', 'MEMBER')
 		OR (SELECT rolsuper FROM pg_roles WHERE rolname = gpualloc.caller_role())
@@ -16,7 +17,6 @@ $$;
 
 CREATE FUNCTION gpualloc._require_admin(action text) RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF NOT gpualloc._is_admin() THEN
@@ -31,7 +31,6 @@ $$;
 -- tenant's role.
 CREATE FUNCTION gpualloc._can_act_for(tenant name) RETURNS boolean
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT gpualloc._is_admin()
 		OR EXISTS (SELECT 1 FROM pg_roles r
@@ -75,7 +74,6 @@ $$;
 
 CREATE FUNCTION gpualloc._pool(pool text) RETURNS gpualloc.pools
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;
@@ -92,7 +90,6 @@ $$;
 
 CREATE FUNCTION gpualloc._service(service text) RETURNS gpualloc.services
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	s gpualloc.services;
@@ -111,7 +108,6 @@ $$;
 -- reported as missing, so its existence does not leak.
 CREATE FUNCTION gpualloc._job_for_update(p_job_id bigint) RETURNS gpualloc.jobs
 LANGUAGE plpgsql
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	j gpualloc.jobs;
@@ -132,7 +128,6 @@ AS $$ SELECT node * p.node_size + slot $$;
 
 CREATE FUNCTION gpualloc._gpu(pool text, p_node integer, p_slot integer) RETURNS gpualloc.gpus
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools := gpualloc._pool(pool);

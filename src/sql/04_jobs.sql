@@ -6,7 +6,6 @@ CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 
 CREATE FUNCTION gpualloc._pool_capacity(p_pool_id integer) RETURNS integer
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT count(*)::integer FROM gpualloc.gpus WHERE pool_id = p_pool_id AND state <> 'down' $$;
 
 CREATE FUNCTION gpualloc._check_kind(kind text) RETURNS void
@@ -23,7 +22,6 @@ $$;
 
 CREATE FUNCTION gpualloc._check_job_sizes(gpus_min integer, gpus_max integer, p gpualloc.pools) RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	capacity integer := gpualloc._pool_capacity(p.pool_id);
@@ -44,7 +42,6 @@ $$;
 
 CREATE FUNCTION gpualloc._check_tenant(tenant name) RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = tenant) THEN
@@ -151,7 +148,6 @@ $$;
 -- would only begin after it are dropped.
 CREATE FUNCTION gpualloc._release_job_allocations(p_job_id bigint, at timestamptz) RETURNS void
 LANGUAGE sql
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	DELETE FROM gpualloc.allocations WHERE job_id = p_job_id AND lower(during) >= at;
 	UPDATE gpualloc.allocations SET during = tstzrange(lower(during), at)
@@ -181,7 +177,6 @@ $$;
 -- The block a job holds in the committed allocation, if it forms one.
 CREATE FUNCTION gpualloc._allocated_block(p_job_id bigint, OUT first integer, OUT size integer)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT min(g.node * p.node_size + g.slot), count(DISTINCT g.gpu_id)::integer
 	FROM gpualloc.allocations a
@@ -192,7 +187,6 @@ $$;
 
 CREATE FUNCTION gpualloc._check_block(j gpualloc.jobs, first integer, size integer) RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;
@@ -233,7 +227,6 @@ $$;
 -- bookings in the way are reported by name rather than by constraint.
 CREATE FUNCTION gpualloc._book_running_job(j gpualloc.jobs, at timestamptz) RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	clash record;

@@ -66,7 +66,6 @@ $$;
 CREATE FUNCTION gpualloc._check_demand_row(service text, hour timestamptz, traffic double precision,
 										   what text DEFAULT '') RETURNS integer
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	s gpualloc.services := gpualloc._service(service);

@@ -46,7 +46,6 @@ CREATE TRIGGER jobs_wake_planner AFTER UPDATE OF status ON gpualloc.jobs
 -- figures the submitter gave are kept.
 CREATE FUNCTION gpualloc._refresh_estimates() RETURNS integer
 LANGUAGE plpgsql
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	n integer;
@@ -68,7 +67,6 @@ $$;
 -- block first, then lowest index.  None while there is no current plan.
 CREATE FUNCTION gpualloc._free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;
@@ -117,7 +115,6 @@ $$;
 -- executor sees it in allocations (and by NOTIFY) and starts it at once.
 CREATE FUNCTION gpualloc._start_now_if_free(p_job_id bigint) RETURNS integer
 LANGUAGE plpgsql
-SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	j gpualloc.jobs;
@@ -128,7 +125,13 @@ BEGIN
 	IF j.est_work_gpu_hours IS NULL OR (j.not_before IS NOT NULL AND j.not_before > now()) THEN
 		RETURN NULL;
 	END IF;
-	-- one booker at a time: submits and the planner's commit of step 0
+	-- Nothing free even before others' uncommitted bookings: no need to queue
+	-- behind them.  Otherwise book as the only booker (submits and the
+	-- planner's commit of step 0) and look again with what they committed.
+	b := gpualloc._free_block_now(j);
+	IF b.size IS NULL THEN
+		RETURN NULL;
+	END IF;
 	PERFORM pg_advisory_xact_lock(1735423330);	-- GPUALLOC_COMMIT_LOCK_KEY
 	b := gpualloc._free_block_now(j);
 	IF b.size IS NULL THEN
