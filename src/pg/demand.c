@@ -17,8 +17,6 @@
 
 PG_FUNCTION_INFO_V1(gpualloc_forecast_demand);
 
-#define USECS_PER_MINUTE INT64CONST(60000000)
-
 /* Hours since the epoch, the forecaster's time axis. */
 static int64
 hour_index(TimestampTz ts)
@@ -152,7 +150,7 @@ gpualloc_forecast_demand(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("from must be a finite time")));
 	InitMaterializedSRF(fcinfo, 0);
-	req.from = from - (from % step_usecs + step_usecs) % step_usecs;
+	req.from = ga_pg_step_floor(from, gpualloc_step_minutes);
 	req.step_minutes = gpualloc_step_minutes;
 	req.n_steps = horizon_steps(PG_GETARG_INTERVAL_P(2), gpualloc_step_minutes);
 

@@ -20,6 +20,17 @@ extern int	gpualloc_solver_time_limit_ms;
 extern double gpualloc_demand_quantile;
 extern char *gpualloc_database;
 
+#define USECS_PER_MINUTE INT64CONST(60000000)
+
+/* The start of the step (of step_minutes, aligned to the epoch) holding ts. */
+static inline TimestampTz
+ga_pg_step_floor(TimestampTz ts, int step_minutes)
+{
+	int64		step_usecs = (int64) step_minutes * USECS_PER_MINUTE;
+
+	return ts - (ts % step_usecs + step_usecs) % step_usecs;
+}
+
 /* One advisory lock key for every planner: replan() and the worker. */
 #define GPUALLOC_PLANNER_LOCK_KEY INT64CONST(0x67707561) /* "gpua" */
 /* Held while a planner commits step 0 or submit_job books a block now. */

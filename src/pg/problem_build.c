@@ -17,8 +17,6 @@
 
 #include "gpualloc_pg.h"
 
-#define USECS_PER_MINUTE INT64CONST(60000000)
-
 static void
 destroy_problem_callback(void *arg)
 {
@@ -342,12 +340,10 @@ ga_build_problem(TimestampTz now)
 	int			n_jobs;
 	int			n_services;
 	ga_error	err;
-	int64		step_usecs;
 
 	build->now = now;
 	build->step_minutes = gpualloc_step_minutes;
-	step_usecs = (int64) build->step_minutes * USECS_PER_MINUTE;
-	build->plan_start = now - (now % step_usecs + step_usecs) % step_usecs;
+	build->plan_start = ga_pg_step_floor(now, build->step_minutes);
 
 	params.n_steps = gpualloc_horizon_minutes / gpualloc_step_minutes;
 	params.step_minutes = gpualloc_step_minutes;
