@@ -1,0 +1,232 @@
+/*
+ * test_sim.c — the simulator on small scenarios with known outcomes, the
+ * legality of every committed plan, overruns, and the oracle bound.
+ */
+#include "unit.h"
+#include "../../src/core/sim.h"
+
+#include <stdlib.h>
+
+const char *tscn_write(const char *settings, const char *gpus,
+					   const char *services, const char *demand,
+					   const char *jobs, const char *history);
+void		tscn_remove(const char *dir);
+
+static const char *settings_12h =
+"key,value\nname,sim\nstart,2026-03-02 00:00\nend,2026-03-02 12:00\n"
+"step_minutes,30\nhorizon_hours,6\nreplan_minutes,30\n";
+static const char *gpus_8 = "pool,node,gpus\nh100,n0,8\n";
+static const char *chat =
+"service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n"
+"chat,h100,1,100,2,0,8\n";
+
+/* Hourly traffic from 2026-02-23: 100 at night, 200 from 08:00 to 20:00. */
+static char *
+daily_demand(void)
+{
+	char	   *buf = malloc(64 * 24 * 8 + 64);
+	int			n = sprintf(buf, "service,ts,traffic\n");
+
+	for (int d = 0; d < 8; d++)
+		for (int h = 0; h < 24; h++)
+			n += sprintf(buf + n, "chat,2026-%02d-%02d %02d:00,%d\n",
+						 d < 6 ? 2 : 3, d < 6 ? 23 + d : d - 5, h,
+						 h >= 8 && h < 20 ? 200 : 100);
+	return buf;
+}
+
+static ga_sim_result *
+simulate(const char *dir, ga_policy policy, bool perfect)
+{
+	ga_error	err;
+	ga_scenario *scn = ga_scenario_read(dir, &err);
+	ga_sim_options opt;
+	ga_sim_result *res = NULL;
+
+	CHECK_MSG(scn != NULL, "%s", err.message);
+	if (scn == NULL)
+		return NULL;
+	ga_sim_options_default(&opt, policy);
+	opt.perfect = perfect;
+	opt.full_ms = 50;
+	CHECK_MSG(ga_simulate(scn, &opt, &res, &err) == GA_OK, "%s: %s",
+			  ga_policy_name(policy), err.message);
+	ga_scenario_destroy(scn);
+	return res;
+}
+
+/* No GPU ever runs two jobs at once in what really happened. */
+static bool
+no_double_booking(const ga_sim_result *res)
+{
+	for (int a = 0; a < res->n_jobs; a++)
+		for (int b = a + 1; b < res->n_jobs; b++)
+		{
+			const ga_sim_job_trace *x = &res->jobs[a],
+					   *y = &res->jobs[b];
+
+			if (x->start_step < 0 || y->start_step < 0)
+				continue;
+			if (x->first_gpu < y->first_gpu + y->size && y->first_gpu < x->first_gpu + x->size &&
+				x->start_step < y->end_step && y->start_step < x->end_step)
+				return false;
+		}
+	return true;
+}
+
+TEST(sim_one_job_one_service_exact)
+{
+	char	   *demand = daily_demand();
+	const char *dir = tscn_write(settings_12h, gpus_8, chat, demand,
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "j1,training,h100,2,2026-03-02 00:10,4,4,8,strategy=lora;technique=sft;params_b=8;tokens_m=20\n",
+								 NULL);
+
+	for (int p = GA_POLICY_FIFO; p <= GA_POLICY_ORACLE; p++)
+	{
+		ga_sim_result *res = simulate(dir, (ga_policy) p, true);
+
+		if (res == NULL)
+			continue;
+		/*
+		 * 96 GPU-hours available; the job runs 4 GPUs x 2 h = 8; the service
+		 * is served 1 GPU for 8 h and 2 GPUs for 4 h = 16.
+		 */
+		CHECK_NEAR(res->metrics.utilization, 24.0 / 96, 1e-9);
+		CHECK_NEAR(res->metrics.value, 16, 1e-9);
+		CHECK_NEAR(res->metrics.completed_jobs, 1, 1e-9);
+		CHECK_NEAR(res->metrics.coverage, 1, 1e-9);
+		if (p != GA_POLICY_ORACLE)
+		{
+			/* submitted 00:10, visible at 00:30, started then */
+			CHECK_INT_EQ(res->jobs[0].start_step, 1);
+			CHECK_INT_EQ(res->jobs[0].end_step, 5);
+			CHECK_NEAR(res->metrics.wait_mean_h, 20.0 / 60, 1e-9);
+			CHECK_INT_EQ(res->plans, 24);
+		}
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+	free(demand);
+}
+
+TEST(sim_overrun_keeps_running_without_double_booking)
+{
+	char	   *demand = daily_demand();
+	/* the features describe a few minutes of work; the truth is 3 hours */
+	const char *dir = tscn_write(settings_12h, "pool,node,gpus\nh100,n0,4\n",
+								 "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n",
+								 "service,ts,traffic\n",
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "long,training,h100,1,2026-03-02 00:00,4,4,12,strategy=lora;technique=sft;params_b=1;tokens_m=1\n"
+								 "next,training,h100,1,2026-03-02 00:00,4,4,4,strategy=lora;technique=sft;params_b=1;tokens_m=1\n",
+								 NULL);
+
+	for (int p = GA_POLICY_FIFO; p <= GA_POLICY_FULL; p++)
+	{
+		ga_sim_result *res = simulate(dir, (ga_policy) p, false);
+
+		if (res == NULL)
+			continue;
+		CHECK_MSG(res->overruns > 0, "%s saw no overrun", ga_policy_name((ga_policy) p));
+		/* whichever starts first runs to its true end; the other follows */
+		CHECK(no_double_booking(res));
+		CHECK_INT_EQ(res->jobs[0].start_step + res->jobs[1].start_step, 0 + 6);
+		CHECK_INT_EQ(res->jobs[0].end_step - res->jobs[0].start_step, 6);
+		CHECK_INT_EQ(res->jobs[1].end_step - res->jobs[1].start_step, 2);
+		CHECK_NEAR(res->metrics.completed_jobs, 2, 0);
+		CHECK_NEAR(res->metrics.value, 16, 1e-9);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+	free(demand);
+}
+
+/* A random day: 16 GPUs, one service, a stream of jobs over 12 hours. */
+static const char *
+random_scenario(unsigned seed, char **demand, char **jobs)
+{
+	static const int sizes[] = {1, 2, 4, 8};
+	static const char *const kinds[] = {
+		"training,h100,%d,2026-03-02 %02d:%02d,%d,%d,%.1f,strategy=lora;technique=dpo;params_b=8;tokens_m=%d\n",
+		"quantization,h100,%d,2026-03-02 %02d:%02d,%d,%d,%.1f,algorithm=awq;params_b=%d\n",
+	};
+	int			n;
+
+	srand(seed);
+	*demand = daily_demand();
+	*jobs = malloc(16384);
+	n = sprintf(*jobs, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n");
+	for (int j = 0; j < 16; j++)
+	{
+		int			hi = sizes[rand() % 4];
+		int			lo = rand() % 2 ? hi : (hi > 1 ? hi / 2 : 1);
+		int			prio = 1 << (rand() % 3);
+
+		n += sprintf(*jobs + n, "j%02d,", j);
+		n += sprintf(*jobs + n, kinds[j % 2], prio, rand() % 12, (rand() % 4) * 15, lo, hi,
+					 1 + (rand() % 400) / 10.0, 5 + rand() % 60);
+	}
+	return tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-03 00:00\n"
+					  "step_minutes,30\nhorizon_hours,12\nreplan_minutes,60\n",
+					  "pool,node,gpus\nh100,n0,8\nh100,n1,8\n", chat, *demand, *jobs,
+					  "job,kind,pool,gpus,features,actual_hours\n"
+					  "h1,training,h100,2,strategy=lora;technique=dpo;params_b=8;tokens_m=30,3.5\n");
+}
+
+TEST(sim_oracle_bounds_every_policy_and_plans_are_legal)
+{
+	for (unsigned seed = 1; seed <= 3; seed++)
+	{
+		char	   *demand,
+				   *jobs;
+		const char *dir = random_scenario(seed, &demand, &jobs);
+		ga_sim_result *oracle = simulate(dir, GA_POLICY_ORACLE, true);
+
+		for (int k = 0; k < 2; k++)
+			for (int p = GA_POLICY_FIFO; p <= GA_POLICY_FULL && oracle; p++)
+			{
+				ga_sim_result *res = simulate(dir, (ga_policy) p, k == 1);
+				const ga_metrics *m,
+						   *o = &oracle->metrics;
+
+				if (res == NULL)
+					continue;
+				m = &res->metrics;
+				CHECK_MSG(m->value <= o->value + 1e-6, "seed %u %s: value %g > bound %g",
+						  seed, ga_policy_name((ga_policy) p), m->value, o->value);
+				CHECK(m->utilization <= o->utilization + 1e-9);
+				CHECK(m->completed_value <= o->completed_value + 1e-6);
+				CHECK(m->completed_jobs <= o->completed_jobs + 1e-6);
+				CHECK(m->coverage <= o->coverage + 1e-9);
+				CHECK(m->value > 0);
+				CHECK(no_double_booking(res));
+				if (p == GA_POLICY_FAST || p == GA_POLICY_FULL)
+					CHECK_INT_EQ(res->plans_validated, res->plans);
+				CHECK_INT_EQ(res->plans, 24);	/* hourly re-plans over a day */
+				ga_sim_result_destroy(res);
+			}
+		ga_sim_result_destroy(oracle);
+		tscn_remove(dir);
+		free(demand);
+		free(jobs);
+	}
+}
+
+TEST(sim_allocator_beats_fifo_on_contended_day)
+{
+	char	   *demand,
+			   *jobs;
+	const char *dir = random_scenario(7, &demand, &jobs);
+	ga_sim_result *fifo = simulate(dir, GA_POLICY_FIFO, true);
+	ga_sim_result *fast = simulate(dir, GA_POLICY_FAST, true);
+
+	/* a static peak reservation idles GPUs at night; fast lends them out */
+	if (fifo && fast)
+		CHECK(fast->metrics.utilization > fifo->metrics.utilization);
+	ga_sim_result_destroy(fifo);
+	ga_sim_result_destroy(fast);
+	tscn_remove(dir);
+	free(demand);
+	free(jobs);
+}

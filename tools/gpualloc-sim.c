@@ -1,0 +1,343 @@
+/*
+ * gpualloc-sim — run scheduling policies over scenarios (DESIGN §5) and
+ * print their metrics as Markdown tables or JSON.
+ *
+ *   gpualloc-sim run SCENARIO_DIR --policy POLICY [--perfect-knowledge] [--json]
+ *   gpualloc-sim compare SCENARIO_DIR... [--perfect-knowledge] [--json]
+ *                [--policies a,b,c]
+ *   common options: --full-ms N (full's limit per re-plan, default 1000),
+ *                   --fast-ms N (fast's improvement budget, default 1)
+ */
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cli
+{
+	bool		compare;
+	bool		json;
+	bool		perfect;
+	double		full_ms;
+	double		fast_ms;
+	int			n_policies;
+	ga_policy	policies[GA_N_POLICIES];
+	int			n_dirs;
+	char	  **dirs;
+} cli;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+			"usage: gpualloc-sim run SCENARIO_DIR --policy POLICY [--perfect-knowledge] [--json]\n"
+			"       gpualloc-sim compare SCENARIO_DIR... [--perfect-knowledge] [--json] [--policies a,b,c]\n"
+			"options: --full-ms N   time limit of full per re-plan (default 1000)\n"
+			"         --fast-ms N   improvement budget of fast per re-plan (default 1)\n"
+			"policies: fifo, backfill, fast, full, oracle\n");
+}
+
+static bool
+parse_policies(cli *c, const char *list)
+{
+	char		buf[256];
+	char	   *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	c->n_policies = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	{
+		if (c->n_policies >= GA_N_POLICIES ||
+			!ga_policy_parse(tok, &c->policies[c->n_policies]))
+		{
+			fprintf(stderr, "gpualloc-sim: unknown policy \"%s\" (or too many)\n", tok);
+			return false;
+		}
+		c->n_policies++;
+	}
+	return c->n_policies > 0;
+}
+
+static bool
+parse_ms(const char *opt, const char *text, double *out)
+{
+	char	   *end;
+
+	*out = strtod(text, &end);
+	if (*text == '\0' || *end != '\0' || !(*out > 0))
+	{
+		fprintf(stderr, "gpualloc-sim: %s needs a positive number of milliseconds\n", opt);
+		return false;
+	}
+	return true;
+}
+
+static bool
+parse_args(cli *c, int argc, char **argv)
+{
+	memset(c, 0, sizeof(*c));
+	c->full_ms = 1000;
+	c->fast_ms = 1;
+	if (argc < 3 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "compare") != 0))
+		return false;
+	c->compare = strcmp(argv[1], "compare") == 0;
+	c->dirs = calloc(argc, sizeof(char *));
+	if (c->dirs == NULL)
+		return false;
+	if (c->compare)
+		for (int i = 0; i < GA_N_POLICIES; i++)
+			c->policies[c->n_policies++] = (ga_policy) i;
+	for (int i = 2; i < argc; i++)
+	{
+		const char *a = argv[i];
+		bool		has_val = i + 1 < argc;
+
+		if (strcmp(a, "--json") == 0)
+			c->json = true;
+		else if (strcmp(a, "--perfect-knowledge") == 0)
+			c->perfect = true;
+		else if (strcmp(a, "--policy") == 0 && has_val && !c->compare)
+		{
+			c->n_policies = 1;
+			if (!ga_policy_parse(argv[++i], &c->policies[0]))
+			{
+				fprintf(stderr, "gpualloc-sim: unknown policy \"%s\"\n", argv[i]);
+				return false;
+			}
+		}
+		else if (strcmp(a, "--policies") == 0 && has_val && c->compare)
+		{
+			if (!parse_policies(c, argv[++i]))
+				return false;
+		}
+		else if (strcmp(a, "--full-ms") == 0 && has_val)
+		{
+			if (!parse_ms(a, argv[++i], &c->full_ms))
+				return false;
+		}
+		else if (strcmp(a, "--fast-ms") == 0 && has_val)
+		{
+			if (!parse_ms(a, argv[++i], &c->fast_ms))
+				return false;
+		}
+		else if (a[0] == '-' && a[1] == '-')
+		{
+			fprintf(stderr, "gpualloc-sim: unknown or incomplete option \"%s\"\n", a);
+			return false;
+		}
+		else
+			c->dirs[c->n_dirs++] = argv[i];
+	}
+	if (c->n_dirs == 0 || (!c->compare && c->n_dirs != 1))
+		return false;
+	if (!c->compare && c->n_policies != 1)
+	{
+		fprintf(stderr, "gpualloc-sim: run needs --policy\n");
+		return false;
+	}
+	return true;
+}
+
+/* ---- output ---- */
+
+static void
+json_num(const char *key, double v, bool last)
+{
+	if (isfinite(v))
+		printf("\"%s\": %.10g%s", key, v, last ? "" : ", ");
+	else
+		printf("\"%s\": null%s", key, last ? "" : ", ");
+}
+
+static void
+json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++)
+	{
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char) *s < 0x20)
+			printf("\\u%04x", (unsigned char) *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void
+json_object(const char *scenario, ga_policy policy, bool perfect,
+			const ga_metrics *m, bool classes)
+{
+	printf("{\"scenario\": ");
+	json_string(scenario);
+	printf(", \"policy\": \"%s\", \"knowledge\": \"%s\", ", ga_policy_name(policy),
+		   perfect ? "perfect" : "forecast");
+	json_num("utilization", m->utilization, false);
+	json_num("value", m->value, false);
+	json_num("completed_value", m->completed_value, false);
+	json_num("completed_jobs", m->completed_jobs, false);
+	json_num("coverage", m->coverage, false);
+	json_num("unmet_gpu_hours", m->unmet_gpu_hours, false);
+	json_num("churn", m->churn, false);
+	json_num("wait_mean_h", m->wait_mean_h, false);
+	json_num("wait_p95_h", m->wait_p95_h, false);
+	json_num("solve_p50_ms", m->solve_p50_ms, false);
+	json_num("solve_p99_ms", m->solve_p99_ms, !classes);
+	if (classes)
+	{
+		printf("\"wait_by_priority\": [");
+		for (int i = 0; i < m->n_classes; i++)
+		{
+			printf("%s{", i ? ", " : "");
+			json_num("priority", m->classes[i].priority, false);
+			json_num("jobs", m->classes[i].jobs, false);
+			json_num("wait_mean_h", m->classes[i].mean_hours, false);
+			json_num("wait_p95_h", m->classes[i].p95_hours, true);
+			printf("}");
+		}
+		printf("]");
+	}
+	printf("}");
+}
+
+static void
+cell(double v, const char *fmt)
+{
+	if (isfinite(v))
+	{
+		printf(" ");
+		printf(fmt, v);
+		printf(" |");
+	}
+	else
+		printf(" — |");
+}
+
+static void
+table_header(const char *scenario, bool perfect)
+{
+	printf("\n### %s (%s)\n\n", scenario, perfect ? "perfect knowledge" : "forecasts");
+	printf("| policy | utilisation %% | value | completed value | completed jobs | coverage %% "
+		   "| unmet GPU-h | churn | wait mean h | wait p95 h | solve p50 ms | solve p99 ms |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+}
+
+static void
+table_row(ga_policy policy, const ga_metrics *m)
+{
+	printf("| %s%s |", ga_policy_name(policy), m->is_bound ? " (bound)" : "");
+	cell(100 * m->utilization, "%.1f");
+	cell(m->value, "%.1f");
+	cell(m->completed_value, "%.1f");
+	cell(m->completed_jobs, m->is_bound ? "%.1f" : "%.0f");
+	cell(100 * m->coverage, "%.1f");
+	cell(m->unmet_gpu_hours, "%.1f");
+	cell(m->churn, "%.0f");
+	cell(m->wait_mean_h, "%.2f");
+	cell(m->wait_p95_h, "%.2f");
+	cell(m->solve_p50_ms, "%.2f");
+	cell(m->solve_p99_ms, "%.2f");
+	printf("\n");
+}
+
+static void
+table_classes(const ga_metrics *m)
+{
+	if (m->is_bound || m->n_classes == 0)
+		return;
+	printf("\n| priority | jobs | wait mean h | wait p95 h |\n|---:|---:|---:|---:|\n");
+	for (int i = 0; i < m->n_classes; i++)
+	{
+		printf("| %g | %d |", m->classes[i].priority, m->classes[i].jobs);
+		cell(m->classes[i].mean_hours, "%.2f");
+		cell(m->classes[i].p95_hours, "%.2f");
+		printf("\n");
+	}
+}
+
+/* ---- running ---- */
+
+static int
+run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json)
+{
+	ga_sim_options opt;
+	ga_sim_result *res;
+	ga_error	err;
+
+	ga_sim_options_default(&opt, policy);
+	opt.perfect = c->perfect;
+	opt.full_ms = c->full_ms;
+	opt.fast_ms = c->fast_ms;
+	if (ga_simulate(scn, &opt, &res, &err) != GA_OK)
+	{
+		fprintf(stderr, "gpualloc-sim: %s, policy %s: %s\n", scn->name,
+				ga_policy_name(policy), err.message);
+		return 1;
+	}
+	if (res->estimate_fallbacks > 0)
+		fprintf(stderr, "gpualloc-sim: %s: %d jobs had features no estimator accepts; "
+				"they were planned with the mean work of finished jobs\n",
+				scn->name, res->estimate_fallbacks);
+	if (c->json)
+	{
+		printf("%s", *first_json ? "" : ",\n ");
+		*first_json = false;
+		json_object(scn->name, policy, c->perfect, &res->metrics, !c->compare);
+	}
+	else
+	{
+		table_row(policy, &res->metrics);
+		if (!c->compare)
+			table_classes(&res->metrics);
+	}
+	ga_sim_result_destroy(res);
+	return 0;
+}
+
+static int
+run_scenario(const cli *c, const char *dir, bool *first_json)
+{
+	ga_error	err;
+	ga_scenario *scn = ga_scenario_read(dir, &err);
+	int			rc = 0;
+
+	if (scn == NULL)
+	{
+		fprintf(stderr, "gpualloc-sim: %s\n", err.message);
+		return 1;
+	}
+	if (!c->json)
+		table_header(scn->name, c->perfect);
+	for (int i = 0; i < c->n_policies && rc == 0; i++)
+		rc = run_one(c, scn, c->policies[i], first_json);
+	ga_scenario_destroy(scn);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	cli			c;
+	bool		first_json = true;
+	int			rc = 0;
+
+	if (!parse_args(&c, argc, argv))
+	{
+		usage(stderr);
+		free(c.dirs);
+		return 2;
+	}
+	if (c.json && c.compare)
+		printf("[");
+	for (int i = 0; i < c.n_dirs && rc == 0; i++)
+		rc = run_scenario(&c, c.dirs[i], &first_json);
+	if (c.json && c.compare)
+		printf("]");
+	if (c.json)
+		printf("\n");
+	free(c.dirs);
+	return rc;
+}
