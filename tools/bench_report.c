@@ -1,0 +1,980 @@
+/*
+ * bench_report.c — merges the JSON output of `gpualloc-sim compare --json`
+ * runs into one file, prints the side-by-side tables and comparisons, and
+ * draws an SVG chart.
+ *
+ *   bench_report [--json OUT] [--svg OUT] INPUT.json...
+ *
+ * Each input is a JSON list of flat objects with at least the string keys
+ * scenario, policy and knowledge; numeric keys are kept as they are (null
+ * for "not applicable"), nested values are skipped.  The merged list keeps
+ * every scalar key, the ones the benchmark reports first.
+ *
+ * The allocator is the fast policy, and the full policy when present; each
+ * is compared with fifo and backfill (percentage points of utilisation, per
+ * cent of value) and with the oracle (share of its value).  A summary
+ * checks the benchmark's targets on the scenarios by their number prefix
+ * (01_ ... 08_).
+ *
+ * A small parser of our own, because the project runs on a bare Debian with
+ * no JSON tool installed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_LEN 48
+#define STR_LEN 128
+#define MAX_FIELDS 48
+
+typedef enum field_type
+{
+	F_NUMBER,
+	F_STRING,
+	F_NULL
+} field_type;
+
+typedef struct field
+{
+	char		key[KEY_LEN];
+	field_type	type;
+	double		number;
+	char		text[STR_LEN];
+} field;
+
+typedef struct record
+{
+	int			n;
+	field		f[MAX_FIELDS];
+} record;
+
+typedef struct records
+{
+	int			n;
+	int			cap;
+	record	   *r;
+} records;
+
+/* ------------------------------------------------------------------------
+ * JSON reading.
+ */
+typedef struct parser
+{
+	const char *s;
+	const char *path;
+	bool		failed;
+} parser;
+
+static void
+fail(parser *p, const char *what)
+{
+	if (!p->failed)
+		fprintf(stderr, "%s: %s near \"%.20s\"\n", p->path, what, p->s);
+	p->failed = true;
+}
+
+static void
+skip_ws(parser *p)
+{
+	while (isspace((unsigned char) *p->s))
+		p->s++;
+}
+
+static bool
+expect(parser *p, char c)
+{
+	skip_ws(p);
+	if (*p->s != c)
+	{
+		char		msg[32];
+
+		snprintf(msg, sizeof(msg), "expected '%c'", c);
+		fail(p, msg);
+		return false;
+	}
+	p->s++;
+	return true;
+}
+
+/* A string into buf (truncated to len - 1); escapes other than \uXXXX kept simple. */
+static bool
+parse_string(parser *p, char *buf, size_t len)
+{
+	size_t		n = 0;
+
+	if (!expect(p, '"'))
+		return false;
+	while (*p->s && *p->s != '"')
+	{
+		char		c = *p->s++;
+
+		if (c == '\\')
+		{
+			c = *p->s++;
+			switch (c)
+			{
+				case 'n':
+					c = '\n';
+					break;
+				case 't':
+					c = '\t';
+					break;
+				case 'u':
+					/* Not needed for our keys and names: keep a placeholder. */
+					for (int i = 0; i < 4 && *p->s; i++)
+						p->s++;
+					c = '?';
+					break;
+				case '\0':
+					fail(p, "unterminated string");
+					return false;
+				default:
+					break;		/* \" \\ \/ stand for themselves */
+			}
+		}
+		if (buf && n + 1 < len)
+			buf[n++] = c;
+	}
+	if (buf)
+		buf[n] = '\0';
+	if (*p->s != '"')
+	{
+		fail(p, "unterminated string");
+		return false;
+	}
+	p->s++;
+	return true;
+}
+
+static void skip_value(parser *p);
+
+static void
+skip_container(parser *p, char open, char close)
+{
+	p->s++;
+	skip_ws(p);
+	if (*p->s == close)
+	{
+		p->s++;
+		return;
+	}
+	while (!p->failed)
+	{
+		if (open == '{')
+		{
+			if (!parse_string(p, NULL, 0) || !expect(p, ':'))
+				return;
+		}
+		skip_value(p);
+		skip_ws(p);
+		if (*p->s == ',')
+			p->s++;
+		else if (*p->s == close)
+		{
+			p->s++;
+			return;
+		}
+		else
+		{
+			fail(p, "expected ',' or a closing bracket");
+			return;
+		}
+	}
+}
+
+static void
+skip_value(parser *p)
+{
+	skip_ws(p);
+	if (*p->s == '{' || *p->s == '[')
+		skip_container(p, *p->s, *p->s == '{' ? '}' : ']');
+	else if (*p->s == '"')
+		parse_string(p, NULL, 0);
+	else
+	{
+		char	   *end;
+
+		if (strncmp(p->s, "null", 4) == 0 || strncmp(p->s, "true", 4) == 0)
+			p->s += 4;
+		else if (strncmp(p->s, "false", 5) == 0)
+			p->s += 5;
+		else
+		{
+			(void) strtod(p->s, &end);
+			if (end == p->s)
+				fail(p, "bad value");
+			p->s = end;
+		}
+	}
+}
+
+static void
+parse_object(parser *p, record *rec)
+{
+	rec->n = 0;
+	if (!expect(p, '{'))
+		return;
+	skip_ws(p);
+	if (*p->s == '}')
+	{
+		p->s++;
+		return;
+	}
+	while (!p->failed)
+	{
+		field		fl;
+		char	   *end;
+
+		memset(&fl, 0, sizeof(fl));
+		if (!parse_string(p, fl.key, sizeof(fl.key)) || !expect(p, ':'))
+			return;
+		skip_ws(p);
+		if (*p->s == '"')
+		{
+			fl.type = F_STRING;
+			parse_string(p, fl.text, sizeof(fl.text));
+		}
+		else if (strncmp(p->s, "null", 4) == 0)
+		{
+			fl.type = F_NULL;
+			p->s += 4;
+		}
+		else if (*p->s == '{' || *p->s == '[' || *p->s == 't' || *p->s == 'f')
+		{
+			skip_value(p);		/* nested values and booleans are not reported */
+			fl.key[0] = '\0';
+		}
+		else
+		{
+			fl.type = F_NUMBER;
+			fl.number = strtod(p->s, &end);
+			if (end == p->s)
+			{
+				fail(p, "bad number");
+				return;
+			}
+			p->s = end;
+		}
+		if (fl.key[0] != '\0' && rec->n < MAX_FIELDS)
+			rec->f[rec->n++] = fl;
+		skip_ws(p);
+		if (*p->s == ',')
+			p->s++;
+		else if (*p->s == '}')
+		{
+			p->s++;
+			return;
+		}
+		else
+		{
+			fail(p, "expected ',' or '}'");
+			return;
+		}
+	}
+}
+
+static char *
+read_file(const char *path)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *buf;
+	long		len;
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(len + 1);
+	if (buf == NULL || fread(buf, 1, len, f) != (size_t) len)
+	{
+		free(buf);
+		fclose(f);
+		fprintf(stderr, "cannot read %s\n", path);
+		return NULL;
+	}
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static bool
+read_records(const char *path, records *out)
+{
+	char	   *text = read_file(path);
+	parser		p = {text, path, false};
+
+	if (text == NULL)
+		return false;
+	if (expect(&p, '['))
+	{
+		skip_ws(&p);
+		if (*p.s == ']')
+			p.s++;
+		else
+			while (!p.failed)
+			{
+				if (out->n == out->cap)
+				{
+					int			cap = out->cap ? out->cap * 2 : 64;
+					record	   *r = realloc(out->r, sizeof(record) * cap);
+
+					if (r == NULL)
+					{
+						fail(&p, "out of memory");
+						break;
+					}
+					out->r = r;
+					out->cap = cap;
+				}
+				parse_object(&p, &out->r[out->n]);
+				if (!p.failed)
+					out->n++;
+				skip_ws(&p);
+				if (*p.s == ',')
+					p.s++;
+				else if (*p.s == ']')
+					break;
+				else
+					fail(&p, "expected ',' or ']'");
+			}
+	}
+	free(text);
+	return !p.failed;
+}
+
+/* ------------------------------------------------------------------------
+ * Lookups.
+ */
+static const field *
+get(const record *r, const char *key)
+{
+	for (int i = 0; i < r->n; i++)
+		if (strcmp(r->f[i].key, key) == 0)
+			return &r->f[i];
+	return NULL;
+}
+
+static const char *
+str(const record *r, const char *key)
+{
+	const field *f = get(r, key);
+
+	return f && f->type == F_STRING ? f->text : "";
+}
+
+/* NAN when missing or null. */
+static double
+num(const record *r, const char *key)
+{
+	const field *f = get(r, key);
+
+	return f && f->type == F_NUMBER ? f->number : NAN;
+}
+
+static const record *
+find(const records *rs, const char *scenario, const char *policy, const char *knowledge)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (strcmp(str(&rs->r[i], "scenario"), scenario) == 0 &&
+			strcmp(str(&rs->r[i], "policy"), policy) == 0 &&
+			strcmp(str(&rs->r[i], "knowledge"), knowledge) == 0)
+			return &rs->r[i];
+	return NULL;
+}
+
+/*
+ * The simulator reports shares as fractions; accept per cent too, so the
+ * report reads the same either way.
+ */
+static double
+share_scale(const records *rs, const char *key)
+{
+	for (int i = 0; i < rs->n; i++)
+	{
+		double		x = num(&rs->r[i], key);
+
+		if (isfinite(x) && x > 1.5)
+			return 1.0;
+	}
+	return 100.0;
+}
+
+/* Distinct values of a string key, in order of first appearance. */
+static int
+distinct(const records *rs, const char *key, const char **out, int max)
+{
+	int			n = 0;
+
+	for (int i = 0; i < rs->n; i++)
+	{
+		const char *v = str(&rs->r[i], key);
+		bool		seen = false;
+
+		for (int k = 0; k < n; k++)
+			seen |= strcmp(out[k], v) == 0;
+		if (!seen && n < max)
+			out[n++] = v;
+	}
+	return n;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Policies in reading order: baselines, allocator modes, bound, the rest. */
+static int
+policy_rank(const char *p)
+{
+	static const char *const order[] = {"fifo", "backfill", "fast", "full", "oracle"};
+
+	for (int i = 0; i < 5; i++)
+		if (strcmp(p, order[i]) == 0)
+			return i;
+	return 5;
+}
+
+static int
+cmp_policy(const void *a, const void *b)
+{
+	const char *x = *(const char *const *) a;
+	const char *y = *(const char *const *) b;
+	int			d = policy_rank(x) - policy_rank(y);
+
+	return d != 0 ? d : strcmp(x, y);
+}
+
+static int
+cmp_knowledge(const void *a, const void *b)
+{
+	/* forecast before perfect: the realistic case first */
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* ------------------------------------------------------------------------
+ * Output: merged JSON.
+ */
+static void
+json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+	{
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char) *s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char) *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void
+json_field(FILE *f, const field *fl, bool *first)
+{
+	fprintf(f, "%s", *first ? "" : ", ");
+	*first = false;
+	json_string(f, fl->key);
+	fprintf(f, ": ");
+	if (fl->type == F_STRING)
+		json_string(f, fl->text);
+	else if (fl->type == F_NULL || !isfinite(fl->number))
+		fprintf(f, "null");
+	else
+		fprintf(f, "%.10g", fl->number);
+}
+
+static const char *const lead_keys[] = {
+	"scenario", "policy", "knowledge", "utilization", "value", "completed_jobs",
+	"coverage", "churn", "solve_p50_ms", "solve_p99_ms"
+};
+
+#define N_LEAD (int) (sizeof(lead_keys) / sizeof(lead_keys[0]))
+
+static bool
+write_json(const char *path, const records *rs, const int *order)
+{
+	FILE	   *f = fopen(path, "w");
+	bool		ok;
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	fprintf(f, "[\n");
+	for (int i = 0; i < rs->n; i++)
+	{
+		const record *r = &rs->r[order[i]];
+		bool		first = true;
+
+		fprintf(f, "  {");
+		for (int k = 0; k < N_LEAD; k++)
+		{
+			const field *fl = get(r, lead_keys[k]);
+			field		missing;
+
+			if (fl == NULL)
+			{
+				memset(&missing, 0, sizeof(missing));
+				snprintf(missing.key, sizeof(missing.key), "%s", lead_keys[k]);
+				missing.type = F_NULL;
+				fl = &missing;
+			}
+			json_field(f, fl, &first);
+		}
+		for (int k = 0; k < r->n; k++)
+		{
+			bool		lead = false;
+
+			for (int l = 0; l < N_LEAD; l++)
+				lead |= strcmp(r->f[k].key, lead_keys[l]) == 0;
+			if (!lead)
+				json_field(f, &r->f[k], &first);
+		}
+		fprintf(f, "}%s\n", i + 1 < rs->n ? "," : "");
+	}
+	fprintf(f, "]\n");
+	ok = !ferror(f);
+	return fclose(f) == 0 && ok;
+}
+
+/* ------------------------------------------------------------------------
+ * Output: tables and comparisons.
+ */
+typedef struct view
+{
+	const records *rs;
+	const char *scen[64];
+	int			n_scen;
+	const char *pol[16];
+	int			n_pol;
+	const char *know[4];
+	int			n_know;
+	double		util_scale;		/* to per cent */
+	double		cov_scale;
+} view;
+
+static void
+print_num(double x, const char *fmt, int width)
+{
+	if (isfinite(x))
+		printf(fmt, width, x);
+	else
+		printf(" %*s", width, "-");
+}
+
+static void
+print_scenario(const view *v, const char *scen, const char *know)
+{
+	const record *fifo = find(v->rs, scen, "fifo", know);
+	const record *bf = find(v->rs, scen, "backfill", know);
+	const record *oracle = find(v->rs, scen, "oracle", know);
+
+	printf("\n%s (%s)\n", scen, know);
+	printf("  %-9s %7s %10s %6s %9s %7s %9s %9s\n", "policy", "util%", "value",
+		   "done", "cover%", "churn", "p50 ms", "p99 ms");
+	for (int p = 0; p < v->n_pol; p++)
+	{
+		const record *r = find(v->rs, scen, v->pol[p], know);
+
+		if (r == NULL)
+			continue;
+		printf("  %-9s", v->pol[p]);
+		print_num(num(r, "utilization") * v->util_scale, " %*.1f", 7);
+		print_num(num(r, "value"), " %*.1f", 10);
+		print_num(num(r, "completed_jobs"), " %*.1f", 6);
+		print_num(num(r, "coverage") * v->cov_scale, " %*.2f", 9);
+		print_num(num(r, "churn"), " %*.0f", 7);
+		print_num(num(r, "solve_p50_ms"), " %*.2f", 9);
+		print_num(num(r, "solve_p99_ms"), " %*.2f", 9);
+		printf("\n");
+	}
+	for (int a = 0; a < 2; a++)
+	{
+		const char *alloc = a == 0 ? "fast" : "full";
+		const record *r = find(v->rs, scen, alloc, know);
+
+		if (r == NULL)
+			continue;
+		printf("  %s:", alloc);
+		for (int b = 0; b < 2; b++)
+		{
+			const record *base = b == 0 ? fifo : bf;
+
+			if (base == NULL)
+				continue;
+			printf(" vs %s %+.1f pp util, %+.1f%% value;", b == 0 ? "fifo" : "backfill",
+				   (num(r, "utilization") - num(base, "utilization")) * v->util_scale,
+				   100.0 * (num(r, "value") / num(base, "value") - 1.0));
+		}
+		if (oracle)
+			printf(" %.1f%% of oracle value", 100.0 * num(r, "value") / num(oracle, "value"));
+		printf("\n");
+	}
+}
+
+static const char *
+scen_with_prefix(const view *v, const char *prefix)
+{
+	for (int i = 0; i < v->n_scen; i++)
+		if (strncmp(v->scen[i], prefix, strlen(prefix)) == 0)
+			return v->scen[i];
+	return NULL;
+}
+
+static const char *
+verdict(bool ok)
+{
+	return ok ? "met" : "MISSED";
+}
+
+static double
+gain(const record *r, const record *base, const char *key)
+{
+	if (r == NULL || base == NULL)
+		return NAN;
+	return 100.0 * (num(r, key) / num(base, key) - 1.0);
+}
+
+/*
+ * The benchmark's targets, measured: printed for every allocator mode and
+ * knowledge, met or missed.  Scenarios are named by their number prefix.
+ */
+static void
+print_targets(const view *v, const char *alloc, const char *know)
+{
+	const char *s1 = scen_with_prefix(v, "01");
+	const char *s6 = scen_with_prefix(v, "06");
+	const char *s7 = scen_with_prefix(v, "07");
+	double		sum_gain = 0;
+	int			n_gain = 0;
+
+	printf("\ntargets, %s (%s):\n", alloc, know);
+	for (int i = 0; i < v->n_scen; i++)
+	{
+		const char *s = v->scen[i];
+		const record *r = find(v->rs, s, alloc, know);
+		const record *fifo = find(v->rs, s, "fifo", know);
+		const record *bf = find(v->rs, s, "backfill", know);
+		const record *oracle = find(v->rs, s, "oracle", know);
+		double		cov;
+
+		if (r == NULL)
+			continue;
+		cov = num(r, "coverage") * v->cov_scale;
+		printf("  %-20s", s);
+		if (s6 == NULL || strcmp(s, s6) != 0)
+			printf(" value > fifo and backfill: %s (%+.1f%%, %+.1f%%);",
+				   verdict(fifo && bf && num(r, "value") > num(fifo, "value") &&
+						   num(r, "value") > num(bf, "value")),
+				   gain(r, fifo, "value"), gain(r, bf, "value"));
+		printf(" coverage >= 99.5%%: %s (%.2f%%);", verdict(cov >= 99.5), cov);
+		if (oracle)
+		{
+			double		share = 100.0 * num(r, "value") / num(oracle, "value");
+
+			printf(" >= 95%% of oracle: %s (%.1f%%)", verdict(share >= 95.0), share);
+		}
+		printf("\n");
+		if (strncmp(s, "0", 1) == 0 && s[1] >= '1' && s[1] <= '5' && fifo)
+		{
+			sum_gain += gain(r, fifo, "value");
+			n_gain++;
+		}
+	}
+	if (s1)
+	{
+		const record *r = find(v->rs, s1, alloc, know);
+		const record *fifo = find(v->rs, s1, "fifo", know);
+
+		if (r && fifo)
+		{
+			double		u = num(r, "utilization") * v->util_scale;
+			double		ratio = num(r, "value") / num(fifo, "value");
+
+			printf("  (1) utilisation >= 87%%: %s (%.1f%%, fifo %.1f%%); value >= 2x fifo: %s (%.2fx)\n",
+				   verdict(u >= 87.0), u, num(fifo, "utilization") * v->util_scale,
+				   verdict(ratio >= 2.0), ratio);
+		}
+	}
+	if (n_gain > 0)
+		printf("  (1)-(5) mean value gain over fifo >= 52%%: %s (%.1f%% over %d scenarios)\n",
+			   verdict(sum_gain / n_gain >= 52.0), sum_gain / n_gain, n_gain);
+	if (s7)
+	{
+		const record *r = find(v->rs, s7, alloc, know);
+		const record *fifo = find(v->rs, s7, "fifo", know);
+
+		if (r && fifo)
+		{
+			double		pp = (num(r, "utilization") - num(fifo, "utilization")) * v->util_scale;
+
+			printf("  (7) utilisation gain >= 10 pp: %s (%+.1f pp)\n", verdict(pp >= 10.0), pp);
+		}
+	}
+	if (s6)
+	{
+		const record *r = find(v->rs, s6, alloc, know);
+		const record *fifo = find(v->rs, s6, "fifo", know);
+
+		if (r && fifo)
+		{
+			double		g = gain(r, fifo, "value");
+
+			printf("  (6) value >= fifo + 15.9%%: %s (%+.1f%%)\n", verdict(g >= 15.9), g);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Output: SVG chart.  One panel per metric and knowledge; in each, a group
+ * of bars per scenario, one bar per policy.  Value is shown as a share of
+ * the oracle (the scales of the scenarios differ by orders of magnitude),
+ * or of the best policy when there is no oracle.
+ */
+static const char *const palette[] = {
+	"#9e9e9e", "#5d8aa8", "#e07b39", "#c0392b", "#2e7d32", "#7b1fa2", "#455a64"
+};
+
+static void
+xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+	{
+		if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static double
+panel_value(const view *v, const char *scen, const char *pol, const char *know, bool value)
+{
+	const record *r = find(v->rs, scen, pol, know);
+	const record *oracle;
+	double		denom = 0;
+
+	if (r == NULL)
+		return NAN;
+	if (!value)
+		return num(r, "utilization") * v->util_scale;
+	oracle = find(v->rs, scen, "oracle", know);
+	if (oracle && num(oracle, "value") > 0)
+		denom = num(oracle, "value");
+	else
+		for (int p = 0; p < v->n_pol; p++)
+		{
+			const record *o = find(v->rs, scen, v->pol[p], know);
+
+			if (o && num(o, "value") > denom)
+				denom = num(o, "value");
+		}
+	return denom > 0 ? 100.0 * num(r, "value") / denom : NAN;
+}
+
+static bool
+write_svg(const char *path, const view *v)
+{
+	const double panel_w = 620,
+				panel_h = 300,
+				margin_l = 60,
+				margin_t = 70,
+				gap_x = 40,
+				gap_y = 90;
+	int			n_know = v->n_know;
+	double		width = margin_l + n_know * (panel_w + gap_x) + 10;
+	double		height = margin_t + 2 * (panel_h + gap_y);
+	FILE	   *f = fopen(path, "w");
+	bool		ok;
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+			"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+			width, height, width, height);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%.0f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">"
+			"gpualloc simulator: policies side by side per scenario</text>\n", margin_l);
+	/* Legend. */
+	for (int p = 0; p < v->n_pol; p++)
+	{
+		double		x = margin_l + p * 110;
+
+		fprintf(f, "<rect x=\"%.0f\" y=\"36\" width=\"14\" height=\"14\" fill=\"%s\"/>\n",
+				x, palette[p % 7]);
+		fprintf(f, "<text x=\"%.0f\" y=\"48\">", x + 20);
+		xml_text(f, v->pol[p]);
+		fprintf(f, "</text>\n");
+	}
+	for (int m = 0; m < 2; m++)
+		for (int k = 0; k < n_know; k++)
+		{
+			double		x0 = margin_l + k * (panel_w + gap_x);
+			double		y0 = margin_t + m * (panel_h + gap_y);
+			double		group_w = panel_w / (v->n_scen > 0 ? v->n_scen : 1);
+			double		bar_w = group_w * 0.8 / (v->n_pol > 0 ? v->n_pol : 1);
+
+			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s, %s knowledge</text>\n",
+					x0, y0 + 2, m == 0 ? "value, % of the oracle bound (* of the best policy: no bound)" : "utilisation, %",
+					v->know[k]);
+			/* Grid every 20 per cent. */
+			for (int t = 0; t <= 100; t += 20)
+			{
+				double		y = y0 + 10 + panel_h * (1.0 - t / 100.0);
+
+				fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
+						x0, y, x0 + panel_w, y);
+				fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%d</text>\n",
+						x0 - 6, y + 4, t);
+			}
+			for (int s = 0; s < v->n_scen; s++)
+			{
+				double		gx = x0 + s * group_w + group_w * 0.1;
+
+				for (int p = 0; p < v->n_pol; p++)
+				{
+					double		val = panel_value(v, v->scen[s], v->pol[p], v->know[k], m == 0);
+					double		h;
+
+					if (!isfinite(val))
+						continue;
+					h = panel_h * fmin(fmax(val, 0.0), 110.0) / 100.0;
+					fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+							"<title>", gx + p * bar_w, y0 + 10 + panel_h - h, bar_w * 0.92, h,
+							palette[p % 7]);
+					xml_text(f, v->scen[s]);
+					fprintf(f, " ");
+					xml_text(f, v->pol[p]);
+					fprintf(f, ": %.1f</title></rect>\n", val);
+				}
+				fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"end\" "
+						"transform=\"rotate(-35 %.1f %.0f)\" font-size=\"10\">",
+						gx + group_w * 0.4, y0 + panel_h + 26, gx + group_w * 0.4, y0 + panel_h + 26);
+				xml_text(f, v->scen[s]);
+				if (m == 0 && find(v->rs, v->scen[s], "oracle", v->know[k]) == NULL)
+					fprintf(f, " *");
+				fprintf(f, "</text>\n");
+			}
+			fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n",
+					x0, y0 + 10 + panel_h, x0 + panel_w, y0 + 10 + panel_h);
+		}
+	fprintf(f, "</svg>\n");
+	ok = !ferror(f);
+	return fclose(f) == 0 && ok;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int
+record_rank(const view *v, const record *r)
+{
+	int			k = 0,
+				s = 0,
+				p = 0;
+
+	for (int i = 0; i < v->n_know; i++)
+		if (strcmp(v->know[i], str(r, "knowledge")) == 0)
+			k = i;
+	for (int i = 0; i < v->n_scen; i++)
+		if (strcmp(v->scen[i], str(r, "scenario")) == 0)
+			s = i;
+	for (int i = 0; i < v->n_pol; i++)
+		if (strcmp(v->pol[i], str(r, "policy")) == 0)
+			p = i;
+	return (k * 64 + s) * 16 + p;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *json_out = NULL;
+	const char *svg_out = NULL;
+	records		rs = {0, 0, NULL};
+	view		v;
+	int		   *order;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+			json_out = argv[++i];
+		else if (strcmp(argv[i], "--svg") == 0 && i + 1 < argc)
+			svg_out = argv[++i];
+		else if (argv[i][0] == '-')
+		{
+			fprintf(stderr, "usage: %s [--json OUT] [--svg OUT] INPUT.json...\n", argv[0]);
+			return 2;
+		}
+		else if (!read_records(argv[i], &rs))
+			return 1;
+	}
+	if (rs.n == 0)
+	{
+		fprintf(stderr, "no results to report\n");
+		return 1;
+	}
+	memset(&v, 0, sizeof(v));
+	v.rs = &rs;
+	v.n_scen = distinct(&rs, "scenario", v.scen, 64);
+	v.n_pol = distinct(&rs, "policy", v.pol, 16);
+	v.n_know = distinct(&rs, "knowledge", v.know, 4);
+	qsort(v.scen, v.n_scen, sizeof(char *), cmp_str);
+	qsort(v.pol, v.n_pol, sizeof(char *), cmp_policy);
+	qsort(v.know, v.n_know, sizeof(char *), cmp_knowledge);
+	v.util_scale = share_scale(&rs, "utilization");
+	v.cov_scale = share_scale(&rs, "coverage");
+
+	for (int k = 0; k < v.n_know; k++)
+		for (int s = 0; s < v.n_scen; s++)
+			print_scenario(&v, v.scen[s], v.know[k]);
+	for (int k = 0; k < v.n_know; k++)
+		for (int a = 0; a < 2; a++)
+			if (find(&rs, v.scen[0], a == 0 ? "fast" : "full", v.know[k]))
+				print_targets(&v, a == 0 ? "fast" : "full", v.know[k]);
+
+	/* The merged file in the tables' order: knowledge, scenario, policy. */
+	order = malloc(sizeof(int) * rs.n);
+	if (order == NULL)
+		return 1;
+	for (int i = 0; i < rs.n; i++)
+		order[i] = i;
+	for (int i = 1; i < rs.n; i++)
+	{
+		int			x = order[i];
+		int			j = i - 1;
+
+		while (j >= 0 && record_rank(&v, &rs.r[order[j]]) > record_rank(&v, &rs.r[x]))
+		{
+			order[j + 1] = order[j];
+			j--;
+		}
+		order[j + 1] = x;
+	}
+	if (json_out && !write_json(json_out, &rs, order))
+		return 1;
+	if (svg_out && !write_svg(svg_out, &v))
+		return 1;
+	free(order);
+	free(rs.r);
+	return 0;
+}

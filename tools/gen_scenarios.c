@@ -1,0 +1,1291 @@
+/*
+ * gen_scenarios.c — writes the benchmark scenarios (scenario format v1, see
+ * the design brief) from fixed seeds and from the real traces in data/real.
+ *
+ *   gen_scenarios [--out DIR] [--data DIR] [--stats]
+ *
+ * Scenarios 1-7 are synthetic: hourly service traffic with a daily and a
+ * weekly shape and autocorrelated noise, three weeks of it before the window
+ * so the weekly forecaster has something to learn; batch jobs drawn from
+ * per-scenario templates whose true work comes from a cost model of this
+ * file (FLOPs over sustained throughput, tokens over per-GPU throughput,
+ * calibration tables) times a hidden log-normal factor, so the features
+ * carry real information but never the exact answer; and a history.csv of
+ * finished jobs drawn the same way for the duration estimators.  The cost
+ * model here is deliberately not the estimators' own model: the estimators
+ * have to learn the difference from history, as they would on a real
+ * cluster.
+ *
+ * Scenario 8 is built from data/real (see scenarios/README.md for the
+ * mapping): a week of Microsoft Philly arrivals on a 64-GPU pool and the
+ * Alibaba GenAI serving series as its real-time service.
+ *
+ * Every random draw comes from a private splitmix64 stream seeded per
+ * scenario, and everything printed is rounded, so the output is the same
+ * byte for byte on every run.  --stats prints the offered load of each
+ * scenario on stderr.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_JOBS 1024
+#define FEATURES_LEN 256
+#define LINE_LEN 512
+
+/* ------------------------------------------------------------------------
+ * Random numbers: splitmix64, so the sequence never depends on the C
+ * library's rand().
+ */
+typedef struct rng
+{
+	uint64_t	state;
+} rng;
+
+static uint64_t
+rng_next(rng *r)
+{
+	uint64_t	z = (r->state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static double
+rng_uniform(rng *r)
+{
+	return (double) (rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+static double
+rng_normal(rng *r)
+{
+	double		u1 = 1.0 - rng_uniform(r);	/* (0, 1]: log is finite */
+	double		u2 = rng_uniform(r);
+
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+static double
+rng_loguniform(rng *r, double lo, double hi)
+{
+	return exp(log(lo) + rng_uniform(r) * (log(hi) - log(lo)));
+}
+
+/* A factor with median 1 and log standard deviation sigma. */
+static double
+rng_factor(rng *r, double sigma)
+{
+	return exp(sigma * rng_normal(r));
+}
+
+static int
+rng_pick(rng *r, const double *weights, int n)
+{
+	double		total = 0;
+	double		x;
+
+	for (int i = 0; i < n; i++)
+		total += weights[i];
+	x = rng_uniform(r) * total;
+	for (int i = 0; i < n; i++)
+	{
+		if (x < weights[i])
+			return i;
+		x -= weights[i];
+	}
+	return n - 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Time: minutes since 1970-01-01 00:00 UTC, converted by the civil-calendar
+ * day count so no time zone or locale can get in the way.
+ */
+static int64_t
+days_from_civil(int y, int m, int d)
+{
+	int64_t		era;
+	int			yoe,
+				doy,
+				doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (int) (y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void
+civil_from_days(int64_t z, int *y, int *m, int *d)
+{
+	int64_t		era;
+	int			doe,
+				yoe,
+				doy,
+				mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (int) (z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int) (yoe + era * 400) + (*m <= 2);
+}
+
+static bool
+parse_ts(const char *s, int64_t *minutes)
+{
+	int			y,
+				mo,
+				d,
+				h,
+				mi;
+
+	if (sscanf(s, "%d-%d-%d %d:%d", &y, &mo, &d, &h, &mi) != 5)
+		return false;
+	*minutes = days_from_civil(y, mo, d) * 1440 + h * 60 + mi;
+	return true;
+}
+
+static void
+format_ts(char *buf, size_t len, int64_t minutes)
+{
+	int64_t		days = minutes >= 0 ? minutes / 1440 : -((-minutes + 1439) / 1440);
+	int			rem = (int) (minutes - days * 1440);
+	int			y,
+				m,
+				d;
+
+	civil_from_days(days, &y, &m, &d);
+	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d", y, m, d, rem / 60, rem % 60);
+}
+
+/* Day of week, Monday 0 .. Sunday 6 (1970-01-01 was a Thursday). */
+static int
+day_of_week(int64_t minutes)
+{
+	int64_t		days = minutes / 1440;
+
+	return (int) (((days + 3) % 7 + 7) % 7);
+}
+
+static double
+hour_of_day(int64_t minutes)
+{
+	return (double) (minutes % 1440) / 60.0;
+}
+
+/* ------------------------------------------------------------------------
+ * Scenario description.
+ */
+typedef struct service_spec
+{
+	const char *name;
+	int			priority;
+	double		capacity_per_gpu;	/* requests per hour one GPU serves */
+	int			churn_limit;
+	int			min_gpus;
+	int			max_gpus;
+	double		trough_gpus;		/* weekday night level */
+	double		peak_gpus;			/* weekday afternoon level */
+	double		peak_hour;			/* hour of day (UTC) of the peak */
+	double		weekend_factor;		/* weekend swing relative to weekdays */
+	double		noise_sigma;		/* hour-to-hour log noise */
+} service_spec;
+
+typedef struct job_template
+{
+	double		weight;
+	const char *kind;			/* training | batch_inference | quantization */
+	const char *variant;		/* training: strategy_technique; quantization:
+								 * algorithm; inference: NULL */
+	double		params_lo;		/* model size range, billions (a model of */
+	double		params_hi;		/* the size ladder below is picked) */
+	double		tokens_lo;		/* millions, drawn log-uniform */
+	double		tokens_hi;
+	int			min_gpus;		/* the smallest block the user asks for */
+	int			widen;			/* gpus_max = gpus_min << widen */
+	int			priority;		/* 0: drawn from the scenario's mix */
+} job_template;
+
+typedef struct scenario_spec
+{
+	const char *dir;			/* also the scenario's name */
+	const char *description;
+	uint64_t	seed;
+	const char *start;
+	int			days;
+	int			nodes;
+	int			gpus_per_node;
+	const service_spec *services;
+	int			n_services;
+	const job_template *templates;
+	int			n_templates;
+	int			n_jobs;			/* arrivals spread over the window */
+	int			backlog;		/* jobs already queued at the start */
+	const job_template *burst;	/* optional burst of arrivals */
+	int			n_burst_templates;
+	int			burst_jobs;
+	double		burst_at_h;		/* hours after start */
+	double		burst_len_h;
+	bool		equal_priority;
+	int			history_jobs;
+} scenario_spec;
+
+/* Demand history before the window: three weeks. */
+#define HISTORY_DAYS 21
+
+static const int priority_levels[] = {1, 2, 3, 5};
+
+#define N_PRIORITY_LEVELS 4
+
+/* Common open-weight model sizes, billions. */
+static const double model_ladder[] = {1.5, 3, 7, 8, 13, 14, 32, 70, 72};
+
+#define N_LADDER (int) (sizeof(model_ladder) / sizeof(model_ladder[0]))
+
+typedef struct gen_job
+{
+	const char *kind;
+	int			priority;
+	int64_t		submit;
+	int			gpus_min;
+	int			gpus_max;
+	double		work;			/* true GPU-hours */
+	char		features[FEATURES_LEN];
+} gen_job;
+
+/* ------------------------------------------------------------------------
+ * The cost model that decides each job's true work.
+ */
+static int
+pow2_ceil(double x)
+{
+	int			g = 1;
+
+	while (g < x && g < (1 << 20))
+		g <<= 1;
+	return g;
+}
+
+static double
+pick_params(rng *r, double lo, double hi)
+{
+	double		options[N_LADDER];
+	int			n = 0;
+
+	for (int i = 0; i < N_LADDER; i++)
+		if (model_ladder[i] >= lo && model_ladder[i] <= hi)
+			options[n++] = model_ladder[i];
+	if (n == 0)
+		return lo;
+	return options[(int) (rng_uniform(r) * n)];
+}
+
+/*
+ * Training: about 6 FLOPs per parameter and token for a full update, more for
+ * preference and RL techniques (extra forward passes and rollouts), less for
+ * adapters; sustained at 36% of an A100's 312 bf16 TFLOP/s for models of 7B
+ * and more, less for small models that cannot fill the GPU.
+ */
+static double
+training_gpu_hours(const char *strategy, const char *technique,
+				   double params_b, double tokens_m, double epochs)
+{
+	double		tech = 1.0;
+	double		strat = 1.0;
+	double		mfu = params_b >= 7 ? 0.36 : 0.26;
+
+	if (strcmp(technique, "dpo") == 0)
+		tech = 2.3;
+	else if (strcmp(technique, "rlhf") == 0)
+		tech = 5.5;
+	else if (strcmp(technique, "rlvr") == 0)
+		tech = 4.5;
+	if (strcmp(strategy, "lora") == 0)
+		strat = 0.70;
+	else if (strcmp(strategy, "qlora") == 0)
+		strat = 0.95;
+	return 6.0 * params_b * 1e9 * tokens_m * 1e6 * epochs * tech * strat /
+		(312e12 * mfu) / 3600.0;
+}
+
+/* Memory that must fit in the block, GB, against 80 GB GPUs. */
+static int
+memory_gpus(const char *kind, const char *strategy, double params_b)
+{
+	double		gb;
+
+	if (strcmp(kind, "training") == 0)
+	{
+		if (strcmp(strategy, "full") == 0)
+			gb = params_b * 18.0 + 10.0;	/* weights, gradients, Adam */
+		else if (strcmp(strategy, "lora") == 0)
+			gb = params_b * 2.0 + 12.0;
+		else
+			gb = params_b * 0.6 + 12.0;
+		return pow2_ceil(gb / 68.0);
+	}
+	if (strcmp(kind, "batch_inference") == 0)
+		return pow2_ceil((params_b * 2.4 + 8.0) / 72.0);	/* weights + KV */
+	return pow2_ceil(params_b * 2.2 / 72.0);
+}
+
+/* Calibration GPU-hours of a 7B model on an A100, per algorithm. */
+static double
+quant_base_hours(const char *algorithm)
+{
+	if (strcmp(algorithm, "awq") == 0)
+		return 0.7;
+	if (strcmp(algorithm, "gptq") == 0)
+		return 1.2;
+	return 0.12;
+}
+
+static void
+make_job(rng *r, const job_template *t, int pool_gpus, gen_job *j)
+{
+	double		params = pick_params(r, t->params_lo, t->params_hi);
+	char		strategy[16] = "";
+	double		hidden;
+
+	j->kind = t->kind;
+	if (strcmp(t->kind, "training") == 0)
+	{
+		const char *us = strchr(t->variant, '_');
+		double		tokens = rng_loguniform(r, t->tokens_lo, t->tokens_hi);
+		int			epochs = 1;
+		int			seq_len = rng_uniform(r) < 0.5 ? 2048 : 4096;
+
+		snprintf(strategy, sizeof(strategy), "%.*s", (int) (us - t->variant), t->variant);
+		/* Fine-tunes often take a few passes; pre-training and RL one. */
+		if (strcmp(us + 1, "sft") == 0 || strcmp(us + 1, "dpo") == 0)
+			epochs = 1 + (int) (rng_uniform(r) * 3);
+		snprintf(j->features, FEATURES_LEN,
+				 "strategy=%s;technique=%s;params_b=%g;tokens_m=%.0f;epochs=%d;seq_len=%d",
+				 strategy, us + 1, params, tokens, epochs, seq_len);
+		j->work = training_gpu_hours(strategy, us + 1, params, tokens, epochs);
+		/* Data loading, restarts and stragglers the features do not show. */
+		hidden = rng_factor(r, 0.30);
+	}
+	else if (strcmp(t->kind, "batch_inference") == 0)
+	{
+		double		tokens = rng_loguniform(r, t->tokens_lo, t->tokens_hi);
+		double		tps = 11000.0 * pow(7.0 / params, 0.85);
+
+		snprintf(j->features, FEATURES_LEN, "params_b=%g;tokens_m=%.0f", params, tokens);
+		j->work = tokens * 1e6 / tps / 3600.0;
+		/* Output lengths and batch fill vary from dataset to dataset. */
+		hidden = rng_factor(r, 0.25);
+	}
+	else
+	{
+		snprintf(j->features, FEATURES_LEN, "params_b=%g;algorithm=%s", params, t->variant);
+		j->work = quant_base_hours(t->variant) * pow(params / 7.0, 0.95);
+		hidden = rng_factor(r, 0.30);
+	}
+	j->work = fmax(0.1, j->work * hidden);
+	j->gpus_min = memory_gpus(t->kind, strategy, params);
+	if (j->gpus_min < t->min_gpus)
+		j->gpus_min = t->min_gpus;
+	if (j->gpus_min > pool_gpus)
+		j->gpus_min = pool_gpus;
+	j->gpus_max = j->gpus_min << t->widen;
+	if (j->gpus_max > pool_gpus)
+		j->gpus_max = pool_gpus;
+	j->priority = t->priority;
+}
+
+/* Most work is routine; a few jobs are urgent. */
+static const double priority_weights[N_PRIORITY_LEVELS] = {0.35, 0.30, 0.20, 0.15};
+
+static int
+draw_priority(rng *r)
+{
+	return priority_levels[rng_pick(r, priority_weights, N_PRIORITY_LEVELS)];
+}
+
+/*
+ * Relative arrival rate: submissions cluster in weekday working hours, with
+ * a trickle at night and on weekends (scripts and sweeps).
+ */
+static double
+arrival_rate(int64_t t)
+{
+	double		h = hour_of_day(t);
+
+	if (day_of_week(t) >= 5)
+		return 0.25;
+	return h >= 8 && h < 19 ? 1.0 : 0.30;
+}
+
+/* ------------------------------------------------------------------------
+ * Output.
+ */
+static bool
+make_dir(const char *path)
+{
+	char		buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+	{
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return false;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) == 0 || errno == EEXIST;
+}
+
+static FILE *
+open_out(const char *dir, const char *file)
+{
+	char		path[1024];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	if (f == NULL)
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static bool
+close_out(FILE *f)
+{
+	bool		ok = !ferror(f);
+
+	return fclose(f) == 0 && ok;
+}
+
+static bool
+write_scenario_csv(const char *dir, const char *name, const char *description,
+				   int64_t start, int64_t end)
+{
+	FILE	   *f = open_out(dir, "scenario.csv");
+	char		a[64],
+				b[64];
+
+	if (f == NULL)
+		return false;
+	format_ts(a, sizeof(a), start);
+	format_ts(b, sizeof(b), end);
+	fprintf(f, "key,value\n");
+	fprintf(f, "name,%s\n", name);
+	/* The description is free text: quote it, commas included. */
+	fprintf(f, "description,\"%s\"\n", description);
+	fprintf(f, "start,%s\nend,%s\n", a, b);
+	fprintf(f, "step_minutes,30\nhorizon_hours,24\nreplan_minutes,30\n");
+	fprintf(f, "penalty,8\nhalf_life_hours,12\n");
+	return close_out(f);
+}
+
+static bool
+write_gpus_csv(const char *dir, const char *pool, int nodes, int per_node)
+{
+	FILE	   *f = open_out(dir, "gpus.csv");
+
+	if (f == NULL)
+		return false;
+	fprintf(f, "pool,node,gpus\n");
+	for (int n = 0; n < nodes; n++)
+		fprintf(f, "%s,node%02d,%d\n", pool, n + 1, per_node);
+	return close_out(f);
+}
+
+static void
+write_service_row(FILE *f, const service_spec *sv, const char *pool, int priority)
+{
+	fprintf(f, "%s,%s,%d,%g,%d,%d,%d\n", sv->name, pool, priority,
+			sv->capacity_per_gpu, sv->churn_limit, sv->min_gpus, sv->max_gpus);
+}
+
+static int
+cmp_submit(const void *a, const void *b)
+{
+	const gen_job *x = a;
+	const gen_job *y = b;
+
+	return (x->submit > y->submit) - (x->submit < y->submit);
+}
+
+static bool
+write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n)
+{
+	FILE	   *f = open_out(dir, "jobs.csv");
+	char		ts[64];
+
+	if (f == NULL)
+		return false;
+	/* A stable sort key: equal submit times keep their generation order. */
+	for (int i = 1; i < n; i++)
+	{
+		gen_job		x = jobs[i];
+		int			k = i - 1;
+
+		while (k >= 0 && cmp_submit(&jobs[k], &x) > 0)
+		{
+			jobs[k + 1] = jobs[k];
+			k--;
+		}
+		jobs[k + 1] = x;
+	}
+	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n");
+	for (int i = 0; i < n; i++)
+	{
+		format_ts(ts, sizeof(ts), jobs[i].submit);
+		fprintf(f, "j%03d,%s,%s,%d,%s,%d,%d,%.2f,%s\n", i + 1, jobs[i].kind, pool,
+				jobs[i].priority, ts, jobs[i].gpus_min, jobs[i].gpus_max,
+				jobs[i].work, jobs[i].features);
+	}
+	return close_out(f);
+}
+
+/* ------------------------------------------------------------------------
+ * Synthetic scenarios.
+ */
+
+/*
+ * Weekday level: trough at night, a smooth peak in the afternoon; on
+ * weekends the swing above the trough shrinks by weekend_factor.
+ */
+static double
+service_level(const service_spec *sv, int64_t t)
+{
+	double		phase = 2.0 * M_PI * (hour_of_day(t) - sv->peak_hour) / 24.0;
+	double		shape = pow((1.0 + cos(phase)) / 2.0, 2.0);
+	double		swing = (sv->peak_gpus - sv->trough_gpus) * shape;
+
+	if (day_of_week(t) >= 5)
+		swing *= sv->weekend_factor;
+	return sv->trough_gpus + swing;
+}
+
+static bool
+write_synthetic_demand(const char *dir, const scenario_spec *s, rng *r,
+					   int64_t start, int64_t end)
+{
+	FILE	   *f = open_out(dir, "demand.csv");
+	char		ts[64];
+
+	if (f == NULL)
+		return false;
+	fprintf(f, "service,ts,traffic\n");
+	for (int i = 0; i < s->n_services; i++)
+	{
+		const service_spec *sv = &s->services[i];
+		double		e = 0;
+
+		for (int64_t t = start - HISTORY_DAYS * 1440; t < end; t += 60)
+		{
+			/* AR(1) noise: busy hours come in runs, as real traffic does. */
+			e = 0.6 * e + sv->noise_sigma * rng_normal(r);
+			format_ts(ts, sizeof(ts), t);
+			fprintf(f, "%s,%s,%.1f\n", sv->name, ts,
+					fmax(0.0, service_level(sv, t) * exp(e)) * sv->capacity_per_gpu);
+		}
+	}
+	return close_out(f);
+}
+
+static bool
+write_synthetic_history(const char *dir, const scenario_spec *s, rng *r, int pool_gpus)
+{
+	FILE	   *f = open_out(dir, "history.csv");
+	double		weights[32];
+	int			n_all = s->n_templates + s->n_burst_templates;
+	const job_template *all[32];
+
+	if (f == NULL)
+		return false;
+	/* Burst kinds have history too: the cluster has run them before. */
+	for (int i = 0; i < s->n_templates; i++)
+	{
+		all[i] = &s->templates[i];
+		weights[i] = s->templates[i].weight;
+	}
+	for (int i = 0; i < s->n_burst_templates; i++)
+	{
+		all[s->n_templates + i] = &s->burst[i];
+		weights[s->n_templates + i] = s->burst[i].weight;
+	}
+	fprintf(f, "job,kind,pool,gpus,features,actual_hours\n");
+	for (int i = 0; i < s->history_jobs; i++)
+	{
+		gen_job		j;
+		int			gpus;
+
+		make_job(r, all[rng_pick(r, weights, n_all)], pool_gpus, &j);
+		/* It ran on some block between its minimum and maximum. */
+		gpus = j.gpus_min;
+		while (gpus < j.gpus_max && rng_uniform(r) < 0.5)
+			gpus <<= 1;
+		fprintf(f, "h%03d,%s,a100,%d,%s,%.3f\n", i + 1, j.kind, gpus, j.features,
+				j.work / gpus);
+	}
+	return close_out(f);
+}
+
+/*
+ * Offered load of a scenario, for tuning and for the README: batch work
+ * against the pool's GPU-hours, and the services' demand in GPUs (traffic
+ * over capacity, rounded up per hour) read back from what was written.
+ */
+static void
+print_stats(const char *dir, const char *name, int pool_gpus, int64_t start,
+			int64_t end, const gen_job *jobs, int n)
+{
+	double		work = 0;
+	double		demand = 0;
+	double		peak = 0;
+	char		path[1100];
+	char		line[LINE_LEN];
+	char		names[8][64];
+	double		caps[8];
+	int			n_sv = 0;
+	double		hours = (double) (end - start) / 60.0;
+	FILE	   *f;
+
+	for (int i = 0; i < n; i++)
+		work += jobs[i].work;
+	snprintf(path, sizeof(path), "%s/services.csv", dir);
+	f = fopen(path, "r");
+	while (f != NULL && n_sv < 8 && fgets(line, sizeof(line), f))
+	{
+		char	   *c = strchr(line, ',');
+		double		prio,
+					cap;
+
+		if (c == NULL || sscanf(strchr(c + 1, ','), ",%lf,%lf", &prio, &cap) != 2)
+			continue;
+		*c = '\0';
+		snprintf(names[n_sv], sizeof(names[n_sv]), "%.63s", line);
+		caps[n_sv++] = cap;
+	}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/demand.csv", dir);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f))
+	{
+		char	   *c1 = strchr(line, ',');
+		char	   *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+		int64_t		t;
+
+		if (c2 == NULL)
+			continue;
+		*c1 = '\0';
+		*c2 = '\0';
+		if (!parse_ts(c1 + 1, &t) || t < start || t >= end)
+			continue;
+		for (int s = 0; s < n_sv; s++)
+			if (strcmp(names[s], line) == 0)
+			{
+				double		gpus = ceil(atof(c2 + 1) / caps[s] - 1e-9);
+
+				demand += gpus;
+				peak = fmax(peak, gpus);
+			}
+	}
+	if (f)
+		fclose(f);
+	fprintf(stderr, "%-20s jobs %3d  batch work %6.0f GPU-h  service %5.0f GPU-h (peak %2.0f)  "
+			"capacity %6.0f GPU-h  load %.2f\n",
+			name, n, work, demand, peak, pool_gpus * hours,
+			(work + demand) / (pool_gpus * hours));
+}
+
+static bool
+generate_synthetic(const char *out, const scenario_spec *s, bool stats)
+{
+	char		dir[1024];
+	int			pool_gpus = s->nodes * s->gpus_per_node;
+	int64_t		start,
+				end;
+	rng			r_demand = {s->seed * 4 + 1};
+	rng			r_jobs = {s->seed * 4 + 2};
+	rng			r_hist = {s->seed * 4 + 3};
+	gen_job    *jobs;
+	int			n = 0;
+	FILE	   *f;
+	double		weights[32];
+	bool		ok = true;
+
+	if (!parse_ts(s->start, &start))
+		return false;
+	end = start + (int64_t) s->days * 1440;
+	snprintf(dir, sizeof(dir), "%s/%s", out, s->dir);
+	if (!make_dir(dir))
+	{
+		fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+		return false;
+	}
+	ok &= write_scenario_csv(dir, s->dir, s->description, start, end);
+	ok &= write_gpus_csv(dir, "a100", s->nodes, s->gpus_per_node);
+
+	f = open_out(dir, "services.csv");
+	if (f == NULL)
+		return false;
+	fprintf(f, "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n");
+	for (int i = 0; i < s->n_services; i++)
+		write_service_row(f, &s->services[i], "a100",
+						  s->equal_priority ? 1 : s->services[i].priority);
+	ok &= close_out(f);
+	ok &= write_synthetic_demand(dir, s, &r_demand, start, end);
+
+	jobs = calloc(MAX_JOBS, sizeof(gen_job));
+	if (jobs == NULL)
+		return false;
+	for (int i = 0; i < s->n_templates; i++)
+		weights[i] = s->templates[i].weight;
+	for (int i = 0; i < s->backlog + s->n_jobs && n < MAX_JOBS; i++)
+	{
+		gen_job    *j = &jobs[n++];
+		int			prio;
+
+		make_job(&r_jobs, &s->templates[rng_pick(&r_jobs, weights, s->n_templates)],
+				 pool_gpus, j);
+		/* Drawn for every job, so equal-priority variants keep the same jobs. */
+		prio = draw_priority(&r_jobs);
+		if (j->priority == 0)
+			j->priority = prio;
+		if (i < s->backlog)
+			j->submit = start;
+		else
+		{
+			/* Thinning: uniform times accepted with the relative rate. */
+			int64_t		t;
+
+			do
+				t = start + (int64_t) (rng_uniform(&r_jobs) * (double) (end - start - 120));
+			while (rng_uniform(&r_jobs) >= arrival_rate(t));
+			j->submit = t;
+		}
+	}
+	for (int i = 0; i < s->burst_jobs && n < MAX_JOBS; i++)
+	{
+		gen_job    *j = &jobs[n++];
+		double		bw[32];
+		int			prio;
+
+		for (int k = 0; k < s->n_burst_templates; k++)
+			bw[k] = s->burst[k].weight;
+		make_job(&r_jobs, &s->burst[rng_pick(&r_jobs, bw, s->n_burst_templates)],
+				 pool_gpus, j);
+		prio = draw_priority(&r_jobs);
+		if (j->priority == 0)
+			j->priority = prio;
+		j->submit = start + (int64_t) ((s->burst_at_h + rng_uniform(&r_jobs) * s->burst_len_h) * 60.0);
+	}
+	if (s->equal_priority)
+		for (int i = 0; i < n; i++)
+			jobs[i].priority = 1;
+	ok &= write_jobs_csv(dir, "a100", jobs, n);
+	ok &= write_synthetic_history(dir, s, &r_hist, pool_gpus);
+	if (stats)
+		print_stats(dir, s->dir, pool_gpus, start, end, jobs, n);
+	free(jobs);
+	return ok;
+}
+
+/* ------------------------------------------------------------------------
+ * The scenario set.  Capacities are requests per GPU-hour; levels are in
+ * GPUs, so a level of 6 with capacity 400 is 2400 requests an hour.
+ */
+
+/* (1) training-heavy, 8 GPUs: a chat service with a high peak and a low night. */
+static const service_spec s1_services[] = {
+	{"chat", 4, 400, 2, 1, 8, 1.3, 5.3, 14, 0.6, 0.05},
+};
+static const job_template s1_jobs[] = {
+	{0.35, "training", "lora_sft", 7, 14, 40, 250, 1, 2, 0},
+	{0.15, "training", "qlora_sft", 32, 72, 10, 50, 1, 1, 0},
+	{0.20, "training", "full_sft", 1.5, 7, 60, 400, 1, 2, 0},
+	{0.15, "training", "lora_dpo", 7, 8, 20, 120, 1, 2, 0},
+	{0.10, "training", "lora_rlvr", 7, 8, 5, 25, 1, 2, 0},
+	{0.05, "batch_inference", NULL, 7, 8, 300, 2000, 1, 2, 0},
+};
+
+/* (2) mixed control, 8 GPUs, all four kinds. */
+static const service_spec s2_services[] = {
+	{"chat", 4, 400, 2, 1, 6, 0.9, 3.2, 14, 0.6, 0.08},
+};
+static const job_template s2_jobs[] = {
+	{0.25, "training", "lora_sft", 7, 14, 40, 230, 1, 2, 0},
+	{0.15, "training", "full_sft", 1.5, 8, 60, 380, 1, 1, 0},
+	{0.05, "training", "lora_dpo", 7, 8, 19, 120, 1, 1, 0},
+	{0.30, "batch_inference", NULL, 7, 72, 120, 1150, 1, 2, 0},
+	{0.25, "quantization", "awq", 7, 72, 0, 0, 1, 0, 0},
+};
+
+/* (3) a quantization burst over steady training. */
+static const service_spec s3_services[] = {
+	{"chat", 4, 400, 2, 1, 6, 0.9, 3.0, 14, 0.6, 0.08},
+};
+static const job_template s3_jobs[] = {
+	{0.45, "training", "lora_sft", 7, 14, 40, 230, 1, 2, 0},
+	{0.25, "training", "full_sft", 3, 8, 50, 300, 1, 1, 0},
+	{0.15, "training", "lora_dpo", 7, 14, 15, 100, 1, 1, 0},
+	{0.15, "batch_inference", NULL, 7, 14, 80, 500, 1, 2, 0},
+};
+static const job_template s3_burst[] = {
+	{0.45, "quantization", "awq", 7, 72, 0, 0, 1, 0, 5},
+	{0.35, "quantization", "gptq", 7, 72, 0, 0, 1, 0, 5},
+	{0.20, "quantization", "bitsandbytes", 7, 72, 0, 0, 1, 0, 3},
+};
+
+/* (4) batch-inference heavy, two services with different daily phases. */
+static const service_spec s4_services[] = {
+	{"chat", 4, 400, 2, 1, 5, 0.7, 2.6, 14, 0.6, 0.08},
+	{"code", 4, 250, 1, 0, 4, 0.2, 2.0, 10, 0.3, 0.10},
+};
+static const job_template s4_jobs[] = {
+	{0.40, "batch_inference", NULL, 7, 14, 210, 2080, 1, 3, 0},
+	{0.30, "batch_inference", NULL, 32, 72, 80, 630, 1, 2, 0},
+	{0.20, "training", "lora_sft", 7, 14, 40, 250, 1, 2, 0},
+	{0.10, "quantization", "gptq", 7, 32, 0, 0, 1, 0, 0},
+};
+
+/* (5) large power-of-two shapes on 16 GPUs: 8-GPU blocks among small jobs. */
+static const service_spec s5_services[] = {
+	{"chat", 4, 400, 2, 1, 8, 1.0, 4.0, 14, 0.6, 0.07},
+};
+static const job_template s5_jobs[] = {
+	{0.20, "training", "full_cpt", 7, 8, 350, 1160, 8, 1, 0},
+	{0.15, "training", "full_sft", 13, 14, 70, 350, 4, 1, 0},
+	{0.35, "training", "lora_sft", 7, 14, 20, 120, 1, 1, 0},
+	{0.20, "batch_inference", NULL, 7, 14, 70, 470, 1, 1, 0},
+	{0.10, "quantization", "awq", 7, 32, 0, 0, 1, 0, 0},
+};
+
+/* (6) scale: 64 GPUs, 30 jobs, two services. */
+static const service_spec s6_services[] = {
+	{"chat", 4, 400, 4, 2, 24, 3.0, 12.0, 14, 0.6, 0.06},
+	{"code", 4, 250, 2, 1, 12, 1.0, 6.0, 10, 0.3, 0.08},
+};
+static const job_template s6_jobs[] = {
+	{0.25, "training", "full_sft", 13, 72, 30, 210, 4, 1, 0},
+	{0.15, "training", "full_cpt", 7, 14, 430, 1710, 8, 1, 0},
+	{0.25, "training", "lora_sft", 32, 72, 30, 170, 4, 2, 0},
+	{0.25, "batch_inference", NULL, 32, 72, 140, 1140, 4, 2, 0},
+	{0.10, "quantization", "gptq", 32, 72, 0, 0, 1, 0, 0},
+};
+
+static const scenario_spec scenarios[] = {
+	{"01_training_heavy",
+		"8 GPUs; a chat service needing about 6 GPUs in the afternoon and 2 at night; "
+		"plentiful training work of 1-8 GPUs. Stresses the static reservation of the daily peak.",
+		101, "2026-03-02 00:00", 4, 1, 8, s1_services, 1, s1_jobs, 6, 30, 4,
+	NULL, 0, 0, 0, 0, false, 60},
+	{"02_mixed",
+		"8 GPUs; one chat service; training, batch inference and quantization mixed. "
+		"The control: moderate contention of every kind.",
+		202, "2026-03-02 00:00", 4, 1, 8, s2_services, 1, s2_jobs, 5, 34, 3,
+	NULL, 0, 0, 0, 0, false, 60},
+	{"03_quant_burst",
+		"8 GPUs; steady training and batch inference, then 14 quantization jobs of a new "
+		"model release within 3 hours on day 2. Stresses short urgent jobs behind long "
+		"non-preemptible ones.",
+		303, "2026-03-02 00:00", 4, 1, 8, s3_services, 1, s3_jobs, 4, 22, 3,
+	s3_burst, 3, 14, 34, 3, false, 60},
+	{"04_inference_heavy",
+		"8 GPUs; two services with different daily phases; mostly batch inference with "
+		"wide size ranges. Stresses size choice and packing around two demand curves.",
+		404, "2026-03-02 00:00", 4, 1, 8, s4_services, 2, s4_jobs, 4, 30, 3,
+	NULL, 0, 0, 0, 0, false, 60},
+	{"05_large_shapes",
+		"16 GPUs (2 nodes); 8- and 16-GPU continued pre-training and 4-GPU fine-tunes "
+		"among many 1-2 GPU jobs. Stresses aligned-block fragmentation.",
+		505, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s5_jobs, 5, 34, 3,
+	NULL, 0, 0, 0, 0, false, 60},
+	{"06_scale_64",
+		"64 GPUs (8 nodes); two services; 30 jobs of 4-32 GPUs over 3 days. "
+		"Stresses solve time and ordering at scale with spare capacity.",
+		606, "2026-03-02 00:00", 3, 8, 8, s6_services, 2, s6_jobs, 5, 26, 4,
+	NULL, 0, 0, 0, 0, false, 60},
+	{"07_equal_priority",
+		"Scenario 2 with every priority (jobs and service) equal to 1. "
+		"Isolates packing and reservation from priority ordering.",
+		202, "2026-03-02 00:00", 4, 1, 8, s2_services, 1, s2_jobs, 5, 34, 3,
+	NULL, 0, 0, 0, 0, true, 60},
+};
+
+#define N_SCENARIOS (int) (sizeof(scenarios) / sizeof(scenarios[0]))
+
+/* ------------------------------------------------------------------------
+ * Scenario 8: the real week.
+ */
+#define REAL_DIR "08_real_week"
+#define REAL_SEED 808
+#define REAL_VC "11cb48"
+#define REAL_START "2024-12-01 00:00"
+#define REAL_DAYS 7
+#define REAL_NODES 8
+#define REAL_SERVICE_PEAK 16.0
+#define REAL_MAX_JOB_GPUS 32
+#define REAL_MIN_HISTORY_DAYS 14
+#define REAL_HISTORY_JOBS 300
+
+typedef struct philly_job
+{
+	int64_t		submit_s;
+	int			gpus;			/* rounded up to a power of two, capped */
+	double		duration_s;
+	char		family[32];
+	int			batch_size;
+} philly_job;
+
+/*
+ * Approximate parameter counts of the trace's model families, billions
+ * (ResNet-18/50 and CycleGAN as published; the rest are the sizes of the
+ * usual reference implementations, to the nearest order of magnitude).
+ */
+static double
+family_params_b(const char *family)
+{
+	if (strncmp(family, "ResNet-18", 9) == 0)
+		return 0.0117;
+	if (strncmp(family, "ResNet-50", 9) == 0)
+		return 0.0256;
+	if (strncmp(family, "Transformer", 11) == 0)
+		return 0.065;
+	if (strncmp(family, "LM", 2) == 0)
+		return 0.03;
+	if (strncmp(family, "Recommendation", 14) == 0)
+		return 0.01;
+	if (strncmp(family, "CycleGAN", 8) == 0)
+		return 0.0114;
+	return 0.001;				/* A3C */
+}
+
+static int
+read_philly(const char *path, philly_job **out)
+{
+	FILE	   *f = fopen(path, "r");
+	char		line[LINE_LEN];
+	int			cap = 4096;
+	int			n = 0;
+	philly_job *jobs;
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	jobs = malloc(sizeof(philly_job) * cap);
+	if (jobs == NULL)
+	{
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) && n < cap)
+	{
+		long long	id,
+					submit;
+		int			gpus,
+					exact;
+		double		dur;
+		char		type[64] = "";
+		char	   *bs;
+
+		if (sscanf(line, "%lld,%lld,%d,%lf,%d,%63[^\n]", &id, &submit, &gpus, &dur,
+				   &exact, type) != 6)
+			continue;			/* the header */
+		jobs[n].submit_s = submit;
+		jobs[n].gpus = pow2_ceil(gpus);
+		if (jobs[n].gpus > REAL_MAX_JOB_GPUS)
+			jobs[n].gpus = REAL_MAX_JOB_GPUS;
+		jobs[n].duration_s = dur;
+		snprintf(jobs[n].family, sizeof(jobs[n].family), "%s", type);
+		bs = strstr(type, "batch size ");
+		jobs[n].batch_size = bs ? atoi(bs + 11) : 0;
+		n++;
+	}
+	fclose(f);
+	*out = jobs;
+	return n;
+}
+
+/*
+ * The trace carries no features, only a model family and a batch size.  A
+ * user would declare the size of the run (samples times epochs); we stand in
+ * for that with a token count proportional to the job's true V100 GPU-hours,
+ * times a log-normal declaration error of sigma 0.5, so the estimator sees
+ * information about the work but not the duration itself.
+ */
+static void
+philly_features(rng *r, const philly_job *p, char *buf, size_t len)
+{
+	double		params = family_params_b(p->family);
+	double		gpu_hours = p->duration_s / 3600.0 * p->gpus;
+	/* Tokens a V100 at 30% of its 125 TFLOP/s processes in those GPU-hours. */
+	double		tokens_m = gpu_hours * 3600.0 * 125e12 * 0.30 /
+		(6.0 * params * 1e9) / 1e6 * rng_factor(r, 0.5);
+	int			n;
+
+	n = snprintf(buf, len, "variant=full_sft;params_b=%g;tokens_m=%.0f;gpu_model=v100;precision=fp16",
+				 params, fmax(1.0, tokens_m));
+	if (p->batch_size > 0 && n > 0 && (size_t) n < len)
+		snprintf(buf + n, len - n, ";batch_size=%d", p->batch_size);
+}
+
+static bool
+generate_real(const char *out, const char *data, bool stats)
+{
+	char		dir[1024];
+	char		path[1100];
+	char		line[LINE_LEN];
+	char		ts[64];
+	philly_job *pj;
+	int			np;
+	int64_t		start,
+				end;
+	int64_t		last_submit = 0;
+	int64_t		week_s = REAL_DAYS * 86400;
+	int			best_day = -1;
+	double		best_load = -1;
+	double		scale = 0;
+	FILE	   *f,
+			   *g;
+	rng			r = {REAL_SEED};
+	gen_job    *jobs;
+	int			n = 0;
+	bool		ok = true;
+
+	snprintf(path, sizeof(path), "%s/philly_jobs/%s_jobs.csv", data, REAL_VC);
+	np = read_philly(path, &pj);
+	if (np <= 0)
+		return false;
+	for (int i = 0; i < np; i++)
+		if (pj[i].submit_s > last_submit)
+			last_submit = pj[i].submit_s;
+
+	/*
+	 * The busiest week: of the day-aligned 7-day windows that leave at least
+	 * two weeks of trace before them, the one whose arrivals ask for the most
+	 * GPU-hours inside the window.
+	 */
+	for (int day = REAL_MIN_HISTORY_DAYS; (int64_t) (day + REAL_DAYS) * 86400 <= last_submit; day++)
+	{
+		int64_t		a = (int64_t) day * 86400;
+		double		load = 0;
+
+		for (int i = 0; i < np; i++)
+			if (pj[i].submit_s >= a && pj[i].submit_s < a + week_s)
+				load += pj[i].gpus * fmin(pj[i].duration_s, (double) (a + week_s - pj[i].submit_s)) / 3600.0;
+		if (load > best_load)
+		{
+			best_load = load;
+			best_day = day;
+		}
+	}
+	if (best_day < 0)
+	{
+		fprintf(stderr, "%s: no week with two weeks of history\n", path);
+		free(pj);
+		return false;
+	}
+
+	parse_ts(REAL_START, &start);
+	end = start + REAL_DAYS * 1440;
+	snprintf(dir, sizeof(dir), "%s/%s", out, REAL_DIR);
+	if (!make_dir(dir))
+	{
+		free(pj);
+		return false;
+	}
+	{
+		char		desc[512];
+
+		snprintf(desc, sizeof(desc),
+				 "64 GPUs (8 nodes); Microsoft Philly arrivals of virtual cluster %s, trace days "
+				 "%d-%d (its busiest week), and the Alibaba GenAI serving series of 2024-12-01 to "
+				 "2024-12-07 scaled to a 16-GPU peak. Real arrival bursts and heavy-tailed durations.",
+				 REAL_VC, best_day, best_day + REAL_DAYS);
+		ok &= write_scenario_csv(dir, REAL_DIR, desc, start, end);
+	}
+	ok &= write_gpus_csv(dir, "v100", REAL_NODES, 8);
+
+	/*
+	 * Service: sum_exec_seconds / 3600 is the average number of GPUs busy
+	 * serving in the hour.  Traffic is the execution seconds scaled so the
+	 * series' highest hour needs REAL_SERVICE_PEAK GPUs; one GPU serves 3600
+	 * execution seconds an hour.
+	 */
+	snprintf(path, sizeof(path), "%s/genai_inference_requests_hourly.csv", data);
+	for (int pass = 0; pass < 2 && ok; pass++)
+	{
+		f = fopen(path, "r");
+		if (f == NULL)
+		{
+			fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
+			free(pj);
+			return false;
+		}
+		g = pass == 1 ? open_out(dir, "demand.csv") : NULL;
+		if (pass == 1 && g == NULL)
+		{
+			fclose(f);
+			free(pj);
+			return false;
+		}
+		if (g)
+			fprintf(g, "service,ts,traffic\n");
+		while (fgets(line, sizeof(line), f))
+		{
+			int64_t		t;
+			double		req,
+						exec_s;
+			char	   *c1 = strchr(line, ',');
+
+			if (c1 == NULL || sscanf(c1 + 1, "%lf,%lf", &req, &exec_s) != 2)
+				continue;
+			*c1 = '\0';
+			if (!parse_ts(line, &t) || t >= end)
+				continue;
+			if (pass == 0)
+				scale = fmax(scale, exec_s / 3600.0);
+			else
+			{
+				format_ts(ts, sizeof(ts), t);
+				fprintf(g, "genai,%s,%.1f\n", ts, exec_s * REAL_SERVICE_PEAK / scale);
+			}
+		}
+		fclose(f);
+		if (g)
+			ok &= close_out(g);
+	}
+	f = open_out(dir, "services.csv");
+	if (f == NULL)
+	{
+		free(pj);
+		return false;
+	}
+	/*
+	 * The series rises by up to 11 GPUs within an hour, so the service may
+	 * hand over 8 GPUs a step: a tighter limit would make its demand
+	 * impossible to follow for every policy alike.
+	 */
+	fprintf(f, "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n");
+	fprintf(f, "genai,v100,4,3600,8,0,20\n");
+	ok &= close_out(f);
+
+	/* Jobs: the week's arrivals, shifted so the week starts at REAL_START. */
+	jobs = calloc(MAX_JOBS, sizeof(gen_job));
+	if (jobs == NULL)
+	{
+		free(pj);
+		return false;
+	}
+	for (int i = 0; i < np && n < MAX_JOBS; i++)
+	{
+		int64_t		off = pj[i].submit_s - (int64_t) best_day * 86400;
+		gen_job    *j;
+
+		if (off < 0 || off >= week_s)
+			continue;
+		j = &jobs[n++];
+		j->kind = "training";
+		j->submit = start + off / 60;
+		j->gpus_min = j->gpus_max = pj[i].gpus;
+		j->work = pj[i].duration_s / 3600.0 * pj[i].gpus;
+		/* The trace has no priorities: drawn like the synthetic ones. */
+		j->priority = draw_priority(&r);
+		philly_features(&r, &pj[i], j->features, FEATURES_LEN);
+	}
+	ok &= write_jobs_csv(dir, "v100", jobs, n);
+
+	/* History: the most recent jobs that finished before the week began. */
+	f = open_out(dir, "history.csv");
+	if (f == NULL)
+	{
+		free(jobs);
+		free(pj);
+		return false;
+	}
+	fprintf(f, "job,kind,pool,gpus,features,actual_hours\n");
+	{
+		int			written = 0;
+		int			first = np;
+		int			k = 0;
+
+		/* Walk back from the week's start until enough finished jobs are found. */
+		for (int i = np - 1; i >= 0 && written < REAL_HISTORY_JOBS; i--)
+			if (pj[i].submit_s + pj[i].duration_s <= (double) best_day * 86400)
+			{
+				first = i;
+				written++;
+			}
+		for (int i = first; i < np && k < written; i++)
+		{
+			char		feat[FEATURES_LEN];
+
+			if (pj[i].submit_s + pj[i].duration_s > (double) best_day * 86400)
+				continue;
+			philly_features(&r, &pj[i], feat, sizeof(feat));
+			fprintf(f, "h%03d,training,v100,%d,%s,%.3f\n", ++k, pj[i].gpus, feat,
+					pj[i].duration_s / 3600.0);
+		}
+	}
+	ok &= close_out(f);
+	if (stats)
+	{
+		fprintf(stderr, "real week: VC %s, trace days %d-%d, scale %.4f GPUs per exec-GPU\n",
+				REAL_VC, best_day, best_day + REAL_DAYS, REAL_SERVICE_PEAK / scale);
+		print_stats(dir, REAL_DIR, REAL_NODES * 8, start, end, jobs, n);
+	}
+	free(jobs);
+	free(pj);
+	return ok;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *out = "scenarios";
+	const char *data = "data/real";
+	bool		stats = false;
+	bool		ok = true;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+			out = argv[++i];
+		else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
+			data = argv[++i];
+		else if (strcmp(argv[i], "--stats") == 0)
+			stats = true;
+		else
+		{
+			fprintf(stderr, "usage: %s [--out DIR] [--data DIR] [--stats]\n", argv[0]);
+			return 2;
+		}
+	}
+	for (int i = 0; i < N_SCENARIOS; i++)
+		if (!generate_synthetic(out, &scenarios[i], stats))
+		{
+			fprintf(stderr, "failed to write %s\n", scenarios[i].dir);
+			ok = false;
+		}
+	if (!generate_real(out, data, stats))
+	{
+		fprintf(stderr, "failed to write %s\n", REAL_DIR);
+		ok = false;
+	}
+	return ok ? 0 : 1;
+}
