@@ -40,6 +40,11 @@ TO gpualloc_submitter;
 
 -- Readers: the views only.
 GRANT SELECT ON gpualloc.current_allocation, gpualloc.queue TO gpualloc_reader;
+GRANT SELECT ON gpualloc.utilization_hourly, gpualloc.tenant_value_hourly, gpualloc.service_coverage_hourly,
+	gpualloc.queue_plan, gpualloc.plan_history TO gpualloc_reader;
+GRANT EXECUTE ON FUNCTION gpualloc.utilization(timestamptz, timestamptz),
+	gpualloc.tenant_value(timestamptz, timestamptz), gpualloc.service_coverage(timestamptz, timestamptz),
+	gpualloc.plan_svg(bigint) TO gpualloc_reader;
 
 ALTER TABLE gpualloc.jobs ENABLE ROW LEVEL SECURITY;
 
