@@ -19,9 +19,10 @@
  *
  * Improvement, while the time budget lasts (in this order): rebuild with
  * other order variants (other tie-breaks; release order); rebuild with a job
- * that earns less than it could alone promoted to the head of the order
- * (ahead of services too, which is how a service yields to a job whose
- * value exceeds the shortfall it causes); rebuild with a scheduled job
+ * that earns less than it could alone promoted to the head of the jobs
+ * (never ahead of a service: a non-preemptible job would keep a service's
+ * GPUs past the horizon, where the shortfall it causes is not counted, for
+ * value that is mostly only moved earlier; see promote_pass); rebuild with a scheduled job
  * moved to the end of the order (it may have taken the block two others
  * needed); move jobs earlier or resize them;
  * insert jobs that did not fit; exchange a job's place with another's.

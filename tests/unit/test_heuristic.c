@@ -242,6 +242,28 @@ TEST(fast_service_keeps_demand_against_sparser_batch_work)
 	ga_problem_destroy(p);
 }
 
+/*
+ * A job whose density is below the service's is never promoted ahead of it,
+ * even where taking the service's GPU early would raise the plan's
+ * objective: here starting at step 0 earns 10 a step for two steps and the
+ * shortfall costs 8 a step, but the job keeps the GPU for its whole run.
+ */
+TEST(fast_promoted_job_does_not_take_service_demand)
+{
+	ga_problem *p = blank_problem(2, 12, 1, 1);
+	ga_plan    *plan;
+
+	set_job(p, 0, 5, 2, 2, 24, 0, -1);
+	p->services[0].demand[0] = 1;
+	p->services[0].demand[1] = 1;
+	plan = solve_checked(p);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 0), 1);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 1), 1);
+	CHECK_INT_EQ(plan->job_start[0], 2);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 TEST(fast_moldable_job_takes_size_worth_most)
 {
 	ga_problem *p = blank_problem(8, 8, 1, 0);
