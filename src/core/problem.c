@@ -14,6 +14,18 @@ ga_is_pow2(int x)
 }
 
 int
+ga_pow2_floor(int x)
+{
+	int			p = 1;
+
+	if (x < 1)
+		return 0;
+	while (p <= x / 2)
+		p *= 2;
+	return p;
+}
+
+int
 ga_job_duration(const ga_job *job, int gpus)
 {
 	double		steps;

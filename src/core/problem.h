@@ -129,6 +129,9 @@ int			ga_job_duration(const ga_job *job, int gpus);
 /* True when x is a power of two (1, 2, 4, ...). */
 bool		ga_is_pow2(int x);
 
+/* Largest power of two not above x (0 when x < 1): the biggest block a pool of x GPUs holds. */
+int			ga_pow2_floor(int x);
+
 /* Workload index of service s in a plan grid. */
 static inline int
 ga_service_workload(const ga_problem *problem, int s)

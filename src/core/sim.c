@@ -121,16 +121,6 @@ true_duration(const sim_ctx *c, int j, int g)
 
 /* ---- set-up and tear-down ---- */
 
-static int
-pow2_floor(int x)
-{
-	int			p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 static ga_status
 init_jobs(sim_ctx *c)
 {
@@ -146,7 +136,7 @@ init_jobs(sim_ctx *c)
 		job->submit_step = delta <= 0 ? 0 :
 			(int) ((delta + scn->step_minutes - 1) / scn->step_minutes);
 		job->true_steps = sj->work_gpu_hours / c->step_h;
-		job->pool_max = pow2_floor(scn->pools[sj->pool].n_gpus);
+		job->pool_max = ga_pow2_floor(scn->pools[sj->pool].n_gpus);
 		if (sj->gpus_min > job->pool_max)
 			job->state = JOB_NEVER;
 		job->est_version = -1;

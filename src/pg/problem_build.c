@@ -152,19 +152,6 @@ load_gpus(GaBuild *build)
 	}
 }
 
-/* Largest power of two not above n (0 for n < 1). */
-static int
-pow2_floor(int n)
-{
-	int			r = 1;
-
-	if (n < 1)
-		return 0;
-	while (r <= n / 2)
-		r *= 2;
-	return r;
-}
-
 /*
  * Queued and running jobs.  A queued job that already holds a block in force
  * (committed by an earlier plan or by submit_job's fast path) is pinned there
@@ -198,7 +185,7 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	pool = &build->problem->pools[job->pool];
 	job->priority = float_column(row, 4, 1);
 	job->gpus_min = int_column(row, 5, 1);
-	job->gpus_max = Min(int_column(row, 6, 1), Max(pow2_floor(pool->n_gpus), 1));
+	job->gpus_max = Min(int_column(row, 6, 1), Max(ga_pow2_floor(pool->n_gpus), 1));
 	if (job->gpus_min > job->gpus_max)
 		job->gpus_max = job->gpus_min;	/* cannot fit: the solver leaves it out */
 	/* a running job with no estimate is assumed to outlast the horizon */
