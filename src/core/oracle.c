@@ -1,12 +1,22 @@
 /*
- * oracle.c — the LP bounds of oracle.h, in GLPK.
+ * oracle.c — the bounds of oracle.h: a time-indexed model of the whole
+ * window, solved by column generation in GLPK and reported as a Lagrangian
+ * bound that is valid whatever the solver's accuracy.
  */
 #include "oracle.h"
 
 #include <glpk.h>
 #include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Sizes per job: powers of two up to the largest pool, 2^0 .. 2^15. */
+#define ORC_MAX_SIZES 16
+
+/* Each of the four programs stops generating columns after this long. */
+#define ORC_PROGRAM_MS 6000.0
 
 typedef enum lp_kind
 {
@@ -16,22 +26,34 @@ typedef enum lp_kind
 	LP_DONE_JOBS
 } lp_kind;
 
-/* The relaxation's data, shared by the four programs. */
+/*
+ * A block-counting row family: in pool `pool`, jobs of at least `size` GPUs
+ * fill whole aligned blocks of `size`, of which the pool has `blocks`.
+ */
+typedef struct orc_level
+{
+	int			pool;
+	int			size;
+	int			blocks;
+} orc_level;
+
+/* The model's data, shared by the four programs. */
 typedef struct orc
 {
 	const ga_scenario *scn;
 	int			T;
-	int			n_int;			/* intervals */
-	int		   *bound;			/* [n_int + 1] interval boundaries in steps */
-	int			n_jobs;			/* jobs that take part */
+	int			n_jobs;			/* jobs that can start inside the window */
 	int		   *job;			/* [n_jobs] scenario index */
-	int		   *first_int;		/* [n_jobs] first interval after release */
-	double	   *cap;			/* [n_jobs] GPUs at once */
-	double	   *work;			/* [n_jobs] true work, GPU-steps */
-	double	   *occupy;			/* [n_jobs] U_j */
-	double	   *served_cap;		/* [n_services * n_int] */
+	int		   *release;		/* [n_jobs] first step a start is possible */
+	int		   *n_sizes;		/* [n_jobs] */
+	int		   *size;			/* [n_jobs * ORC_MAX_SIZES] allowed sizes */
+	int		   *dur;			/* [n_jobs * ORC_MAX_SIZES] true steps */
+	int			n_levels;
+	orc_level  *level;
+	int			n_series;		/* capacity series: pools, then levels */
+	double	   *served_cap;		/* [n_services * T] */
 	double		demanded;		/* GPU-steps of true demand */
-	double		servable;		/* ... up to max_gpus and pool size */
+	double		servable;		/* ... up to max_gpus */
 } orc;
 
 static int
@@ -44,6 +66,7 @@ pow2_floor(int x)
 	return p;
 }
 
+/* The simulator's visibility rule: the first step boundary at or after. */
 static int
 release_step(const ga_scenario *scn, const ga_scn_job *j)
 {
@@ -52,48 +75,75 @@ release_step(const ga_scenario *scn, const ga_scn_job *j)
 	return d <= 0 ? 0 : (int) ((d + scn->step_minutes - 1) / scn->step_minutes);
 }
 
+/*
+ * True duration at g GPUs, computed exactly as the simulator does: the
+ * model must never let a job finish sooner than it really can.
+ */
 static int
-int_cmp(const void *a, const void *b)
+true_duration(const ga_scenario *scn, const ga_scn_job *sj, int g)
 {
-	return *(const int *) a - *(const int *) b;
+	double		step_h = scn->step_minutes / 60.0;
+	double		true_steps = sj->work_gpu_hours / step_h;
+	double		d = ceil(true_steps / g - 1e-9);
+
+	return d < 1 ? 1 : (int) d;
 }
 
-/* Job data: caps, work, U_j, release intervals. */
+/* Job data: release step and every legal size with its true duration. */
 static void
 orc_jobs(orc *o)
 {
 	const ga_scenario *scn = o->scn;
-	double		step_h = scn->step_minutes / 60.0;
 
 	for (int j = 0; j < scn->n_jobs; j++)
 	{
 		const ga_scn_job *sj = &scn->jobs[j];
 		int			pmax = pow2_floor(scn->pools[sj->pool].n_gpus);
+		int			hi = sj->gpus_max < pmax ? sj->gpus_max : pmax;
 		int			r = release_step(scn, sj);
 		int			k = o->n_jobs;
-		int			hi = sj->gpus_max < pmax ? sj->gpus_max : pmax;
+		int			n = 0;
 
-		if (r >= o->T || sj->gpus_min > pmax)
+		if (r >= o->T)
 			continue;
+		for (int g = 1; g <= hi && n < ORC_MAX_SIZES; g *= 2)
+			if (g >= sj->gpus_min)
+			{
+				o->size[k * ORC_MAX_SIZES + n] = g;
+				o->dur[k * ORC_MAX_SIZES + n] = true_duration(scn, sj, g);
+				n++;
+			}
+		if (n == 0)
+			continue;			/* no legal block: it can never start */
 		o->job[k] = j;
-		o->cap[k] = hi;
-		o->work[k] = sj->work_gpu_hours / step_h;
-		o->occupy[k] = 0;
-		for (int g = sj->gpus_min; g <= hi; g *= 2)
-		{
-			double		u = g * fmax(1.0, ceil(o->work[k] / g - 1e-9));
-
-			if (u > o->occupy[k])
-				o->occupy[k] = u;
-		}
-		o->first_int[k] = 0;
-		while (o->bound[o->first_int[k]] < r)
-			o->first_int[k]++;
+		o->release[k] = r;
+		o->n_sizes[k] = n;
 		o->n_jobs++;
 	}
 }
 
-/* Serving caps per service and interval, and the coverage bound. */
+/*
+ * Block-counting rows that the pool capacity does not already imply: in a
+ * pool of G GPUs there are floor(G / g) aligned blocks of g, which is less
+ * than G / g only when g does not divide G.
+ */
+static void
+orc_levels(orc *o)
+{
+	const ga_scenario *scn = o->scn;
+
+	for (int p = 0; p < scn->n_pools; p++)
+	{
+		int			G = scn->pools[p].n_gpus;
+
+		for (int g = 2; g <= G; g *= 2)
+			if (G % g != 0)
+				o->level[o->n_levels++] = (orc_level) {p, g, G / g};
+	}
+	o->n_series = scn->n_pools + o->n_levels;
+}
+
+/* Serving caps per service and step, and the coverage bound. */
 static void
 orc_services(orc *o)
 {
@@ -103,20 +153,14 @@ orc_services(orc *o)
 	{
 		const ga_scn_service *svc = &scn->services[s];
 
-		for (int i = 0; i < o->n_int; i++)
+		for (int t = 0; t < o->T; t++)
 		{
-			double		sum = 0;
+			int			d = ga_scenario_true_demand(scn, s, scn->start + (int64_t) t * scn->step_minutes);
+			int			c = d < svc->max_gpus ? d : svc->max_gpus;
 
-			for (int t = o->bound[i]; t < o->bound[i + 1]; t++)
-			{
-				int			d = ga_scenario_true_demand(scn, s, scn->start + (int64_t) t * scn->step_minutes);
-				int			c = d < svc->max_gpus ? d : svc->max_gpus;
-
-				o->demanded += d;
-				sum += c;
-			}
-			o->served_cap[(size_t) s * o->n_int + i] = sum;
-			o->servable += sum;
+			o->demanded += d;
+			o->served_cap[(size_t) s * o->T + t] = c;
+			o->servable += c;
 		}
 	}
 }
@@ -124,221 +168,452 @@ orc_services(orc *o)
 static void
 orc_free(orc *o)
 {
-	free(o->bound);
 	free(o->job);
-	free(o->first_int);
-	free(o->cap);
-	free(o->work);
-	free(o->occupy);
+	free(o->release);
+	free(o->n_sizes);
+	free(o->size);
+	free(o->dur);
+	free(o->level);
 	free(o->served_cap);
 }
 
 static ga_status
 orc_init(orc *o, const ga_scenario *scn, ga_error *err)
 {
-	int			nj = scn->n_jobs > 0 ? scn->n_jobs : 1;
-	int			n = 0;
+	size_t		nj = scn->n_jobs > 0 ? scn->n_jobs : 1;
+	size_t		ns = scn->n_services > 0 ? scn->n_services : 1;
 
 	memset(o, 0, sizeof(*o));
 	o->scn = scn;
 	o->T = ga_scenario_steps(scn);
-	o->bound = malloc(sizeof(int) * (scn->n_jobs + 2));
 	o->job = malloc(sizeof(int) * nj);
-	o->first_int = malloc(sizeof(int) * nj);
-	o->cap = malloc(sizeof(double) * nj);
-	o->work = malloc(sizeof(double) * nj);
-	o->occupy = malloc(sizeof(double) * nj);
-	if (!o->bound || !o->job || !o->first_int || !o->cap || !o->work || !o->occupy)
-	{
-		orc_free(o);
-		return ga_error_set(err, GA_ENOMEM, "out of memory building the oracle");
-	}
-	/* interval boundaries: 0, every release inside the window, T */
-	o->bound[n++] = 0;
-	for (int j = 0; j < scn->n_jobs; j++)
-	{
-		int			r = release_step(scn, &scn->jobs[j]);
-
-		if (r > 0 && r < o->T)
-			o->bound[n++] = r;
-	}
-	qsort(o->bound, n, sizeof(int), int_cmp);
-	o->n_int = 0;
-	for (int i = 0; i < n; i++)
-		if (i == 0 || o->bound[i] != o->bound[i - 1])
-			o->bound[o->n_int++] = o->bound[i];
-	o->bound[o->n_int] = o->T;
-	o->served_cap = calloc((size_t) (scn->n_services > 0 ? scn->n_services : 1) * o->n_int,
-						   sizeof(double));
-	if (o->served_cap == NULL)
+	o->release = malloc(sizeof(int) * nj);
+	o->n_sizes = malloc(sizeof(int) * nj);
+	o->size = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
+	o->dur = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
+	o->level = malloc(sizeof(orc_level) * (scn->n_pools * ORC_MAX_SIZES + 1));
+	o->served_cap = calloc(ns * (o->T > 0 ? o->T : 1), sizeof(double));
+	if (!o->job || !o->release || !o->n_sizes || !o->size || !o->dur ||
+		!o->level || !o->served_cap)
 	{
 		orc_free(o);
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the oracle");
 	}
 	orc_jobs(o);
+	orc_levels(o);
 	orc_services(o);
 	return GA_OK;
 }
 
-/* A growable sparse matrix in GLPK's 1-based triplet form. */
-typedef struct triplets
+/* ---- one program, by column generation ---- */
+
+/*
+ * Rows: capacity of series q at step t is row 1 + q * T + t (pools first,
+ * then block levels); job k's "at most one start" row is 1 + n_series * T + k.
+ * A column is a start of job k at size index i and step s: it holds g GPUs
+ * in every capacity row of its pool, and in every level row of its pool
+ * whose block size is at most g, from s to min(s + dur, T).
+ */
+typedef struct cg
 {
-	int			n;
-	int			cap;
-	int		   *ia;
-	int		   *ja;
-	double	   *ar;
-} triplets;
+	const orc  *o;
+	lp_kind		kind;
+	glp_prob   *lp;
+	double	   *pi;				/* [n_series * T] capacity duals, >= 0 */
+	double	   *prefix;			/* [n_series * (T + 1)] running sums of pi */
+	unsigned char *have;		/* [n_jobs * ORC_MAX_SIZES * T] column added */
+	int		   *new_k;			/* columns found by one pricing pass */
+	int		   *new_i;
+	int		   *new_s;
+	int			n_new;
+	int		   *ind;			/* one column's rows, 1-based */
+	double	   *val;
+	double		bound;			/* best Lagrangian bound so far */
+	double		started_ms;
+	jmp_buf		on_error;
+	char		message[256];
+} cg;
 
-static bool
-trip_add(triplets *m, int row, int col, double v)
+static void
+cg_free(cg *c)
 {
-	if (m->n + 1 >= m->cap)
-	{
-		int			nc = m->cap > 0 ? m->cap * 2 : 1024;
-		int		   *ia = realloc(m->ia, sizeof(int) * nc);
-
-		if (ia == NULL)
-			return false;
-		m->ia = ia;
-		int		   *ja = realloc(m->ja, sizeof(int) * nc);
-
-		if (ja == NULL)
-			return false;
-		m->ja = ja;
-		double	   *ar = realloc(m->ar, sizeof(double) * nc);
-
-		if (ar == NULL)
-			return false;
-		m->ar = ar;
-		m->cap = nc;
-	}
-	m->n++;
-	m->ia[m->n] = row;
-	m->ja[m->n] = col;
-	m->ar[m->n] = v;
-	return true;
+	free(c->pi);
+	free(c->prefix);
+	free(c->have);
+	free(c->new_k);
+	free(c->new_i);
+	free(c->new_s);
+	free(c->ind);
+	free(c->val);
 }
 
-static double
-job_weight(const orc *o, int k, lp_kind kind)
+static bool
+cg_alloc(cg *c, const orc *o, lp_kind kind)
 {
-	const ga_scn_job *sj = &o->scn->jobs[o->job[k]];
+	size_t		nj = o->n_jobs > 0 ? o->n_jobs : 1;
+	size_t		T = o->T > 0 ? o->T : 1;
+	size_t		per_col = (size_t) o->n_series * T + 2;
 
-	switch (kind)
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->kind = kind;
+	c->bound = INFINITY;
+	c->pi = calloc((size_t) o->n_series * T, sizeof(double));
+	c->prefix = calloc((size_t) o->n_series * (T + 1), sizeof(double));
+	c->have = calloc(nj * ORC_MAX_SIZES * T, 1);
+	c->new_k = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
+	c->new_i = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
+	c->new_s = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
+	c->ind = malloc(sizeof(int) * per_col);
+	c->val = malloc(sizeof(double) * per_col);
+	return c->pi && c->prefix && c->have && c->new_k && c->new_i &&
+		c->new_s && c->ind && c->val;
+}
+
+static bool
+is_done_kind(lp_kind kind)
+{
+	return kind == LP_DONE_VALUE || kind == LP_DONE_JOBS;
+}
+
+/* Does series q count a job of g GPUs in pool p? */
+static bool
+series_counts(const orc *o, int q, int p, int g)
+{
+	const orc_level *l;
+
+	if (q < o->scn->n_pools)
+		return q == p;
+	l = &o->level[q - o->scn->n_pools];
+	return l->pool == p && g >= l->size;
+}
+
+/*
+ * What a start of job k at size index i and step s earns in this program.
+ * For the completion programs only a run that ends inside the window
+ * earns anything; the caller never offers the others.
+ */
+static double
+column_obj(const cg *c, int k, int i, int s)
+{
+	const orc  *o = c->o;
+	const ga_scn_job *sj = &o->scn->jobs[o->job[k]];
+	int			g = o->size[k * ORC_MAX_SIZES + i];
+	int			d = o->dur[k * ORC_MAX_SIZES + i];
+	int			e = s + d < o->T ? s + d : o->T;
+
+	switch (c->kind)
 	{
 		case LP_VALUE:
-			return sj->priority;
+			return sj->priority * g * (e - s);
 		case LP_UTIL:
-			return 1;
+			return (double) g * (e - s);
 		case LP_DONE_VALUE:
-			return sj->priority * o->occupy[k];
+			return sj->priority * g * d;
 		case LP_DONE_JOBS:
 			return 1;
 	}
 	return 0;
 }
 
-/* Bounds [0, ub] of a column; GLPK wants a fixed column when ub is 0. */
-static void
-col_upto(glp_prob *lp, int c, double ub)
+/* Capacity the column's GPU-steps cost at the current duals. */
+static double
+column_cost(const cg *c, int k, int i, int s)
 {
-	if (ub > 0)
-		glp_set_col_bnds(lp, c, GLP_DB, 0, ub);
-	else
-		glp_set_col_bnds(lp, c, GLP_FX, 0, 0);
+	const orc  *o = c->o;
+	int			p = o->scn->jobs[o->job[k]].pool;
+	int			g = o->size[k * ORC_MAX_SIZES + i];
+	int			d = o->dur[k * ORC_MAX_SIZES + i];
+	int			e = s + d < o->T ? s + d : o->T;
+	double		cost = 0;
+
+	for (int q = 0; q < o->n_series; q++)
+		if (series_counts(o, q, p, g))
+		{
+			const double *pre = c->prefix + (size_t) q * (o->T + 1);
+
+			cost += g * (pre[e] - pre[s]);
+		}
+	return cost;
 }
 
-/* Columns and entries of one program; rows are laid out by the caller. */
-static bool
-build_lp(const orc *o, glp_prob *lp, lp_kind kind, triplets *m)
+/*
+ * One pricing pass at the current duals.  Returns the Lagrangian bound
+ * sum_rows pi x rhs + sum_jobs max(0, best reduced profit) [+ services],
+ * which holds for any pi >= 0, and queues the best column of every size
+ * whose reduced profit is positive and that is not in the model yet.
+ */
+static double
+price(cg *c)
 {
+	const orc  *o = c->o;
 	const ga_scenario *scn = o->scn;
-	int			cap_row = 0;	/* row of (pool, interval) = 1 + pool * n_int + i */
-	int			job_row = scn->n_pools * o->n_int;	/* + 1 + k */
-	bool		done = kind == LP_DONE_VALUE || kind == LP_DONE_JOBS;
+	int			T = o->T;
+	double		L = 0;
 
-	glp_add_rows(lp, job_row + o->n_jobs);
-	for (int p = 0; p < scn->n_pools; p++)
-		for (int i = 0; i < o->n_int; i++)
-			glp_set_row_bnds(lp, 1 + p * o->n_int + i, GLP_UP, 0,
-							 (double) scn->pools[p].n_gpus * (o->bound[i + 1] - o->bound[i]));
-	for (int k = 0; k < o->n_jobs; k++)
+	for (int q = 0; q < o->n_series; q++)
 	{
-		if (done)
-			glp_set_row_bnds(lp, job_row + 1 + k, GLP_LO, 0, 0);
-		else
-			glp_set_row_bnds(lp, job_row + 1 + k, GLP_UP, 0, o->occupy[k]);
-	}
-	for (int k = 0; k < o->n_jobs; k++)
-	{
-		int			pool = scn->jobs[o->job[k]].pool;
+		double	   *pre = c->prefix + (size_t) q * (T + 1);
+		double		rhs = q < scn->n_pools ? scn->pools[q].n_gpus :
+			(double) o->level[q - scn->n_pools].size * o->level[q - scn->n_pools].blocks;
 
-		for (int i = o->first_int[k]; i < o->n_int; i++)
+		pre[0] = 0;
+		for (int t = 0; t < T; t++)
 		{
-			int			c = glp_add_cols(lp, 1);
-
-			col_upto(lp, c, o->cap[k] * (o->bound[i + 1] - o->bound[i]));
-			if (!done)
-				glp_set_obj_coef(lp, c, job_weight(o, k, kind));
-			cap_row = 1 + pool * o->n_int + i;
-			if (!trip_add(m, cap_row, c, 1) || !trip_add(m, job_row + 1 + k, c, 1))
-				return false;
-		}
-		if (done)
-		{
-			int			c = glp_add_cols(lp, 1);
-
-			glp_set_col_bnds(lp, c, GLP_DB, 0, 1);
-			glp_set_obj_coef(lp, c, job_weight(o, k, kind));
-			if (!trip_add(m, job_row + 1 + k, c, -o->work[k]))
-				return false;
+			pre[t + 1] = pre[t] + c->pi[(size_t) q * T + t];
+			L += c->pi[(size_t) q * T + t] * rhs;
 		}
 	}
-	if (kind != LP_UTIL)
-		return true;
-	for (int s = 0; s < scn->n_services; s++)
-		for (int i = 0; i < o->n_int; i++)
-		{
-			int			c = glp_add_cols(lp, 1);
+	c->n_new = 0;
+	for (int k = 0; k < o->n_jobs; k++)
+	{
+		double		best_job = 0;
 
-			col_upto(lp, c, o->served_cap[(size_t) s * o->n_int + i]);
-			glp_set_obj_coef(lp, c, 1);
-			if (!trip_add(m, 1 + scn->services[s].pool * o->n_int + i, c, 1))
-				return false;
+		for (int i = 0; i < o->n_sizes[k]; i++)
+		{
+			int			last = T - 1;
+			double		best = 1e-9;
+			int			best_s = -1;
+
+			if (is_done_kind(c->kind))
+				last = T - o->dur[k * ORC_MAX_SIZES + i];
+			for (int s = o->release[k]; s <= last; s++)
+			{
+				double		red = column_obj(c, k, i, s) - column_cost(c, k, i, s);
+
+				if (red > best_job)
+					best_job = red;
+				if (red > best)
+				{
+					best = red;
+					best_s = s;
+				}
+			}
+			if (best_s >= 0 && !c->have[((size_t) k * ORC_MAX_SIZES + i) * T + best_s])
+			{
+				c->new_k[c->n_new] = k;
+				c->new_i[c->n_new] = i;
+				c->new_s[c->n_new] = best_s;
+				c->n_new++;
+			}
 		}
-	return true;
+		L += best_job;
+	}
+	if (c->kind == LP_UTIL)
+		for (int s = 0; s < scn->n_services; s++)
+			for (int t = 0; t < T; t++)
+			{
+				double		gain = 1 - c->pi[(size_t) scn->services[s].pool * T + t];
+
+				if (gain > 0)
+					L += gain * o->served_cap[(size_t) s * T + t];
+			}
+	return L;
 }
 
-/* Solve one program; its optimum in *obj (0 when it has no columns). */
-static ga_status
-solve_lp(const orc *o, lp_kind kind, double *obj, ga_error *err)
+/* Rows of the model: capacity per series and step, one start per job. */
+static void
+add_rows(cg *c)
 {
-	glp_prob   *lp = glp_create_prob();
-	triplets	m = {0};
-	glp_smcp	parm;
-	ga_status	rc = GA_OK;
+	const orc  *o = c->o;
+	const ga_scenario *scn = o->scn;
+	int			T = o->T;
 
-	glp_set_obj_dir(lp, GLP_MAX);
-	if (!build_lp(o, lp, kind, &m))
-		rc = ga_error_set(err, GA_ENOMEM, "out of memory building the oracle LP");
-	else if (glp_get_num_cols(lp) == 0)
-		*obj = 0;
-	else
+	glp_add_rows(c->lp, o->n_series * T + o->n_jobs);
+	for (int q = 0; q < o->n_series; q++)
 	{
-		glp_load_matrix(lp, m.n, m.ia, m.ja, m.ar);
-		glp_init_smcp(&parm);
-		parm.msg_lev = GLP_MSG_OFF;
-		parm.presolve = GLP_ON;
-		if (glp_simplex(lp, &parm) != 0 || glp_get_status(lp) != GLP_OPT)
-			rc = ga_error_set(err, GA_ESOLVER, "oracle LP was not solved to optimality");
-		else
-			*obj = glp_get_obj_val(lp);
+		double		rhs = q < scn->n_pools ? scn->pools[q].n_gpus :
+			(double) o->level[q - scn->n_pools].size * o->level[q - scn->n_pools].blocks;
+
+		for (int t = 0; t < T; t++)
+			glp_set_row_bnds(c->lp, 1 + q * T + t, GLP_UP, 0, rhs);
 	}
-	glp_delete_prob(lp);
-	free(m.ia);
-	free(m.ja);
-	free(m.ar);
+	for (int k = 0; k < o->n_jobs; k++)
+		glp_set_row_bnds(c->lp, 1 + o->n_series * T + k, GLP_UP, 0, 1);
+}
+
+/* The services' served GPU-steps, for the utilisation program only. */
+static void
+add_service_cols(cg *c)
+{
+	const orc  *o = c->o;
+	const ga_scenario *scn = o->scn;
+
+	for (int s = 0; s < scn->n_services; s++)
+		for (int t = 0; t < o->T; t++)
+		{
+			double		ub = o->served_cap[(size_t) s * o->T + t];
+			int			col;
+
+			if (ub <= 0)
+				continue;
+			col = glp_add_cols(c->lp, 1);
+			glp_set_col_bnds(c->lp, col, GLP_DB, 0, ub);
+			glp_set_obj_coef(c->lp, col, 1);
+			c->ind[1] = 1 + scn->services[s].pool * o->T + t;
+			c->val[1] = 1;
+			glp_set_mat_col(c->lp, col, 1, c->ind, c->val);
+		}
+}
+
+static void
+add_job_col(cg *c, int k, int i, int s)
+{
+	const orc  *o = c->o;
+	int			p = o->scn->jobs[o->job[k]].pool;
+	int			g = o->size[k * ORC_MAX_SIZES + i];
+	int			d = o->dur[k * ORC_MAX_SIZES + i];
+	int			e = s + d < o->T ? s + d : o->T;
+	int			col = glp_add_cols(c->lp, 1);
+	int			n = 0;
+
+	glp_set_col_bnds(c->lp, col, GLP_DB, 0, 1);
+	glp_set_obj_coef(c->lp, col, column_obj(c, k, i, s));
+	for (int q = 0; q < o->n_series; q++)
+		if (series_counts(o, q, p, g))
+			for (int t = s; t < e; t++)
+			{
+				n++;
+				c->ind[n] = 1 + q * o->T + t;
+				c->val[n] = g;
+			}
+	n++;
+	c->ind[n] = 1 + o->n_series * o->T + k;
+	c->val[n] = 1;
+	glp_set_mat_col(c->lp, col, n, c->ind, c->val);
+	c->have[((size_t) k * ORC_MAX_SIZES + i) * o->T + s] = 1;
+}
+
+/* Re-solve the restricted model; its capacity duals become the new pi. */
+static ga_status
+resolve(cg *c, double *master)
+{
+	const orc  *o = c->o;
+	glp_smcp	parm;
+	double		left = ORC_PROGRAM_MS - (ga_now_ms() - c->started_ms);
+
+	glp_init_smcp(&parm);
+	parm.msg_lev = GLP_MSG_OFF;
+	parm.tm_lim = left > 1 ? (int) left : 1;
+	if (glp_simplex(c->lp, &parm) != 0 || glp_get_status(c->lp) != GLP_OPT)
+		return GA_ESOLVER;
+	*master = glp_get_obj_val(c->lp);
+	for (int r = 0; r < o->n_series * o->T; r++)
+		c->pi[r] = fmax(0.0, glp_get_row_dual(c->lp, 1 + r));
+	return GA_OK;
+}
+
+/*
+ * Column generation: price at the current duals (every pass gives a valid
+ * bound), add the improving columns, re-solve, until no column improves,
+ * the bound meets the restricted optimum, or the time is up.  A stop on
+ * time still leaves a valid, only looser, bound.
+ */
+static ga_status
+cg_body(cg *c)
+{
+	double		master = 0;
+
+	c->lp = glp_create_prob();
+	glp_set_obj_dir(c->lp, GLP_MAX);
+	add_rows(c);
+	if (c->kind == LP_UTIL)
+		add_service_cols(c);
+	for (;;)
+	{
+		double		L = price(c);
+
+		if (L < c->bound)
+			c->bound = L;
+		if (c->n_new == 0 || c->bound - master <= 1e-7 * fmax(1.0, fabs(c->bound)) ||
+			ga_now_ms() - c->started_ms > ORC_PROGRAM_MS)
+			return GA_OK;
+		for (int n = 0; n < c->n_new; n++)
+			add_job_col(c, c->new_k[n], c->new_i[n], c->new_s[n]);
+		if (resolve(c, &master) != GA_OK)
+		{
+			/* out of time inside the simplex: the bound so far stands */
+			if (ga_now_ms() - c->started_ms > ORC_PROGRAM_MS)
+				return GA_OK;
+			snprintf(c->message, sizeof(c->message), "the restricted model was not solved");
+			return GA_ESOLVER;
+		}
+	}
+}
+
+static int
+capture_terminal(void *info, const char *s)
+{
+	cg		   *c = info;
+	size_t		len = strlen(s);
+
+	if (len > 1 || (len == 1 && s[0] != '\n'))
+	{
+		snprintf(c->message, sizeof(c->message), "%s", s);
+		len = strlen(c->message);
+		while (len > 0 && c->message[len - 1] == '\n')
+			c->message[--len] = '\0';
+	}
+	return 1;
+}
+
+/*
+ * GLPK calls this on an internal error instead of abort().  Its state is
+ * then unusable: release all of it and return to the guarded wrapper.
+ */
+static void
+on_glpk_error(void *info)
+{
+	cg		   *c = info;
+
+	glp_free_env();
+	longjmp(c->on_error, 1);
+}
+
+/* Run the column generation under GLPK's error hook; GLPK memory is freed. */
+static ga_status
+cg_guarded(cg *c, ga_error *err)
+{
+	ga_status	rc;
+
+	c->lp = NULL;
+	c->message[0] = '\0';
+	if (setjmp(c->on_error) != 0)
+	{
+		/* the hook has already released every GLPK object */
+		c->lp = NULL;
+		return ga_error_set(err, GA_ESOLVER, "GLPK failed in the oracle: %s",
+							c->message[0] ? c->message : "internal error");
+	}
+	glp_term_hook(capture_terminal, c);
+	glp_error_hook(on_glpk_error, c);
+	rc = cg_body(c);
+	glp_delete_prob(c->lp);
+	c->lp = NULL;
+	glp_error_hook(NULL, NULL);
+	glp_term_hook(NULL, NULL);
+	glp_free_env();
+	if (rc != GA_OK)
+		return ga_error_set(err, rc, "oracle: %s", c->message);
+	return GA_OK;
+}
+
+/* The bound of one program in *bound (GPU-steps or priority GPU-steps). */
+static ga_status
+solve_program(const orc *o, lp_kind kind, double *bound, ga_error *err)
+{
+	cg			c;
+	ga_status	rc;
+
+	if (!cg_alloc(&c, o, kind))
+	{
+		cg_free(&c);
+		return ga_error_set(err, GA_ENOMEM, "out of memory building the oracle model");
+	}
+	c.started_ms = ga_now_ms();
+	rc = cg_guarded(&c, err);
+	*bound = c.bound > 0 ? c.bound : 0;
+	cg_free(&c);
 	return rc;
 }
 
@@ -353,18 +628,20 @@ fill_metrics(const orc *o, ga_metrics *m, ga_error *err)
 				dj;
 	ga_status	rc;
 
-	if ((rc = solve_lp(o, LP_VALUE, &v, err)) != GA_OK ||
-		(rc = solve_lp(o, LP_UTIL, &u, err)) != GA_OK ||
-		(rc = solve_lp(o, LP_DONE_VALUE, &dv, err)) != GA_OK ||
-		(rc = solve_lp(o, LP_DONE_JOBS, &dj, err)) != GA_OK)
+	if ((rc = solve_program(o, LP_VALUE, &v, err)) != GA_OK ||
+		(rc = solve_program(o, LP_UTIL, &u, err)) != GA_OK ||
+		(rc = solve_program(o, LP_DONE_VALUE, &dv, err)) != GA_OK ||
+		(rc = solve_program(o, LP_DONE_JOBS, &dj, err)) != GA_OK)
 		return rc;
 	memset(m, 0, sizeof(*m));
 	m->is_bound = true;
 	m->value = v * step_h;
-	m->utilization = u / ((double) scn->n_gpus * o->T);
+	m->utilization = scn->n_gpus > 0 && o->T > 0 ?
+		fmin(1.0, u / ((double) scn->n_gpus * o->T)) : 0;
 	/* a policy's completed value never exceeds its value: keep the tighter */
 	m->completed_value = fmin(dv, v) * step_h;
-	m->completed_jobs = dj;
+	/* a run completes a whole number of jobs */
+	m->completed_jobs = floor(dj + 1e-6);
 	m->coverage = o->demanded > 0 ? o->servable / o->demanded : 1.0;
 	m->unmet_gpu_hours = (o->demanded - o->servable) * step_h;
 	m->churn = NAN;

@@ -176,7 +176,7 @@ random_scenario(unsigned seed, char **demand, char **jobs)
 
 TEST(sim_oracle_bounds_every_policy_and_plans_are_legal)
 {
-	for (unsigned seed = 1; seed <= 3; seed++)
+	for (unsigned seed = 1; seed <= 6; seed++)
 	{
 		char	   *demand,
 				   *jobs;
