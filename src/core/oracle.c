@@ -56,16 +56,6 @@ typedef struct orc
 	double		servable;		/* ... up to max_gpus */
 } orc;
 
-static int
-pow2_floor(int x)
-{
-	int			p = 1;
-
-	while (p * 2 <= x)
-		p *= 2;
-	return p;
-}
-
 /* The simulator's visibility rule: the first step boundary at or after. */
 static int
 release_step(const ga_scenario *scn, const ga_scn_job *j)
@@ -98,7 +88,7 @@ orc_jobs(orc *o)
 	for (int j = 0; j < scn->n_jobs; j++)
 	{
 		const ga_scn_job *sj = &scn->jobs[j];
-		int			pmax = pow2_floor(scn->pools[sj->pool].n_gpus);
+		int			pmax = ga_pow2_floor(scn->pools[sj->pool].n_gpus);
 		int			hi = sj->gpus_max < pmax ? sj->gpus_max : pmax;
 		int			r = release_step(scn, sj);
 		int			k = o->n_jobs;

@@ -4,35 +4,13 @@
  * (a pool whose size is not a power of two, two services).
  */
 #include "unit.h"
+#include "scenario_fixture.h"
 #include "../../src/core/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-const char *tscn_write(const char *settings, const char *gpus,
-					   const char *services, const char *demand,
-					   const char *jobs, const char *history);
-void		tscn_remove(const char *dir);
 
-static ga_sim_result *
-run_policy(const char *dir, ga_policy policy, bool perfect)
-{
-	ga_error	err;
-	ga_scenario *scn = ga_scenario_read(dir, &err);
-	ga_sim_options opt;
-	ga_sim_result *res = NULL;
-
-	CHECK_MSG(scn != NULL, "%s", err.message);
-	if (scn == NULL)
-		return NULL;
-	ga_sim_options_default(&opt, policy);
-	opt.perfect = perfect;
-	opt.full_ms = 50;
-	CHECK_MSG(ga_simulate(scn, &opt, &res, &err) == GA_OK, "%s: %s",
-			  ga_policy_name(policy), err.message);
-	ga_scenario_destroy(scn);
-	return res;
-}
 
 /*
  * Two whole-pool jobs of 16 steps in a 24-step window: A (priority 1) from
@@ -60,7 +38,7 @@ TEST(oracle_tiny_exact_optimum_by_enumeration)
 	double		best_value = 0,
 				best_busy = 0,
 				best_done = 0;
-	ga_sim_result *oracle = run_policy(dir, GA_POLICY_ORACLE, true);
+	ga_sim_result *oracle = tscn_simulate(dir, GA_POLICY_ORACLE, true);
 
 	/* start -1 means never started */
 	for (int a = -1; a < T; a++)
@@ -190,12 +168,12 @@ TEST(oracle_bounds_every_policy_on_an_odd_pool_with_two_services)
 		char	   *demand,
 				   *jobs;
 		const char *dir = odd_pool_scenario(seed, &demand, &jobs);
-		ga_sim_result *oracle = run_policy(dir, GA_POLICY_ORACLE, true);
+		ga_sim_result *oracle = tscn_simulate(dir, GA_POLICY_ORACLE, true);
 
 		for (int k = 0; k < 2 && oracle; k++)
 			for (int p = GA_POLICY_FIFO; p <= GA_POLICY_FULL; p++)
 			{
-				ga_sim_result *res = run_policy(dir, (ga_policy) p, k == 1);
+				ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, k == 1);
 
 				if (res == NULL)
 					continue;

@@ -3,16 +3,13 @@
  * simulator tests use to write small scenarios to a temporary directory.
  */
 #include "unit.h"
+#include "scenario_fixture.h"
 #include "../../src/core/scenario.h"
 
 #include <stdlib.h>
 #include <unistd.h>
 
 /* Shared with test_sim.c and test_baseline.c. */
-const char *tscn_write(const char *settings, const char *gpus,
-					   const char *services, const char *demand,
-					   const char *jobs, const char *history);
-void		tscn_remove(const char *dir);
 
 static char tscn_dir[8][64];
 static int	tscn_next;

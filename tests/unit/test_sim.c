@@ -3,14 +3,11 @@
  * legality of every committed plan, overruns, and the oracle bound.
  */
 #include "unit.h"
+#include "scenario_fixture.h"
 #include "../../src/core/sim.h"
 
 #include <stdlib.h>
 
-const char *tscn_write(const char *settings, const char *gpus,
-					   const char *services, const char *demand,
-					   const char *jobs, const char *history);
-void		tscn_remove(const char *dir);
 
 static const char *settings_12h =
 "key,value\nname,sim\nstart,2026-03-02 00:00\nend,2026-03-02 12:00\n"
@@ -35,8 +32,8 @@ daily_demand(void)
 	return buf;
 }
 
-static ga_sim_result *
-simulate(const char *dir, ga_policy policy, bool perfect)
+ga_sim_result *
+tscn_simulate(const char *dir, ga_policy policy, bool perfect)
 {
 	ga_error	err;
 	ga_scenario *scn = ga_scenario_read(dir, &err);
@@ -84,7 +81,7 @@ TEST(sim_one_job_one_service_exact)
 
 	for (int p = GA_POLICY_FIFO; p <= GA_POLICY_ORACLE; p++)
 	{
-		ga_sim_result *res = simulate(dir, (ga_policy) p, true);
+		ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, true);
 
 		if (res == NULL)
 			continue;
@@ -124,7 +121,7 @@ TEST(sim_overrun_keeps_running_without_double_booking)
 
 	for (int p = GA_POLICY_FIFO; p <= GA_POLICY_FULL; p++)
 	{
-		ga_sim_result *res = simulate(dir, (ga_policy) p, false);
+		ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, false);
 
 		if (res == NULL)
 			continue;
@@ -181,12 +178,12 @@ TEST(sim_oracle_bounds_every_policy_and_plans_are_legal)
 		char	   *demand,
 				   *jobs;
 		const char *dir = random_scenario(seed, &demand, &jobs);
-		ga_sim_result *oracle = simulate(dir, GA_POLICY_ORACLE, true);
+		ga_sim_result *oracle = tscn_simulate(dir, GA_POLICY_ORACLE, true);
 
 		for (int k = 0; k < 2; k++)
 			for (int p = GA_POLICY_FIFO; p <= GA_POLICY_FULL && oracle; p++)
 			{
-				ga_sim_result *res = simulate(dir, (ga_policy) p, k == 1);
+				ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, k == 1);
 				const ga_metrics *m,
 						   *o = &oracle->metrics;
 
@@ -218,8 +215,8 @@ TEST(sim_allocator_beats_fifo_on_contended_day)
 	char	   *demand,
 			   *jobs;
 	const char *dir = random_scenario(7, &demand, &jobs);
-	ga_sim_result *fifo = simulate(dir, GA_POLICY_FIFO, true);
-	ga_sim_result *fast = simulate(dir, GA_POLICY_FAST, true);
+	ga_sim_result *fifo = tscn_simulate(dir, GA_POLICY_FIFO, true);
+	ga_sim_result *fast = tscn_simulate(dir, GA_POLICY_FAST, true);
 
 	/* a static peak reservation idles GPUs at night; fast lends them out */
 	if (fifo && fast)

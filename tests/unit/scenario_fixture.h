@@ -1,0 +1,21 @@
+/*
+ * scenario_fixture.h — scenario directories written by tests, and one run of
+ * a policy over them.  Defined in test_scenario.c and test_sim.c.
+ */
+#ifndef GPUALLOC_SCENARIO_FIXTURE_H
+#define GPUALLOC_SCENARIO_FIXTURE_H
+
+#include <stdbool.h>
+
+#include "../../src/core/sim.h"
+
+/* Write the given CSV texts into a fresh temporary scenario directory. */
+const char *tscn_write(const char *settings, const char *gpus,
+					   const char *services, const char *demand,
+					   const char *jobs, const char *history);
+void		tscn_remove(const char *dir);
+
+/* Simulate one policy (full mode at 50 ms per re-plan); checks it succeeds. */
+ga_sim_result *tscn_simulate(const char *dir, ga_policy policy, bool perfect);
+
+#endif
