@@ -578,8 +578,16 @@ service_capacity(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
 	{
 		const uint64_t *m = leaf_mask(c, st, pg, rel);
 
-		for (int t = next_clear(m, 0, c->T); t < c->T; t = next_clear(m, t + 1, c->T))
-			cap[t]++;
+		for (int w = 0; w < c->W; w++)
+		{
+			uint64_t	free_bits = ~m[w] & word_range_mask(w, 0, c->T);
+
+			while (free_bits != 0)
+			{
+				cap[w * 64 + __builtin_ctzll(free_bits)]++;
+				free_bits &= free_bits - 1;
+			}
+		}
 	}
 }
 
@@ -1548,6 +1556,8 @@ improve(fast_ctx *c, fast_state **best, fast_state **work,
 			rc = promote_pass(c, best, work, base, &mb, &gained);
 		if (rc == GA_OK)
 			rc = demote_pass(c, best, work, base, &mb, &gained);
+
+
 		if (rc == GA_OK && local_round(c, *best, &mb))
 			gained = true;
 		if (mb.stop != MOVE_GO || !gained)
@@ -1653,7 +1663,7 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 	c->held_sorted = malloc(sizeof(int) * n_gpus);
 	c->reserved_until = calloc(n_gpus, sizeof(int));
 	if (!c->job_order || !c->keys || !c->best_order || !c->try_order ||
-		!c->ideal_value || !c->promotions || !c->cap || !c->want ||
+		!c->ideal_value ||  !c->promotions || !c->cap || !c->want ||
 		!c->forced_at || !c->member || !c->member_end || !c->held_sorted ||
 		!c->reserved_until)
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
@@ -1683,6 +1693,41 @@ set_job_order(fast_ctx *c)
 			c->job_order[c->n_job_order++] = c->best_order[i];
 }
 
+/*
+ * Value of job j at its earliest start on st over its allowed sizes.  Only
+ * the step matters, not which block, so the search stops at the first block
+ * free from the release step and skips the best-fit ranking.
+ */
+static double
+earliest_value(const fast_ctx *c, const fast_state *st, int j)
+{
+	const ga_job *job = &c->p->jobs[j];
+	const pool_geom *pg = &c->pools[job->pool];
+	double		best = 0;
+
+	for (int g = job->gpus_min; g <= job->gpus_max && g <= pg->n_gpus; g <<= 1)
+	{
+		int			d = ga_job_duration(job, g);
+		int			last = c->T - 1;
+		int			best_t = INT_MAX;
+
+		if (job->deadline_step >= 0 && job->deadline_step - d < last)
+			last = job->deadline_step - d;
+		for (int b = 0; b < pg->n_gpus / g && best_t > job->release_step; b++)
+		{
+			int			limit = best_t < last ? best_t : last;
+			int			t = earliest_window(node_mask(c, st, pg, pg->span / g + b),
+											job->release_step, limit, d, c->T);
+
+			if (t >= 0 && t < best_t)
+				best_t = t;
+		}
+		if (best_t != INT_MAX && run_value(c, job, best_t, best_t + d, g) > best)
+			best = run_value(c, job, best_t, best_t + d, g);
+	}
+	return best;
+}
+
 /* What each job would earn alone on the base grid (the promotion yardstick). */
 static void
 set_ideal_values(fast_ctx *c, const fast_state *base)
@@ -1690,9 +1735,8 @@ set_ideal_values(fast_ctx *c, const fast_state *base)
 	for (int i = 0; i < c->n_job_order; i++)
 	{
 		int			j = c->job_order[i];
-		placement	pl;
 
-		c->ideal_value[j] = find_best_placement(c, base, j, &pl) ? pl.value : 0;
+		c->ideal_value[j] = earliest_value(c, base, j);
 	}
 }
 

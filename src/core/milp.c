@@ -205,6 +205,12 @@ typedef struct milp_model
 	int		   *ia;				/* [max_nnz+1], 1-based as GLPK wants */
 	int		   *ja;
 	double	   *ar;
+
+	/*
+	 * Service floor of the mapping [n_services*T], or NULL: the demand the
+	 * warm start meets, min(demand, its GPUs), per service and step.
+	 */
+	int		   *svc_floor;
 } milp_model;
 
 static int
@@ -257,6 +263,7 @@ model_free(milp_model *m)
 	free(m->ia);
 	free(m->ja);
 	free(m->ar);
+	free(m->svc_floor);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1443,8 +1450,24 @@ static ga_plan *
 map_schedule(const milp_model *m, const int *tgt_start, const int *tgt_size,
 			 const int *svc_count)
 {
-	ga_plan    *fit = map_with_policy(m, tgt_start, tgt_size, svc_count, true);
-	ga_plan    *low = map_with_policy(m, tgt_start, tgt_size, svc_count, false);
+	const ga_problem *p = m->problem;
+	size_t		n = (size_t) p->n_services * m->T;
+	int		   *raised = NULL;
+	ga_plan    *fit;
+	ga_plan    *low;
+
+	if (m->svc_floor != NULL && n > 0)
+	{
+		raised = malloc(sizeof(int) * n);
+		if (raised == NULL)
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			raised[i] = svc_count[i] > m->svc_floor[i] ? svc_count[i] : m->svc_floor[i];
+		svc_count = raised;
+	}
+	fit = map_with_policy(m, tgt_start, tgt_size, svc_count, true);
+	low = map_with_policy(m, tgt_start, tgt_size, svc_count, false);
+	free(raised);
 
 	if (fit == NULL || (low != NULL && low->objective > fit->objective))
 	{
@@ -2022,6 +2045,43 @@ fill_stats(ga_milp_stats *stats, const milp_run *run, const milp_model *m)
 	stats->source = run->best_source;
 }
 
+/*
+ * The floor under every mapped plan's service counts: at each step, the
+ * demand the fast plan meets.  The model sees only the horizon, so a start
+ * that takes GPUs a service needs looks profitable whenever the job's
+ * in-horizon value beats the shortfall charged inside the horizon; but the
+ * job is not preemptible and keeps those GPUs for its whole run, often far
+ * past the horizon, where the shortfall goes on uncharged while the batch
+ * value gained is mostly value moved earlier.  The fast mode protects the
+ * services by serving them before any job; full mode keeps that protection
+ * by never giving a service fewer GPUs than the fast plan gives it where
+ * they meet demand, so a job only starts where it leaves the services that
+ * room.  The model and its bound are unchanged (every legal plan remains a
+ * point of the model); only the plans full mode returns are restricted, and
+ * the fast plan satisfies the floor, so full stays at least as good as fast.
+ * When out of memory the floor is left off.
+ */
+static void
+set_service_floor(milp_model *m, const ga_problem *p, const ga_plan *fast)
+{
+	int			T = m->T;
+
+	if (p->n_services == 0)
+		return;
+	m->svc_floor = malloc(sizeof(int) * (size_t) p->n_services * T);
+	if (m->svc_floor == NULL)
+		return;
+	plan_service_counts(p, fast, m->svc_floor);
+	for (int s = 0; s < p->n_services; s++)
+		for (int t = 0; t < T; t++)
+		{
+			int		   *f = &m->svc_floor[s * T + t];
+
+			if (*f > p->services[s].demand[t])
+				*f = p->services[s].demand[t];
+		}
+}
+
 /* Warm start: the fast plan, then the fast plan re-packed by the mapping. */
 static ga_status
 warm_start(milp_run *run, double limit, ga_milp_stats *stats, ga_error *err)
@@ -2044,6 +2104,7 @@ warm_start(milp_run *run, double limit, ga_milp_stats *stats, ga_error *err)
 	if (stats != NULL)
 		stats->fast_objective = fast->objective;
 	consider_plan(run, fast, "fast");
+	set_service_floor(run->model, run->problem, run->best);
 	for (int j = 0; j < run->problem->n_jobs; j++)
 	{
 		run->tgt_start[j] = run->best->job_start[j];

@@ -809,3 +809,49 @@ TEST(milp_tree_bound_covers_other_plans)
 	}
 	CHECK(checked >= 20);
 }
+
+/*
+ * A job worth less per GPU-step than the service's penalty, but whose early
+ * steps are worth more than the shortfall it would cause late in a short
+ * horizon (fast half-life).  The model alone would start it at step 0 on
+ * every GPU and leave the service's demand of steps 4-7 unmet; the fast plan
+ * serves the demand first, and full mode keeps every GPU of demand the fast
+ * plan meets.
+ */
+TEST(milp_full_keeps_the_service_demand_fast_meets)
+{
+	ga_problem *p = new_problem(4, 1, 1, 8, 1);
+	ga_solve_options fopts = limit_ms(1);
+	ga_solve_options opts = limit_ms(2000);
+	ga_plan    *fast = NULL;
+	ga_plan    *full = NULL;
+	ga_error	err;
+	static const int demand[8] = {0, 0, 0, 0, 2, 2, 2, 2};
+
+	set_job(p, 0, 4, 4, 4, 32, 0, -1);
+	p->services[0].churn_limit = 2;
+	memcpy(p->services[0].demand, demand, sizeof(demand));
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_fast(p, &fopts, &fast, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	if (fast && full)
+	{
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		CHECK(full->objective >= fast->objective - 1e-9);
+		for (int t = 0; t < 8; t++)
+		{
+			int			met = ga_plan_service_gpus(p, fast, 0, t);
+
+			if (met > demand[t])
+				met = demand[t];
+			CHECK_INT_EQ(met, demand[t]);
+			CHECK(ga_plan_service_gpus(p, full, 0, t) >= met);
+		}
+		CHECK(full->job_size[0] <= 0);
+		/* the trade the floor refuses is worth something inside the horizon */
+		CHECK(full->bound > full->objective + 1);
+	}
+	ga_plan_destroy(fast);
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
