@@ -16,6 +16,7 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "gpualloc_pg.h"
@@ -121,6 +122,9 @@ gpualloc_replan(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[9];
 	bool		nulls[9] = {0};
+	MemoryContext callcxt = CurrentMemoryContext;
+	MemoryContext oldcxt;
+	HeapTuple	result;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -136,10 +140,13 @@ gpualloc_replan(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "gpualloc.replan must return a record");
 
+	/*
+	 * The plan lives in SPI's memory and is freed by SPI_finish, so the
+	 * result is built first, in the caller's context.
+	 */
 	SPI_connect();
 	ga_run_replan(mode, limit_ms, "manual", true, &r);
-	SPI_finish();
-
+	oldcxt = MemoryContextSwitchTo(callcxt);
 	values[0] = Int64GetDatum(r.plan_id);
 	values[1] = CStringGetTextDatum(r.status);
 	values[2] = CStringGetTextDatum(r.plan ? r.plan->mode : r.mode);
@@ -150,5 +157,9 @@ gpualloc_replan(PG_FUNCTION_ARGS)
 	values[7] = Int32GetDatum(r.gpus_changed);
 	values[8] = CStringGetTextDatum(r.message);
 	nulls[8] = r.message[0] == '\0';
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+	result = heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls);
+	MemoryContextSwitchTo(oldcxt);
+	r.plan = NULL;
+	SPI_finish();
+	PG_RETURN_DATUM(HeapTupleGetDatum(result));
 }
