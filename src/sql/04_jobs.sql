@@ -44,6 +44,10 @@ CREATE FUNCTION gpualloc._check_tenant(tenant name) RETURNS void
 LANGUAGE plpgsql STABLE
 AS $$
 BEGIN
+	-- the common case: a role submits for itself
+	IF tenant = gpualloc.caller_role() THEN
+		RETURN;
+	END IF;
 	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = tenant) THEN
 		RAISE EXCEPTION 'tenant "%" is not a role', tenant
 			USING ERRCODE = 'undefined_object',

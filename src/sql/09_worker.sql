@@ -92,11 +92,12 @@ BEGIN
 	-- every topology index that cannot be used: absent, not up, allocated, or planned
 	SELECT array_agg(i) INTO busy FROM (
 		SELECT i FROM generate_series(0, coalesce(span, 0) - 1) i
-		WHERE NOT EXISTS (SELECT 1 FROM gpualloc.gpus g
-						  WHERE g.pool_id = j.pool_id AND g.state = 'up' AND g.node * p.node_size + g.slot = i)
+		EXCEPT
+		SELECT g.node * p.node_size + g.slot FROM gpualloc.gpus g
+		WHERE g.pool_id = j.pool_id AND g.state = 'up'
 		UNION
 		SELECT g.node * p.node_size + g.slot FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
-		WHERE g.pool_id = j.pool_id AND (upper_inf(a.during) OR upper(a.during) > now())
+		WHERE g.pool_id = j.pool_id AND a.during && tstzrange(now(), NULL)
 		UNION
 		SELECT generate_series(b.gpu_first, b.gpu_first + b.gpu_count - 1) FROM gpualloc.plan_blocks b
 		WHERE b.plan_id = l.plan_id AND b.pool_id = j.pool_id
