@@ -44,7 +44,7 @@ run_pgbench() {
 replan_loop() {
 	end=$(($(date +%s) + $1))
 	while [ "$(date +%s)" -lt "$end" ]; do
-		$PSQL -c "SELECT status FROM gpualloc.replan('fast')" >/dev/null 2>&1 || echo "replan failed" >&2
+		$PSQL -c "SELECT status FROM gpualloc.replan('fast')" >/dev/null 2>"$TMP/replan.err" || { echo "replan failed:" >&2; head -n 3 "$TMP/replan.err" >&2; }
 		sleep 1
 	done
 }
