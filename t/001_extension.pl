@@ -52,5 +52,10 @@ my ($ret, $out, $err) = $node->psql('restored', q{
 });
 like($err, qr/allocations_no_double_booking/, 'restored table still refuses double booking');
 
+# the background planner (interval 30 min) notices the new extension soon
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE trigger = 'worker'"),
+	'the planner plans soon after the extension is created');
+
 $node->stop;
 done_testing();

@@ -36,6 +36,9 @@ PGDLLEXPORT void gpualloc_worker_main(Datum arg);
 
 PG_FUNCTION_INFO_V1(gpualloc_request_replan);
 
+/* How soon the worker looks again for an extension not yet installed. */
+#define EXTENSION_RECHECK_MS 10000
+
 bool		gpualloc_enabled = true;
 int			gpualloc_replan_interval_s = 30 * 60;
 int			gpualloc_replan_debounce_s = 10;
@@ -187,17 +190,18 @@ extension_installed(void)
 }
 
 /*
- * One run in its own transaction.  Errors are caught here: the transaction is
+ * One run in its own transaction; false when there was nothing to plan in
+ * (a standby, or the extension not installed yet).  Errors are caught here: the transaction is
  * rolled back (nothing it wrote survives, the allocation included) and the
  * reason recorded.
  */
-static void
+static bool
 run_once(MemoryContext run_ctx)
 {
 	GaReplanResult r = {0};
 
 	if (RecoveryInProgress() || !extension_installed())
-		return;
+		return false;
 	PG_TRY();
 	{
 		SetCurrentStatementStartTimestamp();
@@ -225,6 +229,7 @@ run_once(MemoryContext run_ctx)
 	}
 	PG_END_TRY();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	return true;
 }
 
 /* Milliseconds to wait before the next run is due. */
@@ -289,14 +294,27 @@ gpualloc_worker_main(Datum arg)
 		}
 		if (ms_until_next_run(last_run, woken_at) > 0)
 			continue;
-		if (gpualloc_enabled)
-		{
-			MemoryContextReset(run_ctx);
-			MemoryContextSwitchTo(run_ctx);
-			run_once(run_ctx);
-			MemoryContextSwitchTo(TopMemoryContext);
-		}
 		last_run = GetCurrentTimestamp();
 		woken_at = 0;
+		if (gpualloc_enabled)
+		{
+			bool		planned;
+
+			MemoryContextReset(run_ctx);
+			MemoryContextSwitchTo(run_ctx);
+			planned = run_once(run_ctx);
+			MemoryContextSwitchTo(TopMemoryContext);
+
+			/*
+			 * Until the extension is installed, look again soon rather than
+			 * after a whole interval, so the first plan follows CREATE
+			 * EXTENSION closely.
+			 */
+			if (!planned)
+				last_run = TimestampTzPlusMilliseconds(last_run,
+													   -(int64) gpualloc_replan_interval_s * 1000 +
+													   Min((int64) gpualloc_replan_interval_s * 1000,
+														   EXTENSION_RECHECK_MS));
+		}
 	}
 }
