@@ -249,45 +249,51 @@ cancelled(const fast_ctx *c)
  * ------------------------------------------------------------------------ */
 
 /*
- * Mark steps [from, to) busy on the aligned block [rel, rel + size) in one
- * layer (layer 0: everything; layer 1: batch work only).
+ * Set (busy) or clear (free) steps [from, to) on every node inside the
+ * aligned block [rel, rel + size) of one layer (layer 0: everything; layer 1:
+ * batch work only).
  */
+static void
+layer_set_block(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
+				int rel, int size, int from, int to, bool busy)
+{
+	for (int width = 1; width <= size; width <<= 1)
+	{
+		int			base = pg->span / width;
+
+		for (int node = base + rel / width; node < base + (rel + size) / width; node++)
+		{
+			uint64_t   *bits = layer_node(c, st, layer, pg, node);
+
+			if (busy)
+				bits_set_range(bits, from, to);
+			else
+				bits_clear_range(bits, from, to);
+		}
+	}
+}
+
+/* Mark the steps busy on the block; every ancestor is busy then too. */
 static void
 layer_mark(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
 		   int rel, int size, int from, int to)
 {
-	int			block_node = pg->span / size + rel / size;
-
 	if (from >= to)
 		return;
-	for (int width = 1; width <= size; width <<= 1)
-	{
-		int			base = pg->span / width;
-
-		for (int node = base + rel / width; node < base + (rel + size) / width; node++)
-			bits_set_range(layer_node(c, st, layer, pg, node), from, to);
-	}
-	for (int node = block_node >> 1; node >= 1; node >>= 1)
+	layer_set_block(c, st, layer, pg, rel, size, from, to, true);
+	for (int node = (pg->span / size + rel / size) >> 1; node >= 1; node >>= 1)
 		bits_set_range(layer_node(c, st, layer, pg, node), from, to);
 }
 
-/* Free steps [from, to) of the aligned block and recompute its ancestors. */
+/* Free the steps on the block and recompute its ancestors from their children. */
 static void
 layer_unmark(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
 			 int rel, int size, int from, int to)
 {
-	int			block_node = pg->span / size + rel / size;
-
 	if (from >= to)
 		return;
-	for (int width = 1; width <= size; width <<= 1)
-	{
-		int			base = pg->span / width;
-
-		for (int node = base + rel / width; node < base + (rel + size) / width; node++)
-			bits_clear_range(layer_node(c, st, layer, pg, node), from, to);
-	}
-	for (int node = block_node >> 1; node >= 1; node >>= 1)
+	layer_set_block(c, st, layer, pg, rel, size, from, to, false);
+	for (int node = (pg->span / size + rel / size) >> 1; node >= 1; node >>= 1)
 	{
 		uint64_t   *m = layer_node(c, st, layer, pg, node);
 		const uint64_t *left = layer_node(c, st, layer, pg, 2 * node);

@@ -1065,6 +1065,23 @@ draw_service(StringInfo buf, SvgPlan *p, SvgService *s, double top)
 	appendStringInfoString(buf, "</g>\n");
 }
 
+/* A short line of the given class with its label; returns where the next item goes. */
+static double
+append_legend_line(StringInfo buf, const char *cls, double x, double y, const char *label)
+{
+	appendStringInfo(buf, "<polyline class=\"%s\" points=\"", cls);
+	append_num(buf, x);
+	appendStringInfoChar(buf, ',');
+	append_num(buf, y - 3);
+	appendStringInfoChar(buf, ' ');
+	append_num(buf, x + 14);
+	appendStringInfoChar(buf, ',');
+	append_num(buf, y - 3);
+	appendStringInfoString(buf, "\"/>\n");
+	append_text(buf, "legend", x + 18, y + 1, label, 0);
+	return x + 30 + CHAR_W * strlen(label);
+}
+
 static void
 draw_legend(StringInfo buf, double x, double y)
 {
@@ -1090,27 +1107,8 @@ draw_legend(StringInfo buf, double x, double y)
 		append_text(buf, "legend", x + 16, y + 1, items[i][1], 0);
 		x += 30 + CHAR_W * strlen(items[i][1]);
 	}
-	appendStringInfoString(buf, "<polyline class=\"forecast\" points=\"");
-	append_num(buf, x);
-	appendStringInfoChar(buf, ',');
-	append_num(buf, y - 3);
-	appendStringInfoChar(buf, ' ');
-	append_num(buf, x + 14);
-	appendStringInfoChar(buf, ',');
-	append_num(buf, y - 3);
-	appendStringInfoString(buf, "\"/>\n");
-	append_text(buf, "legend", x + 18, y + 1, "forecast GPUs", 0);
-	x += 30 + CHAR_W * 13;
-	appendStringInfoString(buf, "<polyline class=\"actual\" points=\"");
-	append_num(buf, x);
-	appendStringInfoChar(buf, ',');
-	append_num(buf, y - 3);
-	appendStringInfoChar(buf, ' ');
-	append_num(buf, x + 14);
-	appendStringInfoChar(buf, ',');
-	append_num(buf, y - 3);
-	appendStringInfoString(buf, "\"/>\n");
-	append_text(buf, "legend", x + 18, y + 1, "recorded demand", 0);
+	x = append_legend_line(buf, "forecast", x, y, "forecast GPUs");
+	append_legend_line(buf, "actual", x, y, "recorded demand");
 	appendStringInfoString(buf, "</g>\n");
 }
 
