@@ -3,6 +3,7 @@
  * small hand-made problem whose right answer is known.
  */
 #include "unit.h"
+#include "problem_fixture.h"
 #include "../../src/core/heuristic.h"
 #include "../../src/core/validate.h"
 
@@ -28,20 +29,6 @@ blank_problem(int n_gpus, int n_steps, int n_jobs, int n_services)
 		p->services[s].max_gpus = n_gpus;
 	}
 	return p;
-}
-
-static void
-set_job(ga_problem *p, int j, double priority, int gmin, int gmax,
-		double work, int release, int deadline)
-{
-	ga_job	   *job = &p->jobs[j];
-
-	job->priority = priority;
-	job->gpus_min = gmin;
-	job->gpus_max = gmax;
-	job->work_gpu_steps = work;
-	job->release_step = release;
-	job->deadline_step = deadline;
 }
 
 /* Finish, solve with a budget the improvement always completes in, validate. */
@@ -76,8 +63,8 @@ TEST(fast_gives_higher_priority_first_claim)
 	ga_plan    *plan;
 
 	/* both need the whole pool for the whole horizon; only one can run */
-	set_job(p, 0, 1, 4, 4, 32, 0, -1);
-	set_job(p, 1, 3, 4, 4, 32, 0, -1);
+	tp_set_job(p, 0, 1, 4, 4, 32, 0, -1);
+	tp_set_job(p, 1, 3, 4, 4, 32, 0, -1);
 	plan = solve_checked(p);
 	CHECK_INT_EQ(plan->job_start[1], 0);
 	CHECK_INT_EQ(plan->job_size[1], 4);
@@ -91,8 +78,8 @@ TEST(fast_packs_batch_low_and_services_high)
 	ga_problem *p = blank_problem(16, 6, 2, 1);
 	ga_plan    *plan;
 
-	set_job(p, 0, 1, 4, 4, 8, 0, -1);
-	set_job(p, 1, 1, 2, 2, 12, 0, -1);
+	tp_set_job(p, 0, 1, 4, 4, 8, 0, -1);
+	tp_set_job(p, 1, 1, 2, 2, 12, 0, -1);
 	p->services[0].max_gpus = 4;
 	for (int t = 0; t < 6; t++)
 		p->services[0].demand[t] = 2;
@@ -118,7 +105,7 @@ TEST(fast_ramps_service_ahead_of_demand_rise)
 	ga_error	err;
 
 	/* a batch job that would gladly take every free GPU */
-	set_job(p, 0, 1, 1, 8, 64, 0, -1);
+	tp_set_job(p, 0, 1, 1, 8, 64, 0, -1);
 	p->services[0].max_gpus = 4;
 	for (int t = 0; t < 8; t++)
 		p->services[0].demand[t] = demand[t];
@@ -148,13 +135,13 @@ TEST(fast_keeps_pinned_job_at_its_pin)
 	ga_job	   *pin = &p->jobs[0];
 	ga_plan    *plan;
 
-	set_job(p, 0, 1, 2, 2, 14, 0, -1);
+	tp_set_job(p, 0, 1, 2, 2, 14, 0, -1);
 	pin->pinned = true;
 	pin->pinned_start = -3;
 	pin->pinned_end = 4;
 	pin->pinned_first_gpu = 2;
 	pin->pinned_size = 2;
-	set_job(p, 1, 5, 8, 8, 16, 0, -1);
+	tp_set_job(p, 1, 5, 8, 8, 16, 0, -1);
 	plan = solve_checked(p);
 	CHECK_INT_EQ(plan->job_start[0], -3);
 	CHECK_INT_EQ(plan->job_first_gpu[0], 2);
@@ -173,9 +160,9 @@ TEST(fast_respects_release_and_deadline)
 	ga_problem *p = blank_problem(2, 10, 3, 0);
 	ga_plan    *plan;
 
-	set_job(p, 0, 5, 2, 2, 4, 0, 2);	/* 2 steps, must end by step 2 */
-	set_job(p, 1, 1, 2, 2, 8, 0, 3);	/* 4 steps can never end by 3 */
-	set_job(p, 2, 1, 2, 2, 4, 3, -1);	/* released at step 3 */
+	tp_set_job(p, 0, 5, 2, 2, 4, 0, 2);	/* 2 steps, must end by step 2 */
+	tp_set_job(p, 1, 1, 2, 2, 8, 0, 3);	/* 4 steps can never end by 3 */
+	tp_set_job(p, 2, 1, 2, 2, 4, 3, -1);	/* released at step 3 */
 	plan = solve_checked(p);
 	CHECK_INT_EQ(plan->job_start[0], 0);
 	CHECK_INT_EQ(plan->job_size[1], -1);
@@ -190,8 +177,8 @@ TEST(fast_leaves_job_that_cannot_fit_unscheduled)
 	ga_problem *p = blank_problem(4, 6, 2, 0);
 	ga_plan    *plan;
 
-	set_job(p, 0, 9, 8, 16, 32, 0, -1);	/* larger than the pool */
-	set_job(p, 1, 1, 1, 1, 2, 0, 1);	/* needs 2 steps, deadline 1 */
+	tp_set_job(p, 0, 9, 8, 16, 32, 0, -1);	/* larger than the pool */
+	tp_set_job(p, 1, 1, 1, 1, 2, 0, 1);	/* needs 2 steps, deadline 1 */
 	plan = solve_checked(p);
 	CHECK_INT_EQ(plan->job_size[0], -1);
 	CHECK_INT_EQ(plan->job_start[0], -1);
@@ -211,7 +198,7 @@ TEST(fast_service_yields_to_denser_batch_work)
 	ga_error	err;
 
 	/* 8 GPUs at priority 10 earn 80 a step; the shortfall costs 8 */
-	set_job(p, 0, 10, 8, 8, 48, 0, -1);
+	tp_set_job(p, 0, 10, 8, 8, 48, 0, -1);
 	for (int t = 0; t < 6; t++)
 		p->services[0].demand[t] = 1;
 	ga_problem_set_held(p, 0, &held, 1, &err);
@@ -229,7 +216,7 @@ TEST(fast_service_keeps_demand_against_sparser_batch_work)
 	ga_plan    *plan;
 	ga_error	err;
 
-	set_job(p, 0, 2, 4, 8, 48, 0, -1);
+	tp_set_job(p, 0, 2, 4, 8, 48, 0, -1);
 	for (int t = 0; t < 6; t++)
 		p->services[0].demand[t] = 1;
 	ga_problem_set_held(p, 0, &held, 1, &err);
@@ -253,7 +240,7 @@ TEST(fast_promoted_job_does_not_take_service_demand)
 	ga_problem *p = blank_problem(2, 12, 1, 1);
 	ga_plan    *plan;
 
-	set_job(p, 0, 5, 2, 2, 24, 0, -1);
+	tp_set_job(p, 0, 5, 2, 2, 24, 0, -1);
 	p->services[0].demand[0] = 1;
 	p->services[0].demand[1] = 1;
 	plan = solve_checked(p);
@@ -270,7 +257,7 @@ TEST(fast_moldable_job_takes_size_worth_most)
 	ga_plan    *plan;
 
 	/* at 8 GPUs it finishes in 2 steps: earlier value is worth more */
-	set_job(p, 0, 1, 1, 8, 16, 0, -1);
+	tp_set_job(p, 0, 1, 1, 8, 16, 0, -1);
 	plan = solve_checked(p);
 	CHECK_INT_EQ(plan->job_size[0], 8);
 	CHECK_INT_EQ(plan->job_start[0], 0);
@@ -303,7 +290,7 @@ TEST(fast_cancel_callback_stops_the_solve)
 		ga_error	err;
 
 		for (int j = 0; j < 4; j++)
-			set_job(p, j, 1 + j, 1, 4, 8 + j, 0, -1);
+			tp_set_job(p, j, 1 + j, 1, 4, 8 + j, 0, -1);
 		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 		CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_ECANCEL);
 		CHECK(plan == NULL);
@@ -319,7 +306,7 @@ TEST(fast_rejects_unfinished_problem)
 	ga_plan    *plan = NULL;
 	ga_error	err;
 
-	set_job(p, 0, 1, 1, 1, 1, 0, -1);
+	tp_set_job(p, 0, 1, 1, 1, 1, 0, -1);
 	CHECK_INT_EQ(ga_solve_fast(p, NULL, &plan, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "ga_problem_finish");
 	CHECK(plan == NULL);
@@ -350,9 +337,9 @@ TEST(fast_default_options_give_a_legal_plan)
 	ga_plan    *plan = NULL;
 	ga_error	err;
 
-	set_job(p, 0, 1, 2, 8, 200, 0, -1);
-	set_job(p, 1, 2, 1, 4, 30, 5, -1);
-	set_job(p, 2, 4, 4, 4, 40, 0, 30);
+	tp_set_job(p, 0, 1, 2, 8, 200, 0, -1);
+	tp_set_job(p, 1, 2, 1, 4, 30, 5, -1);
+	tp_set_job(p, 2, 4, 4, 4, 40, 0, 30);
 	for (int t = 0; t < 48; t++)
 		p->services[0].demand[t] = 1 + (t / 12) % 3;
 	p->services[0].max_gpus = 4;

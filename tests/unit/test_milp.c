@@ -5,6 +5,7 @@
  * a true optimum to compare both the full plan and the bound against.
  */
 #include "unit.h"
+#include "problem_fixture.h"
 #include "../../src/core/milp.h"
 #include "../../src/core/validate.h"
 #include "../../src/core/generate.h"
@@ -49,20 +50,6 @@ new_problem(int n_gpus, int n_jobs, int n_services, int n_steps,
 		p->services[s].max_gpus = n_gpus;
 	}
 	return p;
-}
-
-static void
-set_job(ga_problem *p, int j, double priority, int gmin, int gmax,
-		double work, int release, int deadline)
-{
-	ga_job	   *job = &p->jobs[j];
-
-	job->priority = priority;
-	job->gpus_min = gmin;
-	job->gpus_max = gmax;
-	job->work_gpu_steps = work;
-	job->release_step = release;
-	job->deadline_step = deadline;
 }
 
 static ga_solve_options
@@ -190,7 +177,7 @@ tiny_batch_problem(unsigned long seed)
 		int			gmax = gmin << rng_int(0, 2 - (gmin == 1 ? 0 : gmin == 2 ? 1 : 2));
 		int			release = rng_int(0, 2);
 
-		set_job(p, j, rng_int(1, 6), gmin, gmax, rng_int(1, 12), release,
+		tp_set_job(p, j, rng_int(1, 6), gmin, gmax, rng_int(1, 12), release,
 				rng_int(0, 2) == 0 ? release + rng_int(1, T) : -1);
 	}
 	if (rng_int(0, 3) == 0)
@@ -330,7 +317,7 @@ random_problem(unsigned long seed)
 
 		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
 		p->jobs[j].pool = rng_int(0, n_pools - 1);
-		set_job(p, j, rng_int(1, 8), gmin, gmax, rng_int(1, 60), release,
+		tp_set_job(p, j, rng_int(1, 8), gmin, gmax, rng_int(1, 60), release,
 				rng_int(0, 3) == 0 ? release + rng_int(2, T) : -1);
 		if (rng_int(0, 6) == 0)
 			random_pin(p, j, T);
@@ -363,9 +350,9 @@ density_trap_problem(void)
 	ga_problem *p = new_problem(2, 3, 0, 2, 48);
 	ga_error	err;
 
-	set_job(p, 0, 2.0, 2, 2, 2, 0, -1);
-	set_job(p, 1, 1.5, 1, 1, 2, 0, 2);
-	set_job(p, 2, 1.5, 1, 1, 2, 0, 2);
+	tp_set_job(p, 0, 2.0, 2, 2, 2, 0, -1);
+	tp_set_job(p, 1, 1.5, 1, 1, 2, 0, 2);
+	tp_set_job(p, 2, 1.5, 1, 1, 2, 0, 2);
 	ga_problem_finish(p, &err);
 	return p;
 }
@@ -487,7 +474,7 @@ TEST(milp_bound_is_tight_when_one_job_fills_the_cluster)
 	double		expect = 0;
 	ga_error	err;
 
-	set_job(p, 0, 3, 8, 8, 48, 0, -1);
+	tp_set_job(p, 0, 3, 8, 8, 48, 0, -1);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 	for (int t = 0; t < 6; t++)
 		expect += 3 * 8 * p->decay[t];
@@ -533,8 +520,8 @@ TEST(milp_service_keeps_gpus_and_respects_churn)
 	ga_error	err;
 	static const int demand[12] = {0, 1, 2, 4, 4, 4, 4, 3, 2, 1, 0, 0};
 
-	set_job(p, 0, 1, 4, 4, 48, 0, -1);
-	set_job(p, 1, 1, 1, 2, 20, 0, -1);
+	tp_set_job(p, 0, 1, 4, 4, 48, 0, -1);
+	tp_set_job(p, 1, 1, 1, 2, 20, 0, -1);
 	p->services[0].churn_limit = 1;
 	p->services[0].max_gpus = 4;
 	memcpy(p->services[0].demand, demand, sizeof(demand));
@@ -665,7 +652,7 @@ medium_problem(unsigned long seed)
 		int			gmin = 1 << rng_int(0, 3);
 
 		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
-		set_job(p, j, rng_int(1, 9), gmin, gmin << rng_int(0, 1), rng_int(4, 400),
+		tp_set_job(p, j, rng_int(1, 9), gmin, gmin << rng_int(0, 1), rng_int(4, 400),
 				rng_int(0, 30), -1);
 	}
 	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
@@ -828,7 +815,7 @@ TEST(milp_full_keeps_the_service_demand_fast_meets)
 	ga_error	err;
 	static const int demand[8] = {0, 0, 0, 0, 2, 2, 2, 2};
 
-	set_job(p, 0, 4, 4, 4, 32, 0, -1);
+	tp_set_job(p, 0, 4, 4, 4, 32, 0, -1);
 	p->services[0].churn_limit = 2;
 	memcpy(p->services[0].demand, demand, sizeof(demand));
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);

@@ -2,6 +2,7 @@
  * test_problem.c — problem checking, durations and the objective.
  */
 #include "unit.h"
+#include "problem_fixture.h"
 #include "../../src/core/plan.h"
 
 #include <stdlib.h>
@@ -92,4 +93,18 @@ TEST(objective_counts_value_and_shortfall)
 	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 0), 1);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
+}
+
+void
+tp_set_job(ga_problem *p, int j, double priority, int gmin, int gmax,
+		   double work, int release, int deadline)
+{
+	ga_job	   *job = &p->jobs[j];
+
+	job->priority = priority;
+	job->gpus_min = gmin;
+	job->gpus_max = gmax;
+	job->work_gpu_steps = work;
+	job->release_step = release;
+	job->deadline_step = deadline;
 }
