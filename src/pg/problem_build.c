@@ -16,6 +16,7 @@
 #include "utils/memutils.h"
 
 #include "gpualloc_pg.h"
+#include "overrun.h"
 
 static void
 destroy_problem_callback(void *arg)
@@ -203,10 +204,8 @@ fill_job(GaBuild *build, int row, ga_job *job)
 		job->pinned_size = int_column(row, 13, 1);
 		job->pinned_first_gpu = pool->first_gpu + int_column(row, 12, 0);
 		job->pinned_start = steps_from(build, started, false);
-		job->pinned_end = job->pinned_start + ga_job_duration(job, job->pinned_size);
-		/* an overrunning job keeps its block at least one more step */
-		if (job->pinned_end < 1)
-			job->pinned_end = 1;
+		job->pinned_end = ga_running_end_step(job->pinned_start,
+											  ga_job_duration(job, job->pinned_size));
 		job->deadline_step = -1;
 		job->release_step = 0;
 		job->gpus_min = job->gpus_max = job->pinned_size;
