@@ -873,17 +873,30 @@ static const job_template s5_jobs[] = {
 	{0.10, "quantization", "awq", 7, 32, 0, 0, 1, 0, 0},
 };
 
-/* (6) scale: 64 GPUs, 30 jobs, two services. */
+/*
+ * (6) scale under contention: 64 GPUs, 30 jobs, two services.  At this size
+ * a few jobs carry most of the work, so the mix is built around them: long
+ * continued pre-training on 16-32 GPUs and 70B full fine-tunes that need a
+ * 32-GPU block (they may ask for all 64, which the services never leave
+ * free), beside mid-size fine-tunes and the shorter batch inference and
+ * quantization that can fill the gaps they leave.  The token ranges set the
+ * batch work so that, with the services, the offered load is 1.35, as
+ * contended as scenarios 1-5.  The services swing daily (chat 3 to 12 GPUs,
+ * code 1 to 6): reserving the daily peak, about 21 GPUs, idles half of it
+ * on average and some 17 GPUs every night, while the large jobs compete
+ * for the one aligned 32-GPU block left below it.
+ */
 static const service_spec s6_services[] = {
 	{"chat", 4, 400, 4, 2, 24, 3.0, 12.0, 14, 0.6, 0.06},
 	{"code", 4, 250, 2, 1, 12, 1.0, 6.0, 10, 0.3, 0.08},
 };
 static const job_template s6_jobs[] = {
-	{0.25, "training", "full_sft", 13, 72, 30, 210, 4, 1, 0},
-	{0.15, "training", "full_cpt", 7, 14, 430, 1710, 8, 1, 0},
-	{0.25, "training", "lora_sft", 32, 72, 30, 170, 4, 2, 0},
-	{0.25, "batch_inference", NULL, 32, 72, 140, 1140, 4, 2, 0},
-	{0.10, "quantization", "gptq", 32, 72, 0, 0, 1, 0, 0},
+	{0.20, "training", "full_cpt", 7, 14, 2000, 6000, 16, 1, 0},
+	{0.10, "training", "full_sft", 70, 72, 50, 200, 32, 1, 0},
+	{0.13, "training", "full_sft", 13, 32, 100, 500, 8, 1, 0},
+	{0.17, "training", "lora_sft", 32, 72, 80, 400, 4, 2, 0},
+	{0.25, "batch_inference", NULL, 32, 72, 150, 1000, 8, 1, 0},
+	{0.15, "quantization", "gptq", 32, 72, 0, 0, 4, 0, 0},
 };
 
 static const scenario_spec scenarios[] = {
@@ -914,9 +927,11 @@ static const scenario_spec scenarios[] = {
 		505, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s5_jobs, 5, 34, 3,
 	NULL, 0, 0, 0, 0, false, 60},
 	{"06_scale_64",
-		"64 GPUs (8 nodes); two services; 30 jobs of 4-32 GPUs over 3 days. "
-		"Stresses solve time and ordering at scale with spare capacity.",
-		606, "2026-03-02 00:00", 3, 8, 8, s6_services, 2, s6_jobs, 5, 26, 4,
+		"64 GPUs (8 nodes); two services with a daily swing; 30 jobs over 3 days: "
+		"continued pre-training on 16-32 GPUs and 70B fine-tunes on 32-64 among 4-32 GPU "
+		"fine-tunes, batch inference and quantization. Stresses large aligned blocks, "
+		"priorities and the services' idle nights under contention at scale.",
+		606, "2026-03-02 00:00", 3, 8, 8, s6_services, 2, s6_jobs, 6, 26, 4,
 	NULL, 0, 0, 0, 0, false, 60},
 	{"07_equal_priority",
 		"Scenario 2 with every priority (jobs and service) equal to 1. "
