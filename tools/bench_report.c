@@ -12,9 +12,12 @@
  *
  * The allocator is the fast policy, and the full policy when present; each
  * is compared with fifo and backfill (percentage points of utilisation, per
- * cent of value) and with the oracle (share of its value).  A summary
- * checks the benchmark's targets on the scenarios by their number prefix
- * (01_ ... 08_).
+ * cent of value) and with the oracle (share of its value).  The oracle's
+ * value bounds hold over the runs whose coverage reaches its
+ * coverage_floor (none given: over every run); a row whose value is above
+ * the oracle's while its coverage is below that floor is marked, since the
+ * bound does not cover it.  A summary checks the benchmark's targets on the
+ * scenarios by their number prefix (01_ ... 08_).
  *
  * A small parser of our own, because the project runs on a bare Debian with
  * no JSON tool installed.
@@ -575,12 +578,35 @@ print_num(double x, const char *fmt, int width)
 		printf(" %*s", width, "-");
 }
 
+/*
+ * The coverage floor of the oracle's value bounds, as a fraction; 0 when
+ * the file gives none (a simulator whose value bound covered every run).
+ */
+static double
+oracle_floor(const record *oracle)
+{
+	double		f = num(oracle, "coverage_floor");
+
+	return isfinite(f) ? f : 0;
+}
+
+/* Above the oracle's value where its value bound does not reach. */
+static bool
+beyond_bound(const view *v, const record *r, const record *oracle)
+{
+	if (oracle == NULL || r == oracle)
+		return false;
+	return num(r, "value") > num(oracle, "value") &&
+		num(r, "coverage") * v->cov_scale < 100.0 * oracle_floor(oracle);
+}
+
 static void
 print_scenario(const view *v, const char *scen, const char *know)
 {
 	const record *fifo = find(v->rs, scen, "fifo", know);
 	const record *bf = find(v->rs, scen, "backfill", know);
 	const record *oracle = find(v->rs, scen, "oracle", know);
+	bool		flagged = false;
 
 	printf("\n%s (%s)\n", scen, know);
 	printf("  %-9s %7s %10s %6s %9s %7s %9s %9s\n", "policy", "util%", "value",
@@ -599,8 +625,21 @@ print_scenario(const view *v, const char *scen, const char *know)
 		print_num(num(r, "churn"), " %*.0f", 7);
 		print_num(num(r, "solve_p50_ms"), " %*.2f", 9);
 		print_num(num(r, "solve_p99_ms"), " %*.2f", 9);
+		if (beyond_bound(v, r, oracle))
+		{
+			printf("  !");
+			flagged = true;
+		}
 		printf("\n");
 	}
+	if (oracle && oracle_floor(oracle) > 0)
+		printf("  oracle: value and completions bound the runs with coverage >= %.2f%%; "
+			   "utilisation and coverage every run\n", 100.0 * oracle_floor(oracle));
+	else if (oracle)
+		printf("  oracle: every bound is over every run\n");
+	if (flagged)
+		printf("  ! value above the oracle's with coverage below its floor: legal, the "
+			   "bound does not cover such a run\n");
 	for (int a = 0; a < 2; a++)
 	{
 		const char *alloc = a == 0 ? "fast" : "full";

@@ -6,8 +6,11 @@
  *   gpualloc-sim compare SCENARIO_DIR... [--perfect-knowledge] [--json]
  *                [--policies a,b,c]
  *   common options: --full-ms N (full's limit per re-plan, default 1000),
- *                   --fast-ms N (fast's improvement budget, default 1)
+ *                   --fast-ms N (fast's improvement budget, default 1),
+ *                   --oracle-coverage F (the coverage floor of the oracle's
+ *                   value bounds, default 0.995; 0: over every run)
  */
+#include "oracle.h"
 #include "sim.h"
 
 #include <math.h>
@@ -22,6 +25,7 @@ typedef struct cli
 	bool		perfect;
 	double		full_ms;
 	double		fast_ms;
+	double		oracle_coverage;
 	int			n_policies;
 	ga_policy	policies[GA_N_POLICIES];
 	int			n_dirs;
@@ -36,6 +40,8 @@ usage(FILE *f)
 			"       gpualloc-sim compare SCENARIO_DIR... [--perfect-knowledge] [--json] [--policies a,b,c]\n"
 			"options: --full-ms N   time limit of full per re-plan (default 1000)\n"
 			"         --fast-ms N   improvement budget of fast per re-plan (default 1)\n"
+			"         --oracle-coverage F   the oracle's value bounds cover runs with coverage >= F\n"
+			"                       (0 to 1, default 0.995; 0: every run)\n"
 			"policies: fifo, backfill, fast, full, oracle\n");
 }
 
@@ -74,12 +80,29 @@ parse_ms(const char *opt, const char *text, double *out)
 	return true;
 }
 
+/* A share from 0 to 1; NaN fails both comparisons. */
+static bool
+parse_floor(const char *opt, const char *text, double *out)
+{
+	char	   *end;
+
+	*out = strtod(text, &end);
+	if (*text == '\0' || *end != '\0' || !(*out >= 0 && *out <= 1))
+	{
+		fprintf(stderr, "gpualloc-sim: %s needs a coverage share from 0 to 1 "
+				"(0.995 for 99.5%%; 0 bounds every run), got \"%s\"\n", opt, text);
+		return false;
+	}
+	return true;
+}
+
 static bool
 parse_args(cli *c, int argc, char **argv)
 {
 	memset(c, 0, sizeof(*c));
 	c->full_ms = 1000;
 	c->fast_ms = 1;
+	c->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	if (argc < 3 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "compare") != 0))
 		return false;
 	c->compare = strcmp(argv[1], "compare") == 0;
@@ -120,6 +143,11 @@ parse_args(cli *c, int argc, char **argv)
 		else if (strcmp(a, "--fast-ms") == 0 && has_val)
 		{
 			if (!parse_ms(a, argv[++i], &c->fast_ms))
+				return false;
+		}
+		else if (strcmp(a, "--oracle-coverage") == 0 && has_val)
+		{
+			if (!parse_floor(a, argv[++i], &c->oracle_coverage))
 				return false;
 		}
 		else if (a[0] == '-' && a[1] == '-')
@@ -167,9 +195,10 @@ json_string(const char *s)
 	putchar('"');
 }
 
+/* floor: the oracle's coverage floor, NAN for a policy's run (no key). */
 static void
 json_object(const char *scenario, ga_policy policy, bool perfect,
-			const ga_metrics *m, bool classes)
+			const ga_metrics *m, double floor, bool classes)
 {
 	printf("{\"scenario\": ");
 	json_string(scenario);
@@ -185,7 +214,9 @@ json_object(const char *scenario, ga_policy policy, bool perfect,
 	json_num("wait_mean_h", m->wait_mean_h, false);
 	json_num("wait_p95_h", m->wait_p95_h, false);
 	json_num("solve_p50_ms", m->solve_p50_ms, false);
-	json_num("solve_p99_ms", m->solve_p99_ms, !classes);
+	json_num("solve_p99_ms", m->solve_p99_ms, !classes && isnan(floor));
+	if (!isnan(floor))
+		json_num("coverage_floor", floor, !classes);
 	if (classes)
 	{
 		printf("\"wait_by_priority\": [");
@@ -226,9 +257,12 @@ table_header(const char *scenario, bool perfect)
 }
 
 static void
-table_row(ga_policy policy, const ga_metrics *m)
+table_row(ga_policy policy, const ga_metrics *m, double floor)
 {
-	printf("| %s%s |", ga_policy_name(policy), m->is_bound ? " (bound)" : "");
+	if (isnan(floor) || floor == 0)
+		printf("| %s%s |", ga_policy_name(policy), m->is_bound ? " (bound)" : "");
+	else
+		printf("| %s (bound, coverage floor %.4g%%) |", ga_policy_name(policy), 100 * floor);
 	cell(100 * m->utilization, "%.1f");
 	cell(m->value, "%.1f");
 	cell(m->completed_value, "%.1f");
@@ -266,12 +300,25 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	ga_sim_options opt;
 	ga_sim_result *res;
 	ga_error	err;
+	ga_status	rc;
+	double		floor = NAN;
 
 	ga_sim_options_default(&opt, policy);
 	opt.perfect = c->perfect;
 	opt.full_ms = c->full_ms;
 	opt.fast_ms = c->fast_ms;
-	if (ga_simulate(scn, &opt, &res, &err) != GA_OK)
+	if (policy == GA_POLICY_ORACLE)
+	{
+		/* ga_simulate's oracle has the default floor; the flag's is here */
+		ga_oracle_options oopt;
+
+		ga_oracle_options_default(&oopt);
+		oopt.coverage_floor = c->oracle_coverage;
+		rc = ga_oracle_bound(scn, &oopt, &res, &floor, &err);
+	}
+	else
+		rc = ga_simulate(scn, &opt, &res, &err);
+	if (rc != GA_OK)
 	{
 		fprintf(stderr, "gpualloc-sim: %s, policy %s: %s\n", scn->name,
 				ga_policy_name(policy), err.message);
@@ -285,11 +332,11 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	{
 		printf("%s", *first_json ? "" : ",\n ");
 		*first_json = false;
-		json_object(scn->name, policy, c->perfect, &res->metrics, !c->compare);
+		json_object(scn->name, policy, c->perfect, &res->metrics, floor, !c->compare);
 	}
 	else
 	{
-		table_row(policy, &res->metrics);
+		table_row(policy, &res->metrics, floor);
 		if (!c->compare)
 			table_classes(&res->metrics);
 	}

@@ -54,6 +54,9 @@ typedef struct orc
 	double	   *served_cap;		/* [n_services * T] */
 	double		demanded;		/* GPU-steps of true demand */
 	double		servable;		/* ... up to max_gpus */
+	double		reachable;		/* ... that also fit the pools */
+	double		floor_used;		/* coverage floor of the value programs */
+	double		cover_rhs;		/* floor_used x demanded; 0: no row */
 } orc;
 
 /* The simulator's visibility rule: the first step boundary at or after. */
@@ -153,6 +156,33 @@ orc_services(orc *o)
 			o->servable += c;
 		}
 	}
+	for (int p = 0; p < scn->n_pools; p++)
+		for (int t = 0; t < o->T; t++)
+		{
+			double		want = 0;
+
+			for (int s = 0; s < scn->n_services; s++)
+				if (scn->services[s].pool == p)
+					want += o->served_cap[(size_t) s * o->T + t];
+			o->reachable += fmin(want, scn->pools[p].n_gpus);
+		}
+}
+
+/*
+ * The coverage row of the value programs.  A floor no run can reach would
+ * leave nothing to bound (and an infeasible model): it is lowered to the
+ * share the pools can serve at most.
+ */
+static void
+orc_floor(orc *o, double floor)
+{
+	o->floor_used = floor > 0 ? floor : 0;	/* no -0 in the output */
+	o->cover_rhs = o->floor_used * o->demanded;
+	if (o->cover_rhs > o->reachable)
+	{
+		o->cover_rhs = o->reachable;
+		o->floor_used = o->reachable / o->demanded;
+	}
 }
 
 static void
@@ -168,7 +198,7 @@ orc_free(orc *o)
 }
 
 static ga_status
-orc_init(orc *o, const ga_scenario *scn, ga_error *err)
+orc_init(orc *o, const ga_scenario *scn, double floor, ga_error *err)
 {
 	size_t		nj = scn->n_jobs > 0 ? scn->n_jobs : 1;
 	size_t		ns = scn->n_services > 0 ? scn->n_services : 1;
@@ -192,6 +222,7 @@ orc_init(orc *o, const ga_scenario *scn, ga_error *err)
 	orc_jobs(o);
 	orc_levels(o);
 	orc_services(o);
+	orc_floor(o, floor);
 	return GA_OK;
 }
 
@@ -210,6 +241,7 @@ typedef struct cg
 	lp_kind		kind;
 	glp_prob   *lp;
 	double	   *pi;				/* [n_series * T] capacity duals, >= 0 */
+	double		mu;				/* coverage row's dual, >= 0 */
 	double	   *prefix;			/* [n_series * (T + 1)] running sums of pi */
 	unsigned char *have;		/* [n_jobs * ORC_MAX_SIZES * T] column added */
 	int		   *new_k;			/* columns found by one pricing pass */
@@ -264,6 +296,26 @@ static bool
 is_done_kind(lp_kind kind)
 {
 	return kind == LP_DONE_VALUE || kind == LP_DONE_JOBS;
+}
+
+/* Programs that carry the services: utilisation, and the floored ones. */
+static bool
+has_services(const orc *o, lp_kind kind)
+{
+	return kind == LP_UTIL || o->cover_rhs > 0;
+}
+
+static bool
+has_cover_row(const orc *o, lp_kind kind)
+{
+	return kind != LP_UTIL && o->cover_rhs > 0;
+}
+
+/* What a served GPU-step earns in this program. */
+static double
+served_obj(lp_kind kind)
+{
+	return kind == LP_UTIL ? 1 : 0;
 }
 
 /* Does series q count a job of g GPUs in pool p? */
@@ -329,9 +381,9 @@ column_cost(const cg *c, int k, int i, int s)
 
 /*
  * One pricing pass at the current duals.  Returns the Lagrangian bound
- * sum_rows pi x rhs + sum_jobs max(0, best reduced profit) [+ services],
- * which holds for any pi >= 0, and queues the best column of every size
- * whose reduced profit is positive and that is not in the model yet.
+ * L(pi, mu) of oracle.h, which holds for any pi, mu >= 0, and queues the
+ * best column of every size whose reduced profit is positive and that is
+ * not in the model yet.
  */
 static double
 price(cg *c)
@@ -389,11 +441,14 @@ price(cg *c)
 		}
 		L += best_job;
 	}
-	if (c->kind == LP_UTIL)
+	if (has_cover_row(o, c->kind))
+		L -= c->mu * o->cover_rhs;
+	if (has_services(o, c->kind))
 		for (int s = 0; s < scn->n_services; s++)
 			for (int t = 0; t < T; t++)
 			{
-				double		gain = 1 - c->pi[(size_t) scn->services[s].pool * T + t];
+				double		gain = served_obj(c->kind) + c->mu -
+					c->pi[(size_t) scn->services[s].pool * T + t];
 
 				if (gain > 0)
 					L += gain * o->served_cap[(size_t) s * T + t];
@@ -401,7 +456,17 @@ price(cg *c)
 	return L;
 }
 
-/* Rows of the model: capacity per series and step, one start per job. */
+/* The coverage row follows the capacity and one-start rows. */
+static int
+cover_row(const orc *o)
+{
+	return 1 + o->n_series * o->T + o->n_jobs;
+}
+
+/*
+ * Rows of the model: capacity per series and step, one start per job, and
+ * the coverage floor where the program has one.
+ */
 static void
 add_rows(cg *c)
 {
@@ -420,9 +485,14 @@ add_rows(cg *c)
 	}
 	for (int k = 0; k < o->n_jobs; k++)
 		glp_set_row_bnds(c->lp, 1 + o->n_series * T + k, GLP_UP, 0, 1);
+	if (has_cover_row(o, c->kind))
+	{
+		glp_add_rows(c->lp, 1);
+		glp_set_row_bnds(c->lp, cover_row(o), GLP_LO, o->cover_rhs, 0);
+	}
 }
 
-/* The services' served GPU-steps, for the utilisation program only. */
+/* The services' served GPU-steps. */
 static void
 add_service_cols(cg *c)
 {
@@ -433,16 +503,23 @@ add_service_cols(cg *c)
 		for (int t = 0; t < o->T; t++)
 		{
 			double		ub = o->served_cap[(size_t) s * o->T + t];
-			int			col;
+			int			col,
+						n = 1;
 
 			if (ub <= 0)
 				continue;
 			col = glp_add_cols(c->lp, 1);
 			glp_set_col_bnds(c->lp, col, GLP_DB, 0, ub);
-			glp_set_obj_coef(c->lp, col, 1);
+			glp_set_obj_coef(c->lp, col, served_obj(c->kind));
 			c->ind[1] = 1 + scn->services[s].pool * o->T + t;
 			c->val[1] = 1;
-			glp_set_mat_col(c->lp, col, 1, c->ind, c->val);
+			if (has_cover_row(o, c->kind))
+			{
+				n++;
+				c->ind[n] = cover_row(o);
+				c->val[n] = 1;
+			}
+			glp_set_mat_col(c->lp, col, n, c->ind, c->val);
 		}
 }
 
@@ -490,6 +567,9 @@ resolve(cg *c, double *master)
 	*master = glp_get_obj_val(c->lp);
 	for (int r = 0; r < o->n_series * o->T; r++)
 		c->pi[r] = fmax(0.0, glp_get_row_dual(c->lp, 1 + r));
+	/* a ">=" row of a maximisation has a dual <= 0: raising it costs */
+	if (has_cover_row(o, c->kind))
+		c->mu = fmax(0.0, -glp_get_row_dual(c->lp, cover_row(o)));
 	return GA_OK;
 }
 
@@ -507,7 +587,7 @@ cg_body(cg *c)
 	c->lp = glp_create_prob();
 	glp_set_obj_dir(c->lp, GLP_MAX);
 	add_rows(c);
-	if (c->kind == LP_UTIL)
+	if (has_services(c->o, c->kind))
 		add_service_cols(c);
 	for (;;)
 	{
@@ -642,14 +722,25 @@ fill_metrics(const orc *o, ga_metrics *m, ga_error *err)
 	return GA_OK;
 }
 
+void
+ga_oracle_options_default(ga_oracle_options *opt)
+{
+	opt->coverage_floor = GA_ORACLE_COVERAGE_FLOOR;
+}
+
 ga_status
-ga_oracle(const ga_scenario *scn, ga_sim_result **out, ga_error *err)
+ga_oracle_bound(const ga_scenario *scn, const ga_oracle_options *opt,
+				ga_sim_result **out, double *floor_used, ga_error *err)
 {
 	orc			o;
 	ga_sim_result *res;
 	ga_status	rc;
 
 	*out = NULL;
+	if (!(opt->coverage_floor >= 0 && opt->coverage_floor <= 1))
+		return ga_error_set(err, GA_EINVAL,
+							"oracle: coverage_floor must be between 0 and 1, got %g",
+							opt->coverage_floor);
 	res = calloc(1, sizeof(*res));
 	if (res == NULL)
 		return ga_error_set(err, GA_ENOMEM, "out of memory");
@@ -662,12 +753,14 @@ ga_oracle(const ga_scenario *scn, ga_sim_result **out, ga_error *err)
 	}
 	for (int j = 0; j < scn->n_jobs; j++)
 		res->jobs[j] = (ga_sim_job_trace) {-1, -1, -1, -1};
-	if ((rc = orc_init(&o, scn, err)) != GA_OK)
+	if ((rc = orc_init(&o, scn, opt->coverage_floor, err)) != GA_OK)
 	{
 		ga_sim_result_destroy(res);
 		return rc;
 	}
 	rc = fill_metrics(&o, &res->metrics, err);
+	if (floor_used != NULL)
+		*floor_used = o.floor_used;
 	orc_free(&o);
 	if (rc != GA_OK)
 	{
@@ -676,4 +769,13 @@ ga_oracle(const ga_scenario *scn, ga_sim_result **out, ga_error *err)
 	}
 	*out = res;
 	return GA_OK;
+}
+
+ga_status
+ga_oracle(const ga_scenario *scn, ga_sim_result **out, ga_error *err)
+{
+	ga_oracle_options opt;
+
+	ga_oracle_options_default(&opt);
+	return ga_oracle_bound(scn, &opt, out, NULL, err);
 }
