@@ -714,11 +714,10 @@ print_targets(const view *v, const char *alloc, const char *know)
 			continue;
 		cov = num(r, "coverage") * v->cov_scale;
 		printf("  %-20s", s);
-		if (s6 == NULL || strcmp(s, s6) != 0)
-			printf(" value > fifo and backfill: %s (%+.1f%%, %+.1f%%);",
-				   verdict(fifo && bf && num(r, "value") > num(fifo, "value") &&
-						   num(r, "value") > num(bf, "value")),
-				   gain(r, fifo, "value"), gain(r, bf, "value"));
+		printf(" value > fifo and backfill: %s (%+.1f%%, %+.1f%%);",
+			   verdict(fifo && bf && num(r, "value") > num(fifo, "value") &&
+					   num(r, "value") > num(bf, "value")),
+			   gain(r, fifo, "value"), gain(r, bf, "value"));
 		printf(" coverage >= 99.5%%: %s (%.2f%%);", verdict(cov >= 99.5), cov);
 		if (oracle)
 		{
