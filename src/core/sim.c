@@ -7,6 +7,7 @@
 #include "forecast_demand.h"
 #include "forecast_estimator.h"
 #include "oracle.h"
+#include "overrun.h"
 #include "solve.h"
 #include "validate.h"
 
@@ -397,13 +398,10 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 		pj->pinned_start = tr->start_step - t;
 		pj->pinned_first_gpu = tr->first_gpu;
 		pj->pinned_size = tr->size;
-		pj->pinned_end = pj->pinned_start + ga_job_duration(pj, tr->size);
-		if (pj->pinned_end < 1)
-		{
-			/* it overran its estimate: it holds its block one more step */
-			pj->pinned_end = 1;
+		pj->pinned_end = ga_running_end_step(pj->pinned_start,
+											 ga_job_duration(pj, tr->size));
+		if (pj->pinned_start + ga_job_duration(pj, tr->size) < 1)
 			c->res->overruns++;
-		}
 		return;
 	}
 	pj->gpus_min = sj->gpus_min;
