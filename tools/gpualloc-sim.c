@@ -8,7 +8,9 @@
  *   common options: --full-ms N (full's limit per re-plan, default 1000),
  *                   --fast-ms N (fast's improvement budget, default 1),
  *                   --oracle-coverage F (the coverage floor of the oracle's
- *                   value bounds, default 0.995; 0: over every run)
+ *                   value bounds, default 0.995; 0: over every run),
+ *                   --quantile Q (the demand quantile planned for, default
+ *                   0.955)
  */
 #include "oracle.h"
 #include "sim.h"
@@ -26,6 +28,7 @@ typedef struct cli
 	double		full_ms;
 	double		fast_ms;
 	double		oracle_coverage;
+	double		quantile;
 	int			n_policies;
 	ga_policy	policies[GA_N_POLICIES];
 	int			n_dirs;
@@ -42,6 +45,8 @@ usage(FILE *f)
 			"         --fast-ms N   improvement budget of fast per re-plan (default 1)\n"
 			"         --oracle-coverage F   the oracle's value bounds cover runs with coverage >= F\n"
 			"                       (0 to 1, default 0.995; 0: every run)\n"
+			"         --quantile Q  the upper quantile of demand forecasts planned for\n"
+			"                       (0.5 to 0.999, default 0.955; ignored with --perfect-knowledge)\n"
 			"policies: fifo, backfill, fast, full, oracle\n");
 }
 
@@ -97,12 +102,28 @@ parse_floor(const char *opt, const char *text, double *out)
 }
 
 static bool
+parse_quantile(const char *opt, const char *text, double *out)
+{
+	char	   *end;
+
+	*out = strtod(text, &end);
+	if (*text == '\0' || *end != '\0' || !(*out >= 0.5 && *out <= 0.999))
+	{
+		fprintf(stderr, "gpualloc-sim: %s needs a quantile from 0.5 to 0.999, got \"%s\"\n",
+				opt, text);
+		return false;
+	}
+	return true;
+}
+
+static bool
 parse_args(cli *c, int argc, char **argv)
 {
 	memset(c, 0, sizeof(*c));
 	c->full_ms = 1000;
 	c->fast_ms = 1;
 	c->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
+	c->quantile = -1;
 	if (argc < 3 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "compare") != 0))
 		return false;
 	c->compare = strcmp(argv[1], "compare") == 0;
@@ -143,6 +164,11 @@ parse_args(cli *c, int argc, char **argv)
 		else if (strcmp(a, "--fast-ms") == 0 && has_val)
 		{
 			if (!parse_ms(a, argv[++i], &c->fast_ms))
+				return false;
+		}
+		else if (strcmp(a, "--quantile") == 0 && has_val)
+		{
+			if (!parse_quantile(a, argv[++i], &c->quantile))
 				return false;
 		}
 		else if (strcmp(a, "--oracle-coverage") == 0 && has_val)
@@ -307,6 +333,8 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	opt.perfect = c->perfect;
 	opt.full_ms = c->full_ms;
 	opt.fast_ms = c->fast_ms;
+	if (c->quantile > 0)
+		opt.quantile = c->quantile;
 	if (policy == GA_POLICY_ORACLE)
 	{
 		/* ga_simulate's oracle has the default floor; the flag's is here */
