@@ -1,6 +1,6 @@
 /*
  * gen_scenarios.c — writes the benchmark scenarios (scenario format v1, see
- * the design brief) from fixed seeds and from the real traces in data/real.
+ * docs/model.md, Scenario format) from fixed seeds and from the real traces in data/real.
  *
  *   gen_scenarios [--out DIR] [--data DIR] [--stats]
  *

@@ -1,5 +1,5 @@
 /*
- * gpualloc-sim — run scheduling policies over scenarios (DESIGN §5) and
+ * gpualloc-sim — run scheduling policies over scenarios (docs/model.md, Scenario format) and
  * print their metrics as Markdown tables or JSON.
  *
  *   gpualloc-sim run SCENARIO_DIR --policy POLICY [--perfect-knowledge] [--json]

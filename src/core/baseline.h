@@ -1,5 +1,5 @@
 /*
- * baseline.h — the two reference schedulers of DESIGN §5, as planners on the
+ * baseline.h — the two reference schedulers (docs/model.md, Baselines), as planners on the
  * same problem the allocator solves, so the simulator runs every policy
  * through one loop and one set of metrics.
  *

@@ -1,5 +1,5 @@
 /*
- * metrics.c — the metrics of DESIGN §5 from a run record.
+ * metrics.c — the metrics (docs/model.md, Metrics) from a run record.
  */
 #include "metrics.h"
 

@@ -1,5 +1,5 @@
 /*
- * metrics.h — the metrics of DESIGN §5, computed the same way for every
+ * metrics.h — the metrics (docs/model.md, Metrics), computed the same way for every
  * policy from what really happened in a simulated window (a ga_run_record).
  *
  *   utilisation   busy GPU-hours / available GPU-hours; a GPU is busy when

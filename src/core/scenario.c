@@ -1,5 +1,5 @@
 /*
- * scenario.c — reading the scenario format (DESIGN §5).
+ * scenario.c — reading the scenario format (docs/model.md, Scenario format).
  *
  * Each file is read whole, split into rows by a small CSV reader (quoted
  * fields with "" escapes, CRLF or LF), and its header mapped to column

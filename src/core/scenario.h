@@ -1,6 +1,6 @@
 /*
  * scenario.h — a benchmark scenario read from a directory in the scenario
- * format of DESIGN §5 (scenario.csv, gpus.csv, services.csv, demand.csv,
+ * format described in docs/model.md, Scenario format (scenario.csv, gpus.csv, services.csv, demand.csv,
  * jobs.csv and optionally history.csv).
  *
  * Times are kept as whole minutes since 1970-01-01 00:00 UTC.  Columns a

@@ -6,8 +6,8 @@
  * re-plan (each replan_minutes, and whenever the plan runs out) a problem is
  * built from what is known then:
  *   - jobs submitted so far and not finished; running ones pinned to their
- *     real start and block, their end estimated from the estimate and pushed
- *     one step ahead while they overrun;
+ *     real start and block, their end estimated from the estimate and, once
+ *     they overrun it, by ga_running_end_step (overrun.h);
  *   - work estimates from ga_estimate_job on each job's features, fitted on
  *     history.csv and on every job finished so far (at gpus_max for a
  *     waiting job, at its size for a running one);

@@ -1,5 +1,5 @@
 /*
- * test_metrics.c — the metrics of DESIGN §5 on records checked by hand.
+ * test_metrics.c — the metrics (docs/model.md, Metrics) on records checked by hand.
  */
 #include "unit.h"
 #include "../../src/core/metrics.h"
