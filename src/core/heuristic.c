@@ -351,16 +351,17 @@ tree_mark_cell(const fast_ctx *c, fast_state *st, const pool_geom *pg,
  * Jobs: value, search and placement.
  * ------------------------------------------------------------------------ */
 
-/* Value of a job's cells over [start, end) clipped to the horizon. */
+/* Value of a job's run over [start, end): its cells, then its tail. */
 static double
 run_value(const fast_ctx *c, const ga_job *job, int start, int end, int size)
 {
 	int			from = start > 0 ? start : 0;
 	int			to = end < c->T ? end : c->T;
+	double		tail = ga_job_tail_value(c->p, job, size, start, end);
 
 	if (to <= from)
-		return 0;
-	return job->priority * size * (c->prefix[to] - c->prefix[from]);
+		return tail;
+	return job->priority * size * (c->prefix[to] - c->prefix[from]) + tail;
 }
 
 /* Earliest start in [from, last] with steps [t, min(t + d, T)) all clear. */
@@ -770,13 +771,19 @@ drop_members(fast_ctx *c, const pool_geom *pg, int n)
 }
 
 /*
- * Add up to n GPUs that are free from step t to the end of the horizon,
- * highest first.  GPUs free only for a while are left alone: handing them
- * back later would spend churn the service may not have.
+ * Add up to n GPUs free at step t, highest first: those free to the end of
+ * the horizon, then those free only until a later step, the longest free
+ * first.  Such a GPU goes back when its next workload starts, a handover the
+ * service must afford then; it is taken only without a churn budget, only
+ * when it serves at least two steps, and only while every handover already
+ * due fits the churn limit at the steps after t (early_drops_needed stays
+ * 0), so the service is never forced past its limit.  Without these GPUs a
+ * service ranked behind another in the same pool could be left short while
+ * a GPU the other takes later sits idle.
  */
 static int
-add_members(fast_ctx *c, const fast_state *st, const pool_geom *pg, int t,
-			int n)
+add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
+			const pool_geom *pg, int t, int n)
 {
 	int			added = 0;
 
@@ -787,6 +794,38 @@ add_members(fast_ctx *c, const fast_state *st, const pool_geom *pg, int t,
 		c->member[rel] = true;
 		c->member_end[rel] = c->T;
 		c->forced_at[c->T]++;
+		added++;
+	}
+	while (added < n && svc->churn_budget < 0)
+	{
+		int			pick = -1;
+		int			pick_end = t + 1;
+
+		for (int rel = pg->n_gpus - 1; rel >= 0; rel--)
+		{
+			const uint64_t *m = leaf_mask(c, st, pg, rel);
+			int			end;
+
+			if (c->member[rel] || bit_is_set(m, t))
+				continue;
+			end = next_set(m, t, c->T);
+			if (end > pick_end)
+			{
+				pick = rel;
+				pick_end = end;
+			}
+		}
+		if (pick < 0)
+			break;
+		c->member[pick] = true;
+		c->member_end[pick] = pick_end;
+		c->forced_at[pick_end]++;
+		c->n_pending++;
+		if (early_drops_needed(c, t, svc->churn_limit) > 0)
+		{
+			drop_member(c, pick);
+			break;
+		}
 		added++;
 	}
 	return added;
@@ -861,14 +900,14 @@ place_service(fast_ctx *c, fast_state *st, int s)
 			drop_members(c, pg, moved);
 		}
 		else if (count < c->want[t])
-			moved = add_members(c, st, pg, t,
+			moved = add_members(c, st, svc, pg, t,
 								c->want[t] - count < room ? c->want[t] - count : room);
 		if (limited && svc->churn_budget >= 0)
 			budget_left -= forced + early + over + moved;
 		count = commit_service_step(c, st, s, pg, t);
 		if (svc->demand[t] > count)
 			st->service_value -= p->params.penalty * svc->priority *
-				p->decay[t] * (svc->demand[t] - count);
+				ga_shortfall_decay(p, t) * (svc->demand[t] - count);
 	}
 	return GA_OK;
 }

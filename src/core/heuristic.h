@@ -12,10 +12,13 @@
  * aligned blocks free then it prefers one inside a larger block already
  * partly used by batch work (best fit, so whole blocks stay free for large
  * jobs), then the one leaving the shortest idle gap before it, then the
- * lowest: batch work packs from the low end of the pool.  A service follows
- * its demand from the high end of its pool, ramping up ahead of a rise by at
- * most churn_limit per step and keeping its physical GPUs.  Every rule is
- * enforced while placing, so the grid is legal.
+ * lowest: batch work packs from the low end of the pool.  A job's value is
+ * that of its whole run (ga_job_tail_value past the horizon), so of two
+ * equal jobs the shorter goes first.  A service follows its demand from the
+ * high end of its pool, ramping up ahead of a rise by at most churn_limit per
+ * step and keeping its physical GPUs; short of free GPUs, it borrows one that
+ * another claim takes later, when the handover then fits its churn limit.
+ * Every rule is enforced while placing, so the grid is legal.
  *
  * Improvement, while the time budget lasts (in this order): rebuild with
  * other order variants (other tie-breaks; release order); rebuild with a job

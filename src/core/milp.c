@@ -1,5 +1,5 @@
 /*
- * milp.c — full mode: the time-indexed MILP of DESIGN §2 in GLPK, the bound
+ * milp.c — full mode: the time-indexed MILP of the model (docs/model.md, The model) in GLPK, the bound
  * taken from its LP relaxation, and the mapping of the aggregate schedule
  * the model describes back onto aligned GPU blocks.
  *
@@ -7,9 +7,10 @@
  *
  *   x[c]     binary, one per candidate (job, size, start step) of a job that
  *            is not pinned; only starts in [release, n_steps) that meet the
- *            deadline.  A job running past the horizon is clipped: its value
- *            counts only in-horizon steps.  value = priority * size * sum of
- *            decay over the in-horizon steps it runs.
+ *            deadline.  value = priority * size * sum of decay over the
+ *            in-horizon steps it runs, plus ga_job_tail_value for the steps
+ *            past the horizon (the objective values a job's whole run).
+ *            The capacity rows see only the in-horizon steps.
  *   y[s,t]   integer GPUs of service s at step t, <= max_gpus.
  *   u[s,t]   shortfall, u >= demand - y, costs penalty*priority*decay.
  *   c[s,t]   churn, c >= |y[t] - y[t-1]| (y[-1] = GPUs held now when
@@ -303,6 +304,16 @@ block_value(const milp_model *m, const ga_job *job, int size, int from, int to)
 	return job->priority * size * (m->prefix[to] - m->prefix[from]);
 }
 
+/* Value of job j started at `start` on `size` GPUs: its in-horizon cells and its tail. */
+static double
+start_value(const milp_model *m, const ga_job *job, int size, int start)
+{
+	int			end = start + ga_job_duration(job, size);
+
+	return block_value(m, job, size, start, end < m->T ? end : m->T) +
+		ga_job_tail_value(m->problem, job, size, start, end);
+}
+
 /* True when the pool has an aligned block of this size on usable GPUs. */
 static bool
 pool_has_usable_block(const ga_problem *p, const ga_pool *pool, int size)
@@ -344,7 +355,11 @@ model_fixed_part(milp_model *m)
 		int			from = job->pinned_start < 0 ? 0 : job->pinned_start;
 		int			to = job->pinned_end < T ? job->pinned_end : T;
 
-		if (!job->pinned || from >= to)
+		if (!job->pinned)
+			continue;
+		m->constant += ga_job_tail_value(p, job, job->pinned_size,
+										 job->pinned_start, job->pinned_end);
+		if (from >= to)
 			continue;
 		m->constant += block_value(m, job, job->pinned_size, from, to);
 		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
@@ -401,7 +416,7 @@ job_candidates(milp_model *m, int j, bool fill, size_t next)
 				c->size = size;
 				c->start = s;
 				c->end = end;
-				c->value = block_value(m, job, size, s, end);
+				c->value = start_value(m, job, size, s);
 			}
 			count += (size_t) (last - job->release_step + 1);
 		}
@@ -645,7 +660,7 @@ model_capacity_and_service_rows(milp_model *m)
 			bool		charged = t > 0 || svc->held_known;
 
 			set_col(m, y_col(m, s, t), 0, ymax, 0, 'i');
-			set_col(m, u_col(m, s, t), 0, svc->demand[t], -weight * p->decay[t], 'c');
+			set_col(m, u_col(m, s, t), 0, svc->demand[t], -weight * ga_shortfall_decay(p, t), 'c');
 			set_col(m, c_col(m, s, t), 0, charged ? svc->churn_limit : 0, 0, 'c');
 			if (svc->demand[t] > 0)
 			{
@@ -674,9 +689,10 @@ model_capacity_and_service_rows(milp_model *m)
 }
 
 /*
- * Bound that needs no LP: batch value is at most every job's best candidate
- * and at most all free capacity at the pool's highest priority; penalties
- * only subtract.  Used when the LP cannot be solved in time.
+ * Bound that needs no LP: batch value is at most every job's best candidate,
+ * and at most all free capacity at the pool's highest priority plus every
+ * job's largest tail; penalties only subtract.  Used when the LP cannot be
+ * solved in time.
  */
 static void
 model_trivial_bound(milp_model *m)
@@ -689,11 +705,20 @@ model_trivial_bound(milp_model *m)
 	{
 		const job_cols *jc = &m->jobs[j];
 		double		best = 0;
+		double		tail = 0;
 
 		for (int k = 0; k < jc->n_sizes; k++)
+		{
+			const milp_col *last = &m->cols[jc->base[k] + jc->last_start[k] - p->jobs[j].release_step];
+
+			/* the earliest start is worth most; the latest has the longest tail */
 			if (m->cols[jc->base[k]].value > best)
 				best = m->cols[jc->base[k]].value;
+			tail = fmax(tail, ga_job_tail_value(p, &p->jobs[j], last->size, last->start,
+												last->start + ga_job_duration(&p->jobs[j], last->size)));
+		}
 		by_jobs += best;
+		by_capacity += tail;
 	}
 	for (int q = 0; q < p->n_pools; q++)
 	{
@@ -1102,9 +1127,7 @@ try_start_job(map_state *st, int j, int t, int preferred)
 
 		for (int i = 0; i < jc->n_sizes; i++)
 		{
-			int			d = ga_job_duration(job, jc->size[i]);
-			int			to = t + d < m->T ? t + d : m->T;
-			double		v = block_value(m, job, jc->size[i], t, to);
+			double		v = start_value(m, job, jc->size[i], t);
 
 			if (tried[i])
 				continue;
@@ -1340,13 +1363,13 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 				int			to = s + d < m->T ? s + d : m->T;
 				int			first;
 
-				if (block_value(m, job, size, s, to) <= best)
+				if (start_value(m, job, size, s) <= best)
 					break;
 				compute_largest_free(st, &p->pools[job->pool], s, to, false);
 				first = best_fit_block(st, &p->pools[job->pool], size);
 				if (first >= 0)
 				{
-					best = block_value(m, job, size, s, to);
+					best = start_value(m, job, size, s);
 					best_start = s;
 					best_first = first;
 					best_size = size;
@@ -2047,9 +2070,9 @@ fill_stats(ga_milp_stats *stats, const milp_run *run, const milp_model *m)
 
 /*
  * The floor under every mapped plan's service counts: at each step, the
- * demand the fast plan meets.  The model sees only the horizon, so a start
- * that takes GPUs a service needs looks profitable whenever the job's
- * in-horizon value beats the shortfall charged inside the horizon; but the
+ * demand the fast plan meets.  The model charges shortfall only inside the
+ * horizon, so a start that takes GPUs a service needs looks profitable
+ * whenever the job's value beats the shortfall charged there; but the
  * job is not preemptible and keeps those GPUs for its whole run, often far
  * past the horizon, where the shortfall goes on uncharged while the batch
  * value gained is mostly value moved earlier.  The fast mode protects the

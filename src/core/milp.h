@@ -1,5 +1,5 @@
 /*
- * milp.h — full mode: the time-indexed MILP of DESIGN §2 solved with GLPK,
+ * milp.h — full mode: the time-indexed MILP of the model (docs/model.md, The model) solved with GLPK,
  * and its relaxation bound.
  *
  * ga_solve_full and ga_solve_bound (declared in solve.h) are the public

@@ -1,5 +1,5 @@
 /*
- * plan.c — the plan grid, job placement and the objective of DESIGN §2.
+ * plan.c — the plan grid, job placement and the objective (docs/model.md, Objective).
  */
 #include "plan.h"
 
@@ -133,6 +133,17 @@ ga_plan_objective(const ga_problem *problem, const ga_plan *plan)
 			else
 				svc_count[(size_t) (w - problem->n_jobs) * T + t]++;
 		}
+	for (int j = 0; j < problem->n_jobs && j < plan->n_jobs; j++)
+	{
+		const ga_job *job = &problem->jobs[j];
+		int			size = plan->job_size[j];
+		int			start = plan->job_start[j];
+
+		if (size <= 0)
+			continue;
+		value += ga_job_tail_value(problem, job, size, start,
+								   job->pinned ? job->pinned_end : start + ga_job_duration(job, size));
+	}
 	for (int s = 0; s < problem->n_services; s++)
 	{
 		const ga_service *svc = &problem->services[s];
@@ -142,7 +153,7 @@ ga_plan_objective(const ga_problem *problem, const ga_plan *plan)
 			int			shortfall = svc->demand[t] - svc_count[(size_t) s * T + t];
 
 			if (shortfall > 0)
-				value -= problem->params.penalty * svc->priority * problem->decay[t] * shortfall;
+				value -= problem->params.penalty * svc->priority * ga_shortfall_decay(problem, t) * shortfall;
 		}
 	}
 	free(svc_count);

@@ -58,7 +58,11 @@ ga_plan_set(ga_plan *plan, int gpu, int step, int32_t workload)
 void		ga_plan_place_job(ga_plan *plan, const ga_problem *problem, int j,
 							  int start, int first, int size);
 
-/* Objective of DESIGN §2 for this grid (batch value minus shortfall penalty). */
+/*
+ * Objective (docs/model.md, Objective) of this grid: batch value, with each job's work
+ * past the horizon credited by ga_job_tail_value, minus the shortfall
+ * penalty.
+ */
 double		ga_plan_objective(const ga_problem *problem, const ga_plan *plan);
 
 /* GPUs allocated to service s at step t (count of grid cells). */

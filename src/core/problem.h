@@ -1,6 +1,6 @@
 /*
  * problem.h — one planning problem: the cluster, the batch jobs, the
- * real-time services and the parameters of DESIGN §2.
+ * real-time services and the parameters of the model (docs/model.md, The model).
  *
  * Indexing conventions, used by every solver and by the validator:
  *   - GPUs are numbered 0..n_gpus-1 in topology order (pool, node, slot).
@@ -17,6 +17,8 @@
 #define GPUALLOC_PROBLEM_H
 
 #include "common.h"
+
+#include <math.h>
 
 #define GA_NAME_LEN 64
 
@@ -106,6 +108,11 @@ typedef struct ga_problem
 	ga_service *services;
 
 	double	   *decay;			/* [n_steps], filled by ga_problem_finish */
+	double		tail_decay;		/* decay at step n_steps, the first past the
+								 * horizon (ga_job_tail_value) */
+	double		step_decay;		/* decay of one step: decay[t+1] / decay[t] */
+	double		end_decay;		/* shortfall weight of the last step
+								 * (ga_shortfall_decay) */
 } ga_problem;
 
 /* Allocate a zeroed problem with every array sized; NULL on out of memory. */
@@ -131,6 +138,61 @@ bool		ga_is_pow2(int x);
 
 /* Largest power of two not above x (0 when x < 1): the biggest block a pool of x GPUs holds. */
 int			ga_pow2_floor(int x);
+
+/*
+ * Value a job earns past the horizon when it runs `size` GPUs over
+ * [start, end): priority * size * decay(t) summed over the steps t of the
+ * run at or past n_steps, decay continuing past the horizon as inside it.
+ *
+ * The objective adds this to the in-horizon value of every job in the plan,
+ * so a job is valued for its whole run.  A job is never preempted: once
+ * started it does all of its work, holding its block for every step of it.
+ * Clipped at the horizon, a plan that starts a long job now is worth the
+ * same as one that starts a shorter job of the same priority first and the
+ * long one after it (both keep the block busy all horizon), although the
+ * first commits the block far past the horizon and the second gets both
+ * jobs' work done and decides again, with what is known then, when the
+ * short job ends.  Counted to its end, the shorter job first wins.  The
+ * decay goes on past the horizon rather than stopping at its last value,
+ * so a narrow block that runs long is not credited as if its late work were
+ * worth as much as a wide block's earlier work.
+ */
+static inline double
+ga_job_tail_value(const ga_problem *problem, const ga_job *job, int size,
+				  int start, int end)
+{
+	int			from = start > problem->params.n_steps ? start : problem->params.n_steps;
+	double		ln_r = log(problem->step_decay);
+	double		steps;
+
+	if (end <= from)
+		return 0;
+	/* sum of r^k for k < end - from, in a form exact for r near 1 */
+	steps = ln_r < 0 ? expm1((end - from) * ln_r) / expm1(ln_r) : (double) (end - from);
+	return job->priority * size * problem->tail_decay * steps;
+}
+
+/*
+ * Weight of one GPU-step of shortfall at step t: decay(t), except at the
+ * last step of the horizon, where it is the sum of decay from that step on.
+ *
+ * This is the other half of ga_job_tail_value.  A job that runs past the
+ * horizon is credited for every step of its run; the GPUs it holds at the
+ * last step stay out of the services' reach for as long as it runs, so a
+ * shortfall the plan leaves at its last step is charged as lasting too,
+ * with the same continuing decay.  Without it a long job started at the end
+ * of the horizon on GPUs a service needs would earn its whole run against a
+ * step or two of shortfall: the plan would trade real-time demand for batch
+ * work whenever priority * (run) beats penalty * service priority * (those
+ * steps), which the penalty exists to prevent.  With it the trade pays only
+ * for batch work denser than penalty * service priority, as inside the
+ * horizon.
+ */
+static inline double
+ga_shortfall_decay(const ga_problem *problem, int t)
+{
+	return t == problem->params.n_steps - 1 ? problem->end_decay : problem->decay[t];
+}
 
 /* Workload index of service s in a plan grid. */
 static inline int

@@ -1,6 +1,6 @@
 /*
  * validate.h — an independent check of a plan against every rule of the
- * model (DESIGN §2), written without reference to how any solver builds its
+ * model (docs/model.md, Legal plans), written without reference to how any solver builds its
  * grid, so it can judge them all.
  *
  * Rules, in the order they are checked (the first violation is reported):

@@ -265,6 +265,52 @@ TEST(fast_moldable_job_takes_size_worth_most)
 	ga_problem_destroy(p);
 }
 
+TEST(fast_runs_shorter_of_equal_jobs_first)
+{
+	ga_problem *p = blank_problem(4, 8, 2, 0);
+	ga_plan    *plan;
+
+	/*
+	 * Either order keeps the pool busy all horizon; the long job first
+	 * would hold it 20 steps and leave the short one waiting past the
+	 * horizon, the short one first gets both started.
+	 */
+	tp_set_job(p, 0, 1, 4, 4, 80, 0, -1);
+	tp_set_job(p, 1, 1, 4, 4, 16, 0, -1);
+	plan = solve_checked(p);
+	CHECK_INT_EQ(plan->job_start[1], 0);
+	CHECK_INT_EQ(plan->job_start[0], 4);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(fast_service_uses_gpu_free_until_another_takes_it)
+{
+	ga_problem *p = blank_problem(2, 8, 0, 2);
+	ga_plan    *plan;
+
+	/*
+	 * svc0 is served first and takes the top GPU from step 4; svc1 needs
+	 * both GPUs until then and one after, so it borrows the top GPU for
+	 * steps 0-3 and hands it over at step 4 within its churn limit.
+	 */
+	for (int t = 0; t < 8; t++)
+	{
+		p->services[0].demand[t] = t < 4 ? 0 : 1;
+		p->services[1].demand[t] = t < 4 ? 2 : 1;
+	}
+	plan = solve_checked(p);
+	for (int t = 0; t < 8; t++)
+	{
+		CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) == p->services[0].demand[t],
+				  "svc0 step %d: %d GPUs", t, ga_plan_service_gpus(p, plan, 0, t));
+		CHECK_MSG(ga_plan_service_gpus(p, plan, 1, t) == p->services[1].demand[t],
+				  "svc1 step %d: %d GPUs", t, ga_plan_service_gpus(p, plan, 1, t));
+	}
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 typedef struct cancel_counter
 {
 	int			calls;

@@ -87,10 +87,37 @@ TEST(objective_counts_value_and_shortfall)
 	for (int t = 0; t < 2; t++)
 		expect += 4 * 2 * p->decay[t];
 	expect -= 8 * 1 * p->decay[0] * 1;
-	for (int t = 1; t < 4; t++)
+	for (int t = 1; t < 3; t++)
 		expect -= 8 * 1 * p->decay[t] * 2;
+	/* the last step's shortfall is charged as lasting, the decay going on */
+	for (int t = 3; t < 20000; t++)
+		expect -= 8 * 1 * pow(0.5, t * 0.5 / 12) * 2;
 	CHECK_NEAR(ga_plan_objective(p, plan), expect, 1e-9);
 	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 0), 1);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(objective_values_a_job_to_the_end_of_its_run)
+{
+	ga_problem *p = small_problem();
+	ga_plan    *plan;
+	ga_error	err;
+	double		expect = 0;
+
+	/* 2 GPUs from step 2 for 10 steps: 2 in the horizon, 8 past it */
+	p->jobs[0].work_gpu_steps = 20;
+	for (int t = 0; t < 4; t++)
+		p->services[0].demand[t] = 0;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 2, 0, 2);
+	for (int t = 2; t < 12; t++)
+		expect += 2 * 2 * pow(0.5, t * 0.5 / 12);
+	CHECK_NEAR(ga_plan_objective(p, plan), expect, 1e-9);
+	CHECK_NEAR(ga_job_tail_value(p, &p->jobs[0], 2, 2, 12),
+			   expect - 2 * 2 * (p->decay[2] + p->decay[3]), 1e-9);
+	CHECK_NEAR(ga_job_tail_value(p, &p->jobs[0], 2, 0, 4), 0, 0);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
