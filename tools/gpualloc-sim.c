@@ -85,32 +85,17 @@ parse_ms(const char *opt, const char *text, double *out)
 	return true;
 }
 
-/* A share from 0 to 1; NaN fails both comparisons. */
+/* A number in [lo, hi]; NaN fails both comparisons.  what says what it is. */
 static bool
-parse_floor(const char *opt, const char *text, double *out)
+parse_in_range(const char *opt, const char *text, double lo, double hi,
+			   const char *what, double *out)
 {
 	char	   *end;
 
 	*out = strtod(text, &end);
-	if (*text == '\0' || *end != '\0' || !(*out >= 0 && *out <= 1))
+	if (*text == '\0' || *end != '\0' || !(*out >= lo && *out <= hi))
 	{
-		fprintf(stderr, "gpualloc-sim: %s needs a coverage share from 0 to 1 "
-				"(0.995 for 99.5%%; 0 bounds every run), got \"%s\"\n", opt, text);
-		return false;
-	}
-	return true;
-}
-
-static bool
-parse_quantile(const char *opt, const char *text, double *out)
-{
-	char	   *end;
-
-	*out = strtod(text, &end);
-	if (*text == '\0' || *end != '\0' || !(*out >= 0.5 && *out <= 0.999))
-	{
-		fprintf(stderr, "gpualloc-sim: %s needs a quantile from 0.5 to 0.999, got \"%s\"\n",
-				opt, text);
+		fprintf(stderr, "gpualloc-sim: %s needs %s, got \"%s\"\n", opt, what, text);
 		return false;
 	}
 	return true;
@@ -168,12 +153,15 @@ parse_args(cli *c, int argc, char **argv)
 		}
 		else if (strcmp(a, "--quantile") == 0 && has_val)
 		{
-			if (!parse_quantile(a, argv[++i], &c->quantile))
+			if (!parse_in_range(a, argv[++i], 0.5, 0.999,
+								"a quantile from 0.5 to 0.999", &c->quantile))
 				return false;
 		}
 		else if (strcmp(a, "--oracle-coverage") == 0 && has_val)
 		{
-			if (!parse_floor(a, argv[++i], &c->oracle_coverage))
+			if (!parse_in_range(a, argv[++i], 0, 1,
+								"a coverage share from 0 to 1 (0.995 for 99.5%; 0 bounds every run)",
+								&c->oracle_coverage))
 				return false;
 		}
 		else if (a[0] == '-' && a[1] == '-')
