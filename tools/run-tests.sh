@@ -16,17 +16,33 @@ count() {	# count SUITE PASSED FAILED
 	failed=$((failed + $3))
 }
 
+# A suite that prints "ok   name" lines and ends with "N passed, N failed":
+# show what is not ok, and count the last line.
+count_summary() {	# count_summary SUITE OUTPUT
+	echo "$2" | grep -v '^ok ' | sed '$d'
+	last=$(echo "$2" | tail -n 1)
+	p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	count "$1" "${p:-0}" "${f:-1}"
+}
+
 run_unit() {
 	if ! make -s build/unit_tests; then
 		count unit 0 1
 		return
 	fi
-	out=$(./build/unit_tests)
-	echo "$out" | grep -v '^ok ' | sed '$d'
-	last=$(echo "$out" | tail -n 1)
-	p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-	count unit "${p:-0}" "${f:-1}"
+	count_summary unit "$(./build/unit_tests)"
+}
+
+# The simulator from the command line (tests/cli).
+run_cli() {
+	if ! make -s tools >/dev/null; then
+		count cli 0 1
+		return
+	fi
+	for t in tests/cli/*.sh; do
+		count_summary "cli $(basename "$t" .sh)" "$(sh "$t")"
+	done
 }
 
 # pg_regress and pg_isolation_regress print "All N tests passed." or
@@ -97,6 +113,7 @@ run_pg_suites() {
 }
 
 run_unit
+run_cli
 run_pg_suites
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,109 @@
+#!/bin/sh
+# sim.sh — tools/gpualloc-sim from the command line: a scenario written here
+# (with a column the format does not define, which readers must tolerate),
+# the JSON of run and compare, the oracle's bound against every policy, and
+# clear errors for bad flags and a bad scenario.  Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+SIM=${SIM:-tools/gpualloc-sim}
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+ok() { echo "ok   $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+check() {	# check NAME COMMAND...: passes when the command succeeds
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+dir=$tmp/tiny
+mkdir -p "$dir"
+cat > "$dir/scenario.csv" <<'CSV'
+key,value
+name,tiny
+description,two days on 4 GPUs
+start,2026-03-02 00:00
+end,2026-03-04 00:00
+step_minutes,30
+horizon_hours,24
+replan_minutes,30
+penalty,8
+half_life_hours,12
+CSV
+printf 'pool,node,gpus\na100,n1,4\n' > "$dir/gpus.csv"
+printf 'service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus,owner\nchat,a100,4,100,2,0,4,team-a\n' > "$dir/services.csv"
+{
+	echo "service,ts,traffic"
+	for d in 23 24 25 26 27 28; do
+		for h in 00 06 12 18; do
+			echo "chat,2026-02-$d $h:00,$([ "$h" = 12 ] && echo 180 || echo 60)"
+		done
+	done
+	for d in 02 03; do
+		for h in 00 06 12 18; do
+			echo "chat,2026-03-$d $h:00,$([ "$h" = 12 ] && echo 180 || echo 60)"
+		done
+	done
+} > "$dir/demand.csv"
+cat > "$dir/jobs.csv" <<'CSV'
+job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features
+j1,training,a100,3,2026-03-02 00:00,2,2,60,strategy=lora;params_b=8;tokens_m=50
+j2,training,a100,1,2026-03-02 01:00,1,4,80,strategy=lora;params_b=7;tokens_m=30
+j3,batch_inference,a100,5,2026-03-02 09:00,1,2,16,params_b=8;requests_k=20
+j4,training,a100,2,2026-03-02 12:00,4,4,90,strategy=full;params_b=8;tokens_m=100
+CSV
+
+out=$("$SIM" run "$dir" --policy fast --json 2>"$tmp/err")
+rc=$?
+check "run --json succeeds on a scenario with an extra column" test "$rc" -eq 0
+for key in scenario policy knowledge utilization value completed_jobs coverage churn solve_p50_ms solve_p99_ms; do
+	check "run --json has \"$key\"" sh -c "echo '$out' | grep -q '\"$key\":'"
+done
+
+"$SIM" compare "$dir" --perfect-knowledge --json > "$tmp/cmp.json" 2>"$tmp/err"
+check "compare --json succeeds" test $? -eq 0
+check "compare runs all five policies" test "$(grep -o '"policy": "[a-z]*"' "$tmp/cmp.json" | sort -u | wc -l)" -eq 5
+check "the scenario is contended: fifo's utilisation is below the oracle's" \
+	awk -v f="$(sed -n 's/.*"policy": "fifo"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
+		-v o="$(sed -n 's/.*"policy": "oracle"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
+		'BEGIN { exit !(f != "" && o != "" && f < o) }'
+
+# The oracle's value bound holds for every run that reaches its coverage floor.
+value_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"value\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
+coverage_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"coverage\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
+oracle=$(value_of oracle)
+for p in fifo backfill fast full; do
+	v=$(value_of $p)
+	c=$(coverage_of $p)
+	check "$p value $v <= oracle $oracle (coverage $c)" \
+		awk -v v="$v" -v o="$oracle" -v c="$c" 'BEGIN { exit !(v != "" && o != "" && (c < 0.995 || v <= o + 1e-6)) }'
+done
+
+expect_error() {	# expect_error NAME PATTERN ARGS...: exit 2 and PATTERN on stderr
+	name=$1
+	pattern=$2
+	shift 2
+	"$SIM" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q -- "$pattern" "$tmp/err"; then
+		ok "$name"
+	else
+		bad "$name (exit $rc: $(head -n 1 "$tmp/err"))"
+	fi
+}
+expect_error "unknown policy is named" 'unknown policy "lifo"' run "$dir" --policy lifo
+expect_error "--quantile out of range names the rule" '--quantile needs a quantile from 0.5 to 0.999' run "$dir" --policy fast --quantile 2
+expect_error "--oracle-coverage out of range names the rule" '--oracle-coverage needs a coverage share from 0 to 1' run "$dir" --policy oracle --oracle-coverage -1
+expect_error "--fast-ms must be positive" '--fast-ms needs a positive number' run "$dir" --policy fast --fast-ms 0
+expect_error "a missing directory is an error" "$tmp/nowhere" run "$tmp/nowhere" --policy fifo
+
+cp -r "$dir" "$tmp/broken"
+sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"
+expect_error "a bad job row names file and column" 'jobs.csv' run "$tmp/broken" --policy fifo
+check "the bad job row's message names the priority" grep -q 'priority' "$tmp/err"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
