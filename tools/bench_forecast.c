@@ -43,7 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define DEMAND_QUANTILE 0.955
+#define DEMAND_QUANTILE GA_DEMAND_QUANTILE_DEFAULT
 #define HORIZON 24
 #define WARMUP_HOURS (7 * 24)
 #define MAX_RESULTS 64

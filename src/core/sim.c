@@ -91,7 +91,7 @@ ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
 	opt->policy = policy;
 	opt->fast_ms = GA_FAST_DEFAULT_MS;
 	opt->full_ms = 1000;
-	opt->quantile = 0.955;
+	opt->quantile = GA_DEMAND_QUANTILE_DEFAULT;
 	opt->validate = true;
 }
 

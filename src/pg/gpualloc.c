@@ -14,6 +14,7 @@
 #include "utils/guc.h"
 
 #include "gpualloc_pg.h"
+#include "forecast_demand.h"
 
 PG_MODULE_MAGIC;
 
@@ -24,7 +25,7 @@ int			gpualloc_horizon_minutes = 24 * 60;
 double		gpualloc_penalty = 8.0;
 int			gpualloc_half_life_minutes = 12 * 60;
 int			gpualloc_solver_time_limit_ms = 10000;
-double		gpualloc_demand_quantile = 0.955;
+double		gpualloc_demand_quantile = GA_DEMAND_QUANTILE_DEFAULT;
 char	   *gpualloc_database = NULL;
 
 /* The demand forecaster works in hours: a step must divide an hour. */
@@ -73,7 +74,7 @@ define_planning_gucs(void)
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.demand_quantile",
 							 "Upper quantile of forecast demand the real-time services are planned for.",
-							 NULL, &gpualloc_demand_quantile, 0.955, 0.5, 0.999, PGC_SUSET, 0,
+							 NULL, &gpualloc_demand_quantile, GA_DEMAND_QUANTILE_DEFAULT, 0.5, 0.999, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 }
 
