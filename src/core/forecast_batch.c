@@ -70,20 +70,6 @@ static const char *const inference_precisions[] = {"bf16", "fp16", "fp8", "int8"
 static const double precision_bytes[] = {2.0, 2.0, 1.0, 1.0, 0.55};
 
 static ga_status
-find_gpu(const ga_feature *f, int n, const char *kind, const ga_gpu_model **gpu,
-		 ga_error *err)
-{
-	const char *name = ga_feature_text(f, n, "gpu_model");
-
-	*gpu = ga_gpu_model_find(name ? name : "a100");
-	if (*gpu == NULL)
-		return ga_error_set(err, GA_EINVAL,
-							"%s feature \"gpu_model\" \"%s\" is unknown (known: %s)",
-							kind, name, ga_gpu_model_names());
-	return GA_OK;
-}
-
-static ga_status
 inference_tokens(const ga_feature *f, int n, ga_inference_job *job, ga_error *err)
 {
 	double		requests = ga_feature_number(f, n, "requests", NAN);
@@ -114,7 +100,7 @@ ga_inference_job_parse(const ga_feature *features, int n_features,
 							  (int) (sizeof(inference_specs) / sizeof(inference_specs[0])),
 							  "inference", err);
 	if (st == GA_OK)
-		st = find_gpu(features, n_features, "inference", &job->gpu, err);
+		st = ga_feature_gpu_model(features, n_features, "inference", &job->gpu, err);
 	if (st == GA_OK)
 		st = inference_tokens(features, n_features, job, err);
 	if (st != GA_OK)
@@ -188,7 +174,7 @@ ga_quant_job_parse(const ga_feature *features, int n_features,
 							  (int) (sizeof(quant_specs) / sizeof(quant_specs[0])),
 							  "quantization", err);
 	if (st == GA_OK)
-		st = find_gpu(features, n_features, "quantization", &job->gpu, err);
+		st = ga_feature_gpu_model(features, n_features, "quantization", &job->gpu, err);
 	if (st == GA_OK)
 		st = quant_algorithm(ga_feature_text(features, n_features, "algorithm"),
 							 &job->algorithm, err);

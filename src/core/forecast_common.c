@@ -433,3 +433,17 @@ ga_quantile(double *values, int n, double q)
 		return values[0];
 	return values[i] + (pos - i) * (values[i + 1] - values[i]);
 }
+
+ga_status
+ga_feature_gpu_model(const ga_feature *features, int n_features,
+					 const char *kind, const ga_gpu_model **gpu, ga_error *err)
+{
+	const char *name = ga_feature_text(features, n_features, "gpu_model");
+
+	*gpu = ga_gpu_model_find(name ? name : "a100");
+	if (*gpu == NULL)
+		return ga_error_set(err, GA_EINVAL,
+							"%s feature \"gpu_model\" \"%s\" is unknown (known: %s)",
+							kind, name, ga_gpu_model_names());
+	return GA_OK;
+}

@@ -93,6 +93,14 @@ const ga_gpu_model *ga_gpu_model_find(const char *name);
 const char *ga_gpu_model_names(void);
 
 /*
+ * The GPU model a job's "gpu_model" feature names (a100 when absent); an
+ * unknown name is an error naming kind and the known models.
+ */
+ga_status	ga_feature_gpu_model(const ga_feature *features, int n_features,
+								 const char *kind, const ga_gpu_model **gpu,
+								 ga_error *err);
+
+/*
  * Inference speed of a GPU relative to an A100 80GB, the reference of every
  * throughput table: the geometric mean of the bandwidth and compute ratios,
  * since batched decoding is bounded by both.

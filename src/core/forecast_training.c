@@ -181,20 +181,6 @@ parse_precision(const ga_feature *f, int n, ga_training_job *job, ga_error *err)
 }
 
 static ga_status
-parse_gpu(const ga_feature *f, int n, const ga_gpu_model **gpu, const char *kind,
-		  ga_error *err)
-{
-	const char *name = ga_feature_text(f, n, "gpu_model");
-
-	*gpu = ga_gpu_model_find(name ? name : "a100");
-	if (*gpu == NULL)
-		return ga_error_set(err, GA_EINVAL,
-							"%s feature \"gpu_model\" \"%s\" is unknown (known: %s)",
-							kind, name, ga_gpu_model_names());
-	return GA_OK;
-}
-
-static ga_status
 parse_sizes(const ga_feature *f, int n, ga_training_job *job, ga_error *err)
 {
 	bool		adapters = job->strategy != GA_STRATEGY_FULL;
@@ -263,7 +249,7 @@ ga_training_job_parse(const ga_feature *features, int n_features,
 	if (st == GA_OK)
 		st = parse_variant(features, n_features, job, err);
 	if (st == GA_OK)
-		st = parse_gpu(features, n_features, &job->gpu, KIND, err);
+		st = ga_feature_gpu_model(features, n_features, KIND, &job->gpu, err);
 	if (st == GA_OK)
 		st = parse_precision(features, n_features, job, err);
 	if (st == GA_OK)

@@ -59,17 +59,21 @@ bit_is_set(const uint64_t *m, int t)
 	return (m[t >> 6] >> (t & 63)) & 1;
 }
 
-/* First set bit in [from, limit), or limit. */
+/*
+ * First bit in [from, limit) equal to want, or limit.  Words are XORed with
+ * flip so that the bit looked for is always a 1.
+ */
 static int
-next_set(const uint64_t *m, int from, int limit)
+next_bit(const uint64_t *m, int from, int limit, bool want)
 {
+	uint64_t	flip = want ? 0 : ~UINT64_C(0);
 	int			w;
 	uint64_t	word;
 
 	if (from >= limit)
 		return limit;
 	w = from >> 6;
-	word = m[w] & (~UINT64_C(0) << (from & 63));
+	word = (m[w] ^ flip) & (~UINT64_C(0) << (from & 63));
 	for (;;)
 	{
 		if (word != 0)
@@ -81,34 +85,22 @@ next_set(const uint64_t *m, int from, int limit)
 		w++;
 		if (w * 64 >= limit)
 			return limit;
-		word = m[w];
+		word = m[w] ^ flip;
 	}
 }
 
+/* First set bit in [from, limit), or limit. */
+static inline int
+next_set(const uint64_t *m, int from, int limit)
+{
+	return next_bit(m, from, limit, true);
+}
+
 /* First clear bit in [from, limit), or limit. */
-static int
+static inline int
 next_clear(const uint64_t *m, int from, int limit)
 {
-	int			w;
-	uint64_t	word;
-
-	if (from >= limit)
-		return limit;
-	w = from >> 6;
-	word = ~m[w] & (~UINT64_C(0) << (from & 63));
-	for (;;)
-	{
-		if (word != 0)
-		{
-			int			b = w * 64 + __builtin_ctzll(word);
-
-			return b < limit ? b : limit;
-		}
-		w++;
-		if (w * 64 >= limit)
-			return limit;
-		word = ~m[w];
-	}
+	return next_bit(m, from, limit, false);
 }
 
 /* Last set bit below before, or -1. */
