@@ -25,6 +25,8 @@
  * byte for byte on every run.  --stats prints the offered load of each
  * scenario on stderr.
  */
+#include "scenario.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -105,73 +107,9 @@ rng_pick(rng *r, const double *weights, int n)
 }
 
 /* ------------------------------------------------------------------------
- * Time: minutes since 1970-01-01 00:00 UTC, converted by the civil-calendar
- * day count so no time zone or locale can get in the way.
+ * Time: minutes since 1970-01-01 00:00 UTC, parsed and formatted by the
+ * scenario reader's own functions, so what is written is what is read.
  */
-static int64_t
-days_from_civil(int y, int m, int d)
-{
-	int64_t		era;
-	int			yoe,
-				doy,
-				doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (int) (y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static void
-civil_from_days(int64_t z, int *y, int *m, int *d)
-{
-	int64_t		era;
-	int			doe,
-				yoe,
-				doy,
-				mp;
-
-	z += 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = (int) (z - era * 146097);
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	*d = doy - (153 * mp + 2) / 5 + 1;
-	*m = mp < 10 ? mp + 3 : mp - 9;
-	*y = (int) (yoe + era * 400) + (*m <= 2);
-}
-
-static bool
-parse_ts(const char *s, int64_t *minutes)
-{
-	int			y,
-				mo,
-				d,
-				h,
-				mi;
-
-	if (sscanf(s, "%d-%d-%d %d:%d", &y, &mo, &d, &h, &mi) != 5)
-		return false;
-	*minutes = days_from_civil(y, mo, d) * 1440 + h * 60 + mi;
-	return true;
-}
-
-static void
-format_ts(char *buf, size_t len, int64_t minutes)
-{
-	int64_t		days = minutes >= 0 ? minutes / 1440 : -((-minutes + 1439) / 1440);
-	int			rem = (int) (minutes - days * 1440);
-	int			y,
-				m,
-				d;
-
-	civil_from_days(days, &y, &m, &d);
-	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d", y, m, d, rem / 60, rem % 60);
-}
-
 /* Day of week, Monday 0 .. Sunday 6 (1970-01-01 was a Thursday). */
 static int
 day_of_week(int64_t minutes)
@@ -483,8 +421,8 @@ write_scenario_csv(const char *dir, const char *name, const char *description,
 
 	if (f == NULL)
 		return false;
-	format_ts(a, sizeof(a), start);
-	format_ts(b, sizeof(b), end);
+	ga_format_minutes(start, a, sizeof(a));
+	ga_format_minutes(end, b, sizeof(b));
 	fprintf(f, "key,value\n");
 	fprintf(f, "name,%s\n", name);
 	/* The description is free text: quote it, commas included. */
@@ -548,7 +486,7 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n)
 	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n");
 	for (int i = 0; i < n; i++)
 	{
-		format_ts(ts, sizeof(ts), jobs[i].submit);
+		ga_format_minutes(jobs[i].submit, ts, sizeof(ts));
 		fprintf(f, "j%03d,%s,%s,%d,%s,%d,%d,%.2f,%s\n", i + 1, jobs[i].kind, pool,
 				jobs[i].priority, ts, jobs[i].gpus_min, jobs[i].gpus_max,
 				jobs[i].work, jobs[i].features);
@@ -595,7 +533,7 @@ write_synthetic_demand(const char *dir, const scenario_spec *s, rng *r,
 		{
 			/* AR(1) noise: busy hours come in runs, as real traffic does. */
 			e = 0.6 * e + sv->noise_sigma * rng_normal(r);
-			format_ts(ts, sizeof(ts), t);
+			ga_format_minutes(t, ts, sizeof(ts));
 			fprintf(f, "%s,%s,%.1f\n", sv->name, ts,
 					fmax(0.0, service_level(sv, t) * exp(e)) * sv->capacity_per_gpu);
 		}
@@ -691,7 +629,7 @@ print_stats(const char *dir, const char *name, int pool_gpus, int64_t start,
 			continue;
 		*c1 = '\0';
 		*c2 = '\0';
-		if (!parse_ts(c1 + 1, &t) || t < start || t >= end)
+		if (ga_parse_minutes(c1 + 1, &t, NULL) != GA_OK || t < start || t >= end)
 			continue;
 		for (int s = 0; s < n_sv; s++)
 			if (strcmp(names[s], line) == 0)
@@ -726,7 +664,7 @@ generate_synthetic(const char *out, const scenario_spec *s, bool stats)
 	double		weights[32];
 	bool		ok = true;
 
-	if (!parse_ts(s->start, &start))
+	if (ga_parse_minutes(s->start, &start, NULL) != GA_OK)
 		return false;
 	end = start + (int64_t) s->days * 1440;
 	snprintf(dir, sizeof(dir), "%s/%s", out, s->dir);
@@ -1116,7 +1054,7 @@ generate_real(const char *out, const char *data, bool stats)
 		return false;
 	}
 
-	parse_ts(REAL_START, &start);
+	ga_parse_minutes(REAL_START, &start, NULL);
 	end = start + REAL_DAYS * 1440;
 	snprintf(dir, sizeof(dir), "%s/%s", out, REAL_DIR);
 	if (!make_dir(dir))
@@ -1171,13 +1109,13 @@ generate_real(const char *out, const char *data, bool stats)
 			if (c1 == NULL || sscanf(c1 + 1, "%lf,%lf", &req, &exec_s) != 2)
 				continue;
 			*c1 = '\0';
-			if (!parse_ts(line, &t) || t >= end)
+			if (ga_parse_minutes(line, &t, NULL) != GA_OK || t >= end)
 				continue;
 			if (pass == 0)
 				scale = fmax(scale, exec_s / 3600.0);
 			else
 			{
-				format_ts(ts, sizeof(ts), t);
+				ga_format_minutes(t, ts, sizeof(ts));
 				fprintf(g, "genai,%s,%.1f\n", ts, exec_s * REAL_SERVICE_PEAK / scale);
 			}
 		}

@@ -289,6 +289,35 @@ civil_days(int y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
+/* The civil date of a day count; the inverse of civil_days. */
+static void
+civil_date(int64_t days, int *y, int *m, int *d)
+{
+	int64_t		z = days + 719468;
+	int64_t		era = (z >= 0 ? z : z - 146096) / 146097;
+	int			doe = (int) (z - era * 146097);
+	int			yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int			doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int			mp = (5 * doy + 2) / 153;
+
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int) (yoe + era * 400) + (*m <= 2);
+}
+
+void
+ga_format_minutes(int64_t minutes, char *buf, size_t len)
+{
+	int64_t		days = minutes >= 0 ? minutes / 1440 : -((-minutes + 1439) / 1440);
+	int			rem = (int) (minutes - days * 1440);
+	int			y,
+				m,
+				d;
+
+	civil_date(days, &y, &m, &d);
+	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d", y, m, d, rem / 60, rem % 60);
+}
+
 static bool
 digits(const char **s, int n, int *out)
 {

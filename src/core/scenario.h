@@ -92,6 +92,9 @@ int			ga_scenario_steps(const ga_scenario *scn);
 /* Minutes since the epoch of "YYYY-MM-DD HH:MM" (or with "T", ":SS"). */
 ga_status	ga_parse_minutes(const char *text, int64_t *minutes, ga_error *err);
 
+/* "YYYY-MM-DD HH:MM" of minutes since the epoch, the format's own form. */
+void		ga_format_minutes(int64_t minutes, char *buf, size_t len);
+
 /*
  * True demand of service s in GPUs over the step starting at minute t:
  * ceil(traffic / capacity_per_gpu) of the worst hour the step touches, the
