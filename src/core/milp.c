@@ -47,11 +47,11 @@
  * the end; the best legal plan wins, so full is never worse than fast.
  */
 #include "milp.h"
+#include "glpk_guard.h"
 #include "validate.h"
 
 #include <glpk.h>
 #include <math.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1645,7 +1645,6 @@ typedef struct milp_run
 								 * until known */
 	double		lp_ms;
 	double		mip_ms;
-	jmp_buf		on_error;
 	char		message[160];	/* GLPK's last terminal line */
 } milp_run;
 
@@ -1670,36 +1669,6 @@ glpk_time_limit(const milp_run *run)
 	if (ms < 1)
 		return 1;
 	return ms > 1e9 ? 1000000000 : (int) ms;
-}
-
-/* Keep GLPK silent; remember its last line for error messages. */
-static int
-capture_terminal(void *info, const char *s)
-{
-	milp_run   *run = info;
-	size_t		len = strlen(s);
-
-	if (len > 1 || (len == 1 && s[0] != '\n'))
-	{
-		snprintf(run->message, sizeof(run->message), "%s", s);
-		len = strlen(run->message);
-		while (len > 0 && run->message[len - 1] == '\n')
-			run->message[--len] = '\0';
-	}
-	return 1;
-}
-
-/*
- * GLPK calls this on an internal error instead of abort().  Its state is
- * then unusable: release all of it and return to the guarded wrapper.
- */
-static void
-on_glpk_error(void *info)
-{
-	milp_run   *run = info;
-
-	glp_free_env();
-	longjmp(run->on_error, 1);
 }
 
 /*
@@ -1978,32 +1947,36 @@ glpk_body(milp_run *run, bool with_mip)
 	return run->cancelled ? GA_ECANCEL : GA_OK;
 }
 
+typedef struct glpk_body_arg
+{
+	milp_run   *run;
+	bool		with_mip;
+} glpk_body_arg;
+
+static ga_status
+glpk_body_guarded(void *arg)
+{
+	glpk_body_arg *a = arg;
+
+	return glpk_body(a->run, a->with_mip);
+}
+
 /*
- * Run GLPK under the error hook.  Whatever happens, all GLPK memory is
- * released before returning.
+ * Run GLPK under the guard (glpk_guard.h).  Whatever happens, all GLPK
+ * memory is released before returning.
  */
 static ga_status
 glpk_guarded(milp_run *run, bool with_mip, ga_error *err)
 {
+	glpk_body_arg arg = {run, with_mip};
+	bool		glpk_failed;
 	ga_status	rc;
 
-	run->lp = NULL;
-	run->message[0] = '\0';
-	if (setjmp(run->on_error) != 0)
-	{
-		/* the hook has already released every GLPK object */
-		run->lp = NULL;
+	rc = ga_glpk_guarded(&run->lp, run->message, sizeof(run->message),
+						 glpk_body_guarded, &arg, &glpk_failed);
+	if (glpk_failed)
 		return ga_error_set(err, GA_ESOLVER, "GLPK failed: %s",
 							run->message[0] ? run->message : "internal error");
-	}
-	glp_term_hook(capture_terminal, run);
-	glp_error_hook(on_glpk_error, run);
-	rc = glpk_body(run, with_mip);
-	glp_delete_prob(run->lp);
-	run->lp = NULL;
-	glp_error_hook(NULL, NULL);
-	glp_term_hook(NULL, NULL);
-	glp_free_env();
 	if (rc == GA_ECANCEL)
 		return ga_error_set(err, GA_ECANCEL, "the solve was cancelled");
 	if (rc != GA_OK)

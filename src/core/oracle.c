@@ -4,10 +4,10 @@
  * bound that is valid whatever the solver's accuracy.
  */
 #include "oracle.h"
+#include "glpk_guard.h"
 
 #include <glpk.h>
 #include <math.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,7 +252,6 @@ typedef struct cg
 	double	   *val;
 	double		bound;			/* best Lagrangian bound so far */
 	double		started_ms;
-	jmp_buf		on_error;
 	char		message[256];
 } cg;
 
@@ -611,58 +610,24 @@ cg_body(cg *c)
 	}
 }
 
-static int
-capture_terminal(void *info, const char *s)
+static ga_status
+cg_body_guarded(void *arg)
 {
-	cg		   *c = info;
-	size_t		len = strlen(s);
-
-	if (len > 1 || (len == 1 && s[0] != '\n'))
-	{
-		snprintf(c->message, sizeof(c->message), "%s", s);
-		len = strlen(c->message);
-		while (len > 0 && c->message[len - 1] == '\n')
-			c->message[--len] = '\0';
-	}
-	return 1;
+	return cg_body(arg);
 }
 
-/*
- * GLPK calls this on an internal error instead of abort().  Its state is
- * then unusable: release all of it and return to the guarded wrapper.
- */
-static void
-on_glpk_error(void *info)
-{
-	cg		   *c = info;
-
-	glp_free_env();
-	longjmp(c->on_error, 1);
-}
-
-/* Run the column generation under GLPK's error hook; GLPK memory is freed. */
+/* Run the column generation under the GLPK guard; GLPK memory is freed. */
 static ga_status
 cg_guarded(cg *c, ga_error *err)
 {
+	bool		glpk_failed;
 	ga_status	rc;
 
-	c->lp = NULL;
-	c->message[0] = '\0';
-	if (setjmp(c->on_error) != 0)
-	{
-		/* the hook has already released every GLPK object */
-		c->lp = NULL;
+	rc = ga_glpk_guarded(&c->lp, c->message, sizeof(c->message),
+						 cg_body_guarded, c, &glpk_failed);
+	if (glpk_failed)
 		return ga_error_set(err, GA_ESOLVER, "GLPK failed in the oracle: %s",
 							c->message[0] ? c->message : "internal error");
-	}
-	glp_term_hook(capture_terminal, c);
-	glp_error_hook(on_glpk_error, c);
-	rc = cg_body(c);
-	glp_delete_prob(c->lp);
-	c->lp = NULL;
-	glp_error_hook(NULL, NULL);
-	glp_term_hook(NULL, NULL);
-	glp_free_env();
 	if (rc != GA_OK)
 		return ga_error_set(err, rc, "oracle: %s", c->message);
 	return GA_OK;
