@@ -33,6 +33,7 @@
  *
  * Prints Markdown tables and writes a JSON list of result objects.
  */
+#include "forecast_common.h"
 #include "forecast_demand.h"
 #include "forecast_estimator.h"
 
@@ -489,22 +490,6 @@ gen_quant(gen_job *j)
 
 /* ---------------------------------------------------------------- durations */
 
-static int
-compare_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median_of(double *v, int n)
-{
-	qsort(v, n, sizeof(double), compare_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void
 add_duration_result(const char *estimator, const char *method, double *ape,
 					int covered, int n)
@@ -513,7 +498,7 @@ add_duration_result(const char *estimator, const char *method, double *ape,
 
 	r->estimator = estimator;
 	r->method = method;
-	r->mdape = median_of(ape, n);
+	r->mdape = ga_quantile(ape, n, 0.5);
 	r->coverage = (double) covered / n;
 	r->n_test = n;
 }
