@@ -315,25 +315,14 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	ga_sim_result *res;
 	ga_error	err;
 	ga_status	rc;
-	double		floor = NAN;
-
 	ga_sim_options_default(&opt, policy);
 	opt.perfect = c->perfect;
 	opt.full_ms = c->full_ms;
 	opt.fast_ms = c->fast_ms;
 	if (c->quantile > 0)
 		opt.quantile = c->quantile;
-	if (policy == GA_POLICY_ORACLE)
-	{
-		/* ga_simulate's oracle has the default floor; the flag's is here */
-		ga_oracle_options oopt;
-
-		ga_oracle_options_default(&oopt);
-		oopt.coverage_floor = c->oracle_coverage;
-		rc = ga_oracle_bound(scn, &oopt, &res, &floor, &err);
-	}
-	else
-		rc = ga_simulate(scn, &opt, &res, &err);
+	opt.oracle_coverage = c->oracle_coverage;
+	rc = ga_simulate(scn, &opt, &res, &err);
 	if (rc != GA_OK)
 	{
 		fprintf(stderr, "gpualloc-sim: %s, policy %s: %s\n", scn->name,
@@ -348,11 +337,11 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	{
 		printf("%s", *first_json ? "" : ",\n ");
 		*first_json = false;
-		json_object(scn->name, policy, c->perfect, &res->metrics, floor, !c->compare);
+		json_object(scn->name, policy, c->perfect, &res->metrics, res->coverage_floor, !c->compare);
 	}
 	else
 	{
-		table_row(policy, &res->metrics, floor);
+		table_row(policy, &res->metrics, res->coverage_floor);
 		if (!c->compare)
 			table_classes(&res->metrics);
 	}

@@ -724,6 +724,7 @@ ga_oracle_bound(const ga_scenario *scn, const ga_oracle_options *opt,
 		return rc;
 	}
 	rc = fill_metrics(&o, &res->metrics, err);
+	res->coverage_floor = o.floor_used;
 	if (floor_used != NULL)
 		*floor_used = o.floor_used;
 	orc_free(&o);
@@ -734,13 +735,4 @@ ga_oracle_bound(const ga_scenario *scn, const ga_oracle_options *opt,
 	}
 	*out = res;
 	return GA_OK;
-}
-
-ga_status
-ga_oracle(const ga_scenario *scn, ga_sim_result **out, ga_error *err)
-{
-	ga_oracle_options opt;
-
-	ga_oracle_options_default(&opt);
-	return ga_oracle_bound(scn, &opt, out, NULL, err);
 }

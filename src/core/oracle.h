@@ -109,7 +109,4 @@ void		ga_oracle_options_default(ga_oracle_options *opt);
 ga_status	ga_oracle_bound(const ga_scenario *scn, const ga_oracle_options *opt,
 							ga_sim_result **out, double *floor_used, ga_error *err);
 
-/* ga_oracle_bound at the default floor: the oracle of ga_simulate. */
-ga_status	ga_oracle(const ga_scenario *scn, ga_sim_result **out, ga_error *err);
-
 #endif

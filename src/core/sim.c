@@ -92,6 +92,7 @@ ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
 	opt->fast_ms = GA_FAST_DEFAULT_MS;
 	opt->full_ms = 1000;
 	opt->quantile = GA_DEMAND_QUANTILE_DEFAULT;
+	opt->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	opt->validate = true;
 }
 
@@ -215,6 +216,7 @@ ctx_init(sim_ctx *c, const ga_scenario *scn, const ga_sim_options *opt,
 	if (!c->res || !c->jobs || !c->gpu_job || !c->gpu_svc || !c->prev_svc)
 		return ga_error_set(err, GA_ENOMEM, "out of memory starting the simulation");
 	c->res->n_jobs = scn->n_jobs;
+	c->res->coverage_floor = NAN;
 	c->res->jobs = calloc(nj, sizeof(ga_sim_job_trace));
 	c->res->record = ga_run_record_create(n, c->T, scn->n_services, c->step_h, 0);
 	if (!c->res->jobs || !c->res->record)
@@ -383,6 +385,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 {
 	const ga_scn_job *sj = &c->scn->jobs[j];
 	const ga_sim_job_trace *tr = &c->res->jobs[j];
+	int			duration;
 
 	pj->id = j;
 	snprintf(pj->name, GA_NAME_LEN, "%s", sj->name);
@@ -398,9 +401,9 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 		pj->pinned_start = tr->start_step - t;
 		pj->pinned_first_gpu = tr->first_gpu;
 		pj->pinned_size = tr->size;
-		pj->pinned_end = ga_running_end_step(pj->pinned_start,
-											 ga_job_duration(pj, tr->size));
-		if (pj->pinned_start + ga_job_duration(pj, tr->size) < 1)
+		duration = ga_job_duration(pj, tr->size);
+		pj->pinned_end = ga_running_end_step(pj->pinned_start, duration);
+		if (pj->pinned_start + duration < 1)
 			c->res->overruns++;
 		return;
 	}
@@ -713,7 +716,13 @@ ga_simulate(const ga_scenario *scn, const ga_sim_options *opt,
 
 	*out = NULL;
 	if (opt->policy == GA_POLICY_ORACLE)
-		return ga_oracle(scn, out, err);
+	{
+		ga_oracle_options oopt;
+
+		ga_oracle_options_default(&oopt);
+		oopt.coverage_floor = opt->oracle_coverage;
+		return ga_oracle_bound(scn, &oopt, out, NULL, err);
+	}
 	rc = ctx_init(&c, scn, opt, err);
 	if (rc == GA_OK)
 		rc = run_loop(&c, err);

@@ -52,10 +52,15 @@ typedef struct ga_sim_options
 	double		fast_ms;		/* fast improvement budget per re-plan */
 	double		full_ms;		/* full MILP time limit per re-plan */
 	double		quantile;		/* demand upper quantile planned for */
+	double		oracle_coverage;	/* oracle: coverage floor of its value
+									 * bounds (oracle.h) */
 	bool		validate;		/* check every fast/full plan with ga_validate */
 } ga_sim_options;
 
-/* Defaults: fast 1 ms, full 1000 ms, quantile 0.955, validate on. */
+/*
+ * Defaults: fast 1 ms, full 1000 ms, quantile GA_DEMAND_QUANTILE_DEFAULT,
+ * oracle coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on.
+ */
 void		ga_sim_options_default(ga_sim_options *opt, ga_policy policy);
 
 /* What happened to one job of the scenario (-1 when it never started). */
@@ -77,6 +82,9 @@ typedef struct ga_sim_result
 	int			plans_validated;
 	int			overruns;		/* re-plans that found a job past its estimate */
 	int			estimate_fallbacks; /* jobs whose features no estimator took */
+	double		coverage_floor; /* oracle: the floor its value bounds hold at
+								 * (lower than asked only when unreachable);
+								 * NAN for the other policies */
 } ga_sim_result;
 
 /*
