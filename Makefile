@@ -4,17 +4,21 @@
 EXTENSION    = gpualloc
 EXTVERSION   = 0.1
 MODULE_big   = gpualloc
-DATA_built   = gpualloc--$(EXTVERSION).sql
-SQL_SRCS     = $(sort $(wildcard src/sql/*.sql))
+DATA_built   = sql/gpualloc--$(EXTVERSION).sql
+SQL_SRCS     = $(sort $(wildcard sql/install/*.sql))
 PGFILEDESC   = "gpualloc - GPU cluster allocator"
 
-CORE_SRCS    = $(sort $(wildcard src/core/*.c))
+CORE_SRCS    = $(sort $(wildcard src/core/*/*.c))
 PG_SRCS      = $(sort $(wildcard src/pg/*.c))
 OBJS         = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
-CORE_HDRS    = $(wildcard src/core/*.h)
+CORE_HDRS    = $(wildcard src/core/*/*.h)
 
-REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
-REGRESS_OPTS = --temp-instance=./tmp_check --temp-config=./test.conf --load-extension=btree_gist
+# pg_regress reads INPUTDIR/sql and INPUTDIR/expected: build/regress maps
+# those two names onto sql_tests/ and expected/ (sql/ holds the extension's
+# install and upgrade scripts).
+REGRESS      = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
+REGRESS_OPTS = --inputdir=build/regress --temp-instance=./tmp_check --temp-config=./test.conf --load-extension=btree_gist
+REGRESS_PREP = build/regress
 ISOLATION    = $(basename $(notdir $(sort $(wildcard specs/*.spec))))
 ISOLATION_OPTS = --temp-instance=./tmp_check_iso --temp-config=./test.conf
 TAP_TESTS    = 1
@@ -41,8 +45,8 @@ endif
 # Every object depends on every header: cheap to rebuild, never stale.
 $(OBJS): $(CORE_HDRS) $(wildcard src/pg/*.h)
 
-# The install script is assembled from src/sql/ in file-name order.
-gpualloc--$(EXTVERSION).sql: $(SQL_SRCS)
+# The install script is assembled from sql/install/ in file-name order.
+sql/gpualloc--$(EXTVERSION).sql: $(SQL_SRCS)
 	cat $(SQL_SRCS) > $@
 
 # ---------------------------------------------------------------------------
@@ -61,6 +65,11 @@ $(BUILD_DIR)/unit_tests: $(UNIT_SRCS) $(CORE_SRCS) $(CORE_HDRS) tests/unit/unit.
 $(BUILD_DIR)/%: tools/%.c $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+build/regress:
+	@mkdir -p $@
+	@ln -sfn ../../sql_tests $@/sql
+	@ln -sfn ../../expected $@/expected
 
 .PHONY: deps unit test demo tools bench-solver bench-forecast
 
@@ -96,7 +105,7 @@ tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
 # generator reads and writes timestamps with the scenario reader's own
 # functions, so it links the reader and what the reader needs; the report
 # program stands alone.
-GEN_CORE     = src/core/scenario.c src/core/common.c src/core/forecast_common.c src/core/problem.c
+GEN_CORE     = src/core/sim/scenario.c src/core/model/common.c src/core/forecast/forecast_common.c src/core/model/problem.c
 $(BUILD_DIR)/gen_scenarios: tools/gen_scenarios.c $(GEN_CORE) $(CORE_HDRS)
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gen_scenarios.c $(GEN_CORE) -lm

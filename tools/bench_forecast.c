@@ -33,9 +33,9 @@
  *
  * Prints Markdown tables and writes a JSON list of result objects.
  */
-#include "forecast_common.h"
-#include "forecast_demand.h"
-#include "forecast_estimator.h"
+#include "forecast/forecast_common.h"
+#include "forecast/forecast_demand.h"
+#include "forecast/forecast_estimator.h"
 
 #include <errno.h>
 #include <math.h>

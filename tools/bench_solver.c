@@ -18,9 +18,9 @@
  * Markdown table and, with --out, to a JSON list of objects with the keys
  * gpus, jobs, steps, mode, p50_ms, p99_ms, objective, bound, gap.
  */
-#include "generate.h"
-#include "solve.h"
-#include "validate.h"
+#include "sim/generate.h"
+#include "solve/solve.h"
+#include "model/validate.h"
 
 #include <errno.h>
 #include <math.h>

@@ -25,7 +25,7 @@
  * byte for byte on every run.  --stats prints the offered load of each
  * scenario on stderr.
  */
-#include "scenario.h"
+#include "sim/scenario.h"
 
 #include <errno.h>
 #include <math.h>

@@ -12,8 +12,8 @@
  *                   --quantile Q (the demand quantile planned for, default
  *                   0.955)
  */
-#include "oracle.h"
-#include "sim.h"
+#include "sim/oracle.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>

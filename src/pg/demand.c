@@ -13,7 +13,7 @@
 #include "utils/timestamp.h"
 
 #include "gpualloc_pg.h"
-#include "forecast_demand.h"
+#include "forecast/forecast_demand.h"
 
 PG_FUNCTION_INFO_V1(gpualloc_forecast_demand);
 

@@ -14,7 +14,7 @@
 #include "utils/jsonb.h"
 
 #include "gpualloc_pg.h"
-#include "forecast_estimator.h"
+#include "forecast/forecast_estimator.h"
 
 PG_FUNCTION_INFO_V1(gpualloc_estimate_job);
 

@@ -14,7 +14,7 @@
 #include "utils/guc.h"
 
 #include "gpualloc_pg.h"
-#include "forecast_demand.h"
+#include "forecast/forecast_demand.h"
 
 PG_MODULE_MAGIC;
 

@@ -8,8 +8,8 @@
 
 #include "utils/timestamp.h"
 
-#include "problem.h"
-#include "plan.h"
+#include "model/problem.h"
+#include "model/plan.h"
 
 /* GUCs (gpualloc.c) */
 extern int	gpualloc_step_minutes;

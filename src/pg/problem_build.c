@@ -16,7 +16,7 @@
 #include "utils/memutils.h"
 
 #include "gpualloc_pg.h"
-#include "overrun.h"
+#include "model/overrun.h"
 
 static void
 destroy_problem_callback(void *arg)

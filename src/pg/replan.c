@@ -20,7 +20,7 @@
 #include "utils/timestamp.h"
 
 #include "gpualloc_pg.h"
-#include "solve.h"
+#include "solve/solve.h"
 
 PG_FUNCTION_INFO_V1(gpualloc_replan);
 

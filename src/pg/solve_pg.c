@@ -12,8 +12,8 @@
 #include "utils/memutils.h"
 
 #include "gpualloc_pg.h"
-#include "solve.h"
-#include "validate.h"
+#include "solve/solve.h"
+#include "model/validate.h"
 
 static bool
 cancel_requested(void *arg)

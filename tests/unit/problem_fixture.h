@@ -5,7 +5,7 @@
 #ifndef GPUALLOC_PROBLEM_FIXTURE_H
 #define GPUALLOC_PROBLEM_FIXTURE_H
 
-#include "../../src/core/problem.h"
+#include "model/problem.h"
 
 /* Give job j its priority, size range, work (GPU-steps), release and deadline. */
 void		tp_set_job(ga_problem *p, int j, double priority, int gmin, int gmax,

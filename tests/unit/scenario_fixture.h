@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "../../src/core/sim.h"
+#include "sim/sim.h"
 
 /* Write the given CSV texts into a fresh temporary scenario directory. */
 const char *tscn_write(const char *settings, const char *gpus,

@@ -2,7 +2,7 @@
  * test_baseline.c — FIFO and EASY backfilling on small hand-made problems.
  */
 #include "unit.h"
-#include "../../src/core/baseline.h"
+#include "solve/baseline.h"
 
 /*
  * 4 GPUs, 8 steps.  Job 0 is running on GPUs 0-1 until step 3.  Job 1

@@ -3,7 +3,7 @@
  * tiers and rounding, and GPU suggestions.
  */
 #include "unit.h"
-#include "../../src/core/forecast_estimator.h"
+#include "forecast/forecast_estimator.h"
 
 #define NUM(k, v) ((ga_feature) {(k), true, (v), NULL})
 #define TXT(k, v) ((ga_feature) {(k), false, 0, (v)})

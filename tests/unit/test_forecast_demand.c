@@ -3,7 +3,7 @@
  * shaping of the real-time demand forecaster.
  */
 #include "unit.h"
-#include "../../src/core/forecast_demand.h"
+#include "forecast/forecast_demand.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * correction and feature validation.
  */
 #include "unit.h"
-#include "../../src/core/forecast_estimator.h"
+#include "forecast/forecast_estimator.h"
 
 #include <stdlib.h>
 

@@ -4,8 +4,8 @@
  */
 #include "unit.h"
 #include "problem_fixture.h"
-#include "../../src/core/heuristic.h"
-#include "../../src/core/validate.h"
+#include "solve/heuristic.h"
+#include "model/validate.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
  * test_metrics.c — the metrics (docs/model.md, Metrics) on records checked by hand.
  */
 #include "unit.h"
-#include "../../src/core/metrics.h"
+#include "sim/metrics.h"
 
 TEST(metrics_hand_checked_record)
 {

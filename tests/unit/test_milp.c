@@ -6,9 +6,9 @@
  */
 #include "unit.h"
 #include "problem_fixture.h"
-#include "../../src/core/milp.h"
-#include "../../src/core/validate.h"
-#include "../../src/core/generate.h"
+#include "solve/milp.h"
+#include "model/validate.h"
+#include "sim/generate.h"
 
 #include <stdlib.h>
 

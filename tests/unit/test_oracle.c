@@ -6,8 +6,8 @@
  */
 #include "unit.h"
 #include "scenario_fixture.h"
-#include "../../src/core/oracle.h"
-#include "../../src/core/sim.h"
+#include "sim/oracle.h"
+#include "sim/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  */
 #include "unit.h"
 
-#include "overrun.h"
+#include "model/overrun.h"
 
 TEST(running_end_inside_estimate_is_estimated_end)
 {

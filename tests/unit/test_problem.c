@@ -3,7 +3,7 @@
  */
 #include "unit.h"
 #include "problem_fixture.h"
-#include "../../src/core/plan.h"
+#include "model/plan.h"
 
 #include <stdlib.h>
 

@@ -9,9 +9,9 @@
  * than one word are exercised too.
  */
 #include "unit.h"
-#include "../../src/core/generate.h"
-#include "../../src/core/heuristic.h"
-#include "../../src/core/validate.h"
+#include "sim/generate.h"
+#include "solve/heuristic.h"
+#include "model/validate.h"
 
 #include <stdlib.h>
 

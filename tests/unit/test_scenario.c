@@ -4,7 +4,7 @@
  */
 #include "unit.h"
 #include "scenario_fixture.h"
-#include "../../src/core/scenario.h"
+#include "sim/scenario.h"
 
 #include <stdlib.h>
 #include <unistd.h>

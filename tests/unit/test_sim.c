@@ -4,8 +4,8 @@
  */
 #include "unit.h"
 #include "scenario_fixture.h"
-#include "../../src/core/oracle.h"
-#include "../../src/core/sim.h"
+#include "sim/oracle.h"
+#include "sim/sim.h"
 
 #include <stdlib.h>
 

@@ -13,7 +13,7 @@
  * 0, running at its pin, chat on GPU 7 throughout.
  */
 #include "unit.h"
-#include "../../src/core/validate.h"
+#include "model/validate.h"
 
 #include <stdlib.h>
 

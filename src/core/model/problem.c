@@ -1,0 +1,264 @@
+/*
+ * problem.c — construction, checking and derived data of a planning problem.
+ */
+#include "model/problem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool
+ga_is_pow2(int x)
+{
+	return x > 0 && (x & (x - 1)) == 0;
+}
+
+int
+ga_pow2_floor(int x)
+{
+	int			p = 1;
+
+	if (x < 1)
+		return 0;
+	while (p <= x / 2)
+		p *= 2;
+	return p;
+}
+
+int
+ga_job_duration(const ga_job *job, int gpus)
+{
+	double		steps;
+
+	if (gpus <= 0)
+		return 1;
+	steps = ceil(job->work_gpu_steps / gpus - 1e-9);
+	if (steps < 1)
+		return 1;
+	if (steps > 1e8)
+		return 100000000;
+	return (int) steps;
+}
+
+ga_problem *
+ga_problem_create(int n_pools, int n_gpus, int n_jobs, int n_services,
+				  const ga_params *params)
+{
+	ga_problem *p;
+	int			n_steps = params->n_steps;
+
+	if (n_pools < 0 || n_gpus < 0 || n_jobs < 0 || n_services < 0 || n_steps <= 0)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->params = *params;
+	p->n_pools = n_pools;
+	p->n_gpus = n_gpus;
+	p->n_jobs = n_jobs;
+	p->n_services = n_services;
+	p->pools = calloc(n_pools > 0 ? n_pools : 1, sizeof(ga_pool));
+	p->gpu_usable = calloc(n_gpus > 0 ? n_gpus : 1, sizeof(bool));
+	p->jobs = calloc(n_jobs > 0 ? n_jobs : 1, sizeof(ga_job));
+	p->services = calloc(n_services > 0 ? n_services : 1, sizeof(ga_service));
+	p->decay = calloc(n_steps, sizeof(double));
+	if (!p->pools || !p->gpu_usable || !p->jobs || !p->services || !p->decay)
+	{
+		ga_problem_destroy(p);
+		return NULL;
+	}
+	for (int g = 0; g < n_gpus; g++)
+		p->gpu_usable[g] = true;
+	for (int j = 0; j < n_jobs; j++)
+		p->jobs[j].deadline_step = -1;
+	for (int s = 0; s < n_services; s++)
+	{
+		p->services[s].churn_budget = -1;
+		p->services[s].demand = calloc(n_steps, sizeof(int));
+		if (p->services[s].demand == NULL)
+		{
+			ga_problem_destroy(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+void
+ga_problem_destroy(ga_problem *p)
+{
+	if (p == NULL)
+		return;
+	if (p->services != NULL)
+	{
+		for (int s = 0; s < p->n_services; s++)
+		{
+			free(p->services[s].demand);
+			free(p->services[s].held_gpus);
+		}
+	}
+	free(p->pools);
+	free(p->gpu_usable);
+	free(p->jobs);
+	free(p->services);
+	free(p->decay);
+	free(p);
+}
+
+ga_status
+ga_problem_set_held(ga_problem *p, int s, const int *gpus, int n_held,
+					ga_error *err)
+{
+	ga_service *svc;
+	int		   *copy = NULL;
+
+	if (s < 0 || s >= p->n_services)
+		return ga_error_set(err, GA_EINVAL, "service index %d is out of range", s);
+	if (n_held < 0)
+		return ga_error_set(err, GA_EINVAL, "service \"%s\": held GPU count must not be negative",
+							p->services[s].name);
+	svc = &p->services[s];
+	if (n_held > 0)
+	{
+		copy = malloc(sizeof(int) * n_held);
+		if (copy == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory copying held GPUs");
+		memcpy(copy, gpus, sizeof(int) * n_held);
+	}
+	free(svc->held_gpus);
+	svc->held_gpus = copy;
+	svc->n_held = n_held;
+	svc->held_known = true;
+	return GA_OK;
+}
+
+static ga_status
+check_params(const ga_params *pr, ga_error *err)
+{
+	if (pr->n_steps <= 0 || pr->n_steps > 10000)
+		return ga_error_set(err, GA_EINVAL, "n_steps must be between 1 and 10000, got %d", pr->n_steps);
+	if (pr->step_minutes <= 0)
+		return ga_error_set(err, GA_EINVAL, "step_minutes must be positive, got %d", pr->step_minutes);
+	if (!isfinite(pr->penalty) || pr->penalty < 0)
+		return ga_error_set(err, GA_EINVAL, "penalty must be finite and not negative");
+	if (!isfinite(pr->half_life_hours) || pr->half_life_hours <= 0)
+		return ga_error_set(err, GA_EINVAL, "half_life_hours must be finite and positive");
+	return GA_OK;
+}
+
+static ga_status
+check_pools(const ga_problem *p, ga_error *err)
+{
+	int			next = 0;
+
+	for (int i = 0; i < p->n_pools; i++)
+	{
+		const ga_pool *pool = &p->pools[i];
+
+		if (pool->first_gpu != next || pool->n_gpus < 0)
+			return ga_error_set(err, GA_EINVAL,
+								"pool \"%s\": pools must cover GPUs contiguously in topology order (expected first_gpu %d, got %d)",
+								pool->name, next, pool->first_gpu);
+		next += pool->n_gpus;
+	}
+	if (next != p->n_gpus)
+		return ga_error_set(err, GA_EINVAL, "pools cover %d GPUs but the problem has %d", next, p->n_gpus);
+	return GA_OK;
+}
+
+static ga_status
+check_pinned(const ga_problem *p, const ga_job *job, ga_error *err)
+{
+	const ga_pool *pool = &p->pools[job->pool];
+	int			rel = job->pinned_first_gpu - pool->first_gpu;
+
+	if (!ga_is_pow2(job->pinned_size))
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": pinned_size %d is not a power of two",
+							job->name, job->pinned_size);
+	if (rel < 0 || rel + job->pinned_size > pool->n_gpus || rel % job->pinned_size != 0)
+		return ga_error_set(err, GA_EINVAL,
+							"job \"%s\": pinned block at GPU %d of size %d is not an aligned block inside pool \"%s\"",
+							job->name, job->pinned_first_gpu, job->pinned_size, pool->name);
+	if (job->pinned_end < 1 || job->pinned_end <= job->pinned_start)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": pinned_end must be at least 1 and after pinned_start",
+							job->name);
+	return GA_OK;
+}
+
+static ga_status
+check_job(const ga_problem *p, const ga_job *job, ga_error *err)
+{
+	if (job->pool < 0 || job->pool >= p->n_pools)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": pool index %d is out of range", job->name, job->pool);
+	if (!isfinite(job->priority) || job->priority <= 0)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": priority must be finite and positive", job->name);
+	if (!ga_is_pow2(job->gpus_min) || !ga_is_pow2(job->gpus_max))
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": gpus_min %d and gpus_max %d must be powers of two",
+							job->name, job->gpus_min, job->gpus_max);
+	if (job->gpus_min > job->gpus_max)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": gpus_min %d exceeds gpus_max %d",
+							job->name, job->gpus_min, job->gpus_max);
+	if (!isfinite(job->work_gpu_steps) || job->work_gpu_steps <= 0)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": work_gpu_steps must be finite and positive", job->name);
+	if (job->release_step < 0)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": release_step must not be negative", job->name);
+	if (job->deadline_step < -1)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": deadline_step must be -1 (none) or a step", job->name);
+	if (job->pinned)
+		return check_pinned(p, job, err);
+	return GA_OK;
+}
+
+static ga_status
+check_service(const ga_problem *p, const ga_service *svc, ga_error *err)
+{
+	if (svc->pool < 0 || svc->pool >= p->n_pools)
+		return ga_error_set(err, GA_EINVAL, "service \"%s\": pool index %d is out of range", svc->name, svc->pool);
+	if (!isfinite(svc->priority) || svc->priority <= 0)
+		return ga_error_set(err, GA_EINVAL, "service \"%s\": priority must be finite and positive", svc->name);
+	if (svc->churn_limit < 1)
+		return ga_error_set(err, GA_EINVAL, "service \"%s\": churn_limit must be at least 1", svc->name);
+	if (svc->churn_budget < -1)
+		return ga_error_set(err, GA_EINVAL, "service \"%s\": churn_budget must be -1 (none) or not negative", svc->name);
+	if (svc->min_gpus < 0 || svc->max_gpus < svc->min_gpus)
+		return ga_error_set(err, GA_EINVAL, "service \"%s\": need 0 <= min_gpus <= max_gpus", svc->name);
+	for (int t = 0; t < p->params.n_steps; t++)
+		if (svc->demand[t] < 0)
+			return ga_error_set(err, GA_EINVAL, "service \"%s\": demand at step %d is negative", svc->name, t);
+	for (int i = 0; i < svc->n_held; i++)
+	{
+		const ga_pool *pool = &p->pools[svc->pool];
+		int			g = svc->held_gpus[i];
+
+		if (g < pool->first_gpu || g >= pool->first_gpu + pool->n_gpus)
+			return ga_error_set(err, GA_EINVAL, "service \"%s\": held GPU %d is not in pool \"%s\"",
+								svc->name, g, pool->name);
+	}
+	return GA_OK;
+}
+
+ga_status
+ga_problem_finish(ga_problem *p, ga_error *err)
+{
+	ga_status	rc;
+	double		step_hours = p->params.step_minutes / 60.0;
+
+	if ((rc = check_params(&p->params, err)) != GA_OK)
+		return rc;
+	if ((rc = check_pools(p, err)) != GA_OK)
+		return rc;
+	for (int j = 0; j < p->n_jobs; j++)
+		if ((rc = check_job(p, &p->jobs[j], err)) != GA_OK)
+			return rc;
+	for (int s = 0; s < p->n_services; s++)
+		if ((rc = check_service(p, &p->services[s], err)) != GA_OK)
+			return rc;
+	for (int t = 0; t < p->params.n_steps; t++)
+		p->decay[t] = pow(0.5, t * step_hours / p->params.half_life_hours);
+	p->tail_decay = pow(0.5, p->params.n_steps * step_hours / p->params.half_life_hours);
+	p->step_decay = pow(0.5, step_hours / p->params.half_life_hours);
+	/* a half-life so long that a step does not decay leaves the last step as it is */
+	p->end_decay = p->step_decay < 1 ?
+		p->decay[p->params.n_steps - 1] / (1 - p->step_decay) : p->decay[p->params.n_steps - 1];
+	return GA_OK;
+}

@@ -1,0 +1,204 @@
+/*
+ * problem.h — one planning problem: the cluster, the batch jobs, the
+ * real-time services and the parameters of the model (docs/model.md, The model).
+ *
+ * Indexing conventions, used by every solver and by the validator:
+ *   - GPUs are numbered 0..n_gpus-1 in topology order (pool, node, slot).
+ *     Each pool owns a contiguous range [first_gpu, first_gpu + n_gpus).
+ *   - A batch block of size 2^k is aligned when (first - pool.first_gpu) is a
+ *     multiple of 2^k and the block lies inside the pool.
+ *   - Steps are numbered 0..n_steps-1; step 0 starts at plan time.
+ *   - Workloads in a plan grid: 0..n_jobs-1 are jobs, n_jobs + s is service s.
+ *
+ * The problem owns every array it points to; ga_problem_create allocates them
+ * from the sizes given and ga_problem_destroy frees them.
+ */
+#ifndef GPUALLOC_PROBLEM_H
+#define GPUALLOC_PROBLEM_H
+
+#include "model/common.h"
+
+#include <math.h>
+
+#define GA_NAME_LEN 64
+
+typedef struct ga_pool
+{
+	char		name[GA_NAME_LEN];
+	int			first_gpu;
+	int			n_gpus;
+} ga_pool;
+
+typedef struct ga_job
+{
+	int64_t		id;				/* the caller's key (jobs.job_id) */
+	char		name[GA_NAME_LEN];
+	int			pool;			/* index into problem->pools */
+	double		priority;		/* > 0, finite */
+	int			gpus_min;		/* power of two */
+	int			gpus_max;		/* power of two, >= gpus_min */
+	double		work_gpu_steps; /* estimated work: duration at g GPUs is
+								 * ceil(work_gpu_steps / g) steps */
+	int			release_step;	/* earliest start step (>= 0) */
+	int			deadline_step;	/* latest end step (exclusive); -1 = none */
+
+	/*
+	 * A job already running at plan time is pinned: it keeps its block and
+	 * occupies steps [max(0, pinned_start), min(pinned_end, n_steps)).
+	 * pinned_start may be negative (started before the plan); pinned_end is
+	 * at least 1 (an overrunning job is given one more step by the caller).
+	 */
+	bool		pinned;
+	int			pinned_start;
+	int			pinned_end;
+	int			pinned_first_gpu;
+	int			pinned_size;
+} ga_job;
+
+typedef struct ga_service
+{
+	int64_t		id;
+	char		name[GA_NAME_LEN];
+	int			pool;
+	double		priority;		/* > 0, finite */
+	int			churn_limit;	/* max GPUs handed over between consecutive
+								 * steps (>= 1) */
+	int			churn_budget;	/* max total handovers over the horizon; -1 =
+								 * none */
+	int			min_gpus;		/* a floor the caller folds into demand (soft,
+								 * penalised like any shortfall) */
+	int			max_gpus;		/* hard cap on GPUs per step */
+	int		   *demand;			/* forecast demand in GPUs per step
+								 * [n_steps] */
+
+	/*
+	 * GPUs the service holds now (global indices), so step 0 is charged
+	 * churn against reality.  held_known = false means no history: step 0 is
+	 * free of churn (first plan ever).
+	 */
+	bool		held_known;
+	int			n_held;
+	int		   *held_gpus;		/* [n_held], allocated by
+								 * ga_problem_set_held */
+} ga_service;
+
+typedef struct ga_params
+{
+	int			n_steps;		/* horizon length in steps (48) */
+	int			step_minutes;	/* 30 */
+	double		penalty;		/* shortfall penalty per GPU-step (8) */
+	double		half_life_hours;	/* decay half-life (12) */
+} ga_params;
+
+typedef struct ga_problem
+{
+	ga_params	params;
+
+	int			n_pools;
+	ga_pool    *pools;
+
+	int			n_gpus;
+	bool	   *gpu_usable;		/* [n_gpus]: false = drained or down; no new
+								 * placement (pinned jobs keep running) */
+
+	int			n_jobs;
+	ga_job	   *jobs;
+
+	int			n_services;
+	ga_service *services;
+
+	double	   *decay;			/* [n_steps], filled by ga_problem_finish */
+	double		tail_decay;		/* decay at step n_steps, the first past the
+								 * horizon (ga_job_tail_value) */
+	double		step_decay;		/* decay of one step: decay[t+1] / decay[t] */
+	double		end_decay;		/* shortfall weight of the last step
+								 * (ga_shortfall_decay) */
+} ga_problem;
+
+/* Allocate a zeroed problem with every array sized; NULL on out of memory. */
+ga_problem *ga_problem_create(int n_pools, int n_gpus, int n_jobs,
+							  int n_services, const ga_params *params);
+void		ga_problem_destroy(ga_problem *problem);
+
+/* Give service s its currently held GPUs (copied). */
+ga_status	ga_problem_set_held(ga_problem *problem, int s, const int *gpus,
+								int n_held, ga_error *err);
+
+/*
+ * Check every field against the model's rules and precompute derived data
+ * (decay).  Solvers require a finished problem.
+ */
+ga_status	ga_problem_finish(ga_problem *problem, ga_error *err);
+
+/* Duration in steps of job j at g GPUs (at least 1). */
+int			ga_job_duration(const ga_job *job, int gpus);
+
+/* True when x is a power of two (1, 2, 4, ...). */
+bool		ga_is_pow2(int x);
+
+/* Largest power of two not above x (0 when x < 1): the biggest block a pool of x GPUs holds. */
+int			ga_pow2_floor(int x);
+
+/*
+ * Value a job earns past the horizon when it runs `size` GPUs over
+ * [start, end): priority * size * decay(t) summed over the steps t of the
+ * run at or past n_steps, decay continuing past the horizon as inside it.
+ *
+ * The objective adds this to the in-horizon value of every job in the plan,
+ * so a job is valued for its whole run.  A job is never preempted: once
+ * started it does all of its work, holding its block for every step of it.
+ * Clipped at the horizon, a plan that starts a long job now is worth the
+ * same as one that starts a shorter job of the same priority first and the
+ * long one after it (both keep the block busy all horizon), although the
+ * first commits the block far past the horizon and the second gets both
+ * jobs' work done and decides again, with what is known then, when the
+ * short job ends.  Counted to its end, the shorter job first wins.  The
+ * decay goes on past the horizon rather than stopping at its last value,
+ * so a narrow block that runs long is not credited as if its late work were
+ * worth as much as a wide block's earlier work.
+ */
+static inline double
+ga_job_tail_value(const ga_problem *problem, const ga_job *job, int size,
+				  int start, int end)
+{
+	int			from = start > problem->params.n_steps ? start : problem->params.n_steps;
+	double		ln_r = log(problem->step_decay);
+	double		steps;
+
+	if (end <= from)
+		return 0;
+	/* sum of r^k for k < end - from, in a form exact for r near 1 */
+	steps = ln_r < 0 ? expm1((end - from) * ln_r) / expm1(ln_r) : (double) (end - from);
+	return job->priority * size * problem->tail_decay * steps;
+}
+
+/*
+ * Weight of one GPU-step of shortfall at step t: decay(t), except at the
+ * last step of the horizon, where it is the sum of decay from that step on.
+ *
+ * This is the other half of ga_job_tail_value.  A job that runs past the
+ * horizon is credited for every step of its run; the GPUs it holds at the
+ * last step stay out of the services' reach for as long as it runs, so a
+ * shortfall the plan leaves at its last step is charged as lasting too,
+ * with the same continuing decay.  Without it a long job started at the end
+ * of the horizon on GPUs a service needs would earn its whole run against a
+ * step or two of shortfall: the plan would trade real-time demand for batch
+ * work whenever priority * (run) beats penalty * service priority * (those
+ * steps), which the penalty exists to prevent.  With it the trade pays only
+ * for batch work denser than penalty * service priority, as inside the
+ * horizon.
+ */
+static inline double
+ga_shortfall_decay(const ga_problem *problem, int t)
+{
+	return t == problem->params.n_steps - 1 ? problem->end_decay : problem->decay[t];
+}
+
+/* Workload index of service s in a plan grid. */
+static inline int
+ga_service_workload(const ga_problem *problem, int s)
+{
+	return problem->n_jobs + s;
+}
+
+#endif

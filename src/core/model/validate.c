@@ -1,0 +1,415 @@
+/*
+ * validate.c — the plan validator (see validate.h for the rules).
+ *
+ * The validator reads only the grid, the placement arrays and the problem;
+ * it shares no code with the solvers beyond ga_job_duration, so a solver bug
+ * cannot hide itself here.  Work is linear in the grid size on legal plans;
+ * the extra scans that explain a violation run only once one is found.
+ */
+#include "model/validate.h"
+
+#include <stdlib.h>
+
+static int
+job_end(const ga_job *job, int start, int size)
+{
+	return job->pinned ? job->pinned_end : start + ga_job_duration(job, size);
+}
+
+static bool
+in_pool(const ga_pool *pool, int gpu)
+{
+	return gpu >= pool->first_gpu && gpu < pool->first_gpu + pool->n_gpus;
+}
+
+/* R1: every cell is idle or names a job or service; counts cells per workload. */
+static ga_status
+check_cells(const ga_problem *p, const ga_plan *plan, long *count,
+			ga_error *err)
+{
+	int			n_workloads = p->n_jobs + p->n_services;
+
+	for (int g = 0; g < plan->n_gpus; g++)
+		for (int t = 0; t < plan->n_steps; t++)
+		{
+			int32_t		w = ga_plan_get(plan, g, t);
+
+			if (w == GA_IDLE)
+				continue;
+			if (w < 0 || w >= n_workloads)
+				return ga_error_set(err, GA_EILLEGAL,
+									"GPU %d at step %d holds unknown workload %d (valid: %d jobs, %d services)",
+									g, t, (int) w, p->n_jobs, p->n_services);
+			count[w]++;
+		}
+	return GA_OK;
+}
+
+static ga_status
+check_unscheduled_job(const ga_problem *p, const ga_plan *plan, int j,
+					  long count, ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+
+	if (job->pinned)
+		return ga_error_set(err, GA_EILLEGAL,
+							"pinned job \"%s\" is not kept at its pin (GPU %d, size %d, steps %d..%d)",
+							job->name, job->pinned_first_gpu, job->pinned_size,
+							job->pinned_start, job->pinned_end);
+	if (count == 0)
+		return GA_OK;
+	for (int g = 0; g < plan->n_gpus; g++)
+		for (int t = 0; t < plan->n_steps; t++)
+			if (ga_plan_get(plan, g, t) == j)
+				return ga_error_set(err, GA_EILLEGAL,
+									"job \"%s\" is not scheduled but holds GPU %d at step %d",
+									job->name, g, t);
+	return GA_OK;
+}
+
+/* R2 for jobs: size and block shape. */
+static ga_status
+check_job_block(const ga_problem *p, const ga_plan *plan, int j,
+				ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+	const ga_pool *pool = &p->pools[job->pool];
+	int			size = plan->job_size[j];
+	int			first = plan->job_first_gpu[j];
+	int			offset = first - pool->first_gpu;
+
+	if (job->pinned && size != job->pinned_size)
+		return ga_error_set(err, GA_EILLEGAL,
+							"pinned job \"%s\" has size %d, not its pinned size %d",
+							job->name, size, job->pinned_size);
+	if (!ga_is_pow2(size))
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\": size %d is not a power of two", job->name, size);
+	if (!job->pinned && (size < job->gpus_min || size > job->gpus_max))
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\": size %d is outside its range [%d, %d]",
+							job->name, size, job->gpus_min, job->gpus_max);
+	if (offset < 0 || offset + size > pool->n_gpus)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\": block of %d GPUs at GPU %d lies outside pool \"%s\" (GPUs %d..%d)",
+							job->name, size, first, pool->name, pool->first_gpu,
+							pool->first_gpu + pool->n_gpus - 1);
+	if (offset % size != 0)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\": block of %d GPUs at GPU %d is misaligned (offset %d in pool \"%s\" is not a multiple of %d)",
+							job->name, size, first, offset, pool->name, size);
+	if (!job->pinned)
+		for (int g = first; g < first + size; g++)
+			if (!p->gpu_usable[g])
+				return ga_error_set(err, GA_EILLEGAL,
+									"job \"%s\" is placed on unusable GPU %d", job->name, g);
+	return GA_OK;
+}
+
+/* R3 (placement arrays) and R4: pin, horizon, release and deadline. */
+static ga_status
+check_job_timing(const ga_problem *p, const ga_plan *plan, int j,
+				 ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+	int			start = plan->job_start[j];
+	int			first = plan->job_first_gpu[j];
+	int			end = job_end(job, start, plan->job_size[j]);
+
+	if (job->pinned)
+	{
+		if (start != job->pinned_start || first != job->pinned_first_gpu)
+			return ga_error_set(err, GA_EILLEGAL,
+								"pinned job \"%s\" moved: the plan has it at step %d on GPU %d, its pin is step %d on GPU %d",
+								job->name, start, first, job->pinned_start,
+								job->pinned_first_gpu);
+		return GA_OK;
+	}
+	if (start < 0)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\" starts at step %d, before the first step of the plan",
+							job->name, start);
+	if (start >= p->params.n_steps)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\" starts at step %d, outside the horizon of %d steps",
+							job->name, start, p->params.n_steps);
+	if (start < job->release_step)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\" starts at step %d, before its release step %d",
+							job->name, start, job->release_step);
+	if (job->deadline_step >= 0 && end > job->deadline_step)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\" ends at step %d, after its deadline step %d",
+							job->name, end, job->deadline_step);
+	return GA_OK;
+}
+
+/* Some GPU outside [first, first+size) carrying job j at step t, or -1. */
+static int
+job_elsewhere_at(const ga_plan *plan, int j, int first, int size, int t)
+{
+	for (int g = 0; g < plan->n_gpus; g++)
+		if ((g < first || g >= first + size) && ga_plan_get(plan, g, t) == j)
+			return g;
+	return -1;
+}
+
+static bool
+block_empty_of_job_from(const ga_plan *plan, int j, int first, int size,
+						int from, int to)
+{
+	for (int g = first; g < first + size; g++)
+		for (int t = from; t < to; t++)
+			if (ga_plan_get(plan, g, t) == j)
+				return false;
+	return true;
+}
+
+/* Explain why cell (g, t) of job j's block during its run is not j. */
+static ga_status
+explain_missing_cell(const ga_problem *p, const ga_plan *plan, int j,
+					 int g, int t, int to, ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+	int			first = plan->job_first_gpu[j];
+	int			size = plan->job_size[j];
+	int			end = job_end(job, plan->job_start[j], size);
+	int			other = job_elsewhere_at(plan, j, first, size, t);
+
+	if (other >= 0)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\" moved mid-run: at step %d it holds GPU %d outside its block (GPUs %d..%d)",
+							job->name, t, other, first, first + size - 1);
+	if (block_empty_of_job_from(plan, j, first, size, t, to))
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\" stops at step %d, before its end step %d (duration %d steps at %d GPUs)",
+							job->name, t, end, end - plan->job_start[j], size);
+	return ga_error_set(err, GA_EILLEGAL,
+						"job \"%s\" is interrupted on GPU %d at step %d (no preemption: it must run until step %d)",
+						job->name, g, t, end);
+}
+
+/* Explain a cell carrying job j outside its block or run. */
+static ga_status
+explain_stray_cell(const ga_problem *p, const ga_plan *plan, int j,
+				   int from, int to, ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+	int			first = plan->job_first_gpu[j];
+	int			size = plan->job_size[j];
+	int			start = plan->job_start[j];
+	int			end = job_end(job, start, size);
+
+	for (int g = 0; g < plan->n_gpus; g++)
+		for (int t = 0; t < plan->n_steps; t++)
+		{
+			bool		in_block = g >= first && g < first + size;
+
+			if (ga_plan_get(plan, g, t) != j || (in_block && t >= from && t < to))
+				continue;
+			if (in_block && t >= to)
+				return ga_error_set(err, GA_EILLEGAL,
+									"job \"%s\" runs past its end step %d on GPU %d at step %d (duration %d steps at %d GPUs)",
+									job->name, end, g, t, end - start, size);
+			if (in_block)
+				return ga_error_set(err, GA_EILLEGAL,
+									"job \"%s\" runs on GPU %d at step %d, before its start step %d",
+									job->name, g, t, start);
+			return ga_error_set(err, GA_EILLEGAL,
+								"job \"%s\" holds GPU %d at step %d outside its block (GPUs %d..%d)",
+								job->name, g, t, first, first + size - 1);
+		}
+	return GA_OK;
+}
+
+/* R3 on the grid: the block is held for the whole run and nothing else is. */
+static ga_status
+check_job_cells(const ga_problem *p, const ga_plan *plan, int j, long count,
+				ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+	int			start = plan->job_start[j];
+	int			size = plan->job_size[j];
+	int			first = plan->job_first_gpu[j];
+	int			end = job_end(job, start, size);
+	int			from = start > 0 ? start : 0;
+	int			to = end < plan->n_steps ? end : plan->n_steps;
+	long		expected = to > from ? (long) size * (to - from) : 0;
+
+	for (int t = from; t < to; t++)
+		for (int g = first; g < first + size; g++)
+			if (ga_plan_get(plan, g, t) != j)
+				return explain_missing_cell(p, plan, j, g, t, to, err);
+	if (count != expected)
+		return explain_stray_cell(p, plan, j, from, to, err);
+	return GA_OK;
+}
+
+static ga_status
+check_job(const ga_problem *p, const ga_plan *plan, int j, long count,
+		  ga_error *err)
+{
+	ga_status	rc;
+
+	if (plan->job_size[j] <= 0)
+		return check_unscheduled_job(p, plan, j, count, err);
+	if ((rc = check_job_block(p, plan, j, err)) != GA_OK)
+		return rc;
+	if ((rc = check_job_timing(p, plan, j, err)) != GA_OK)
+		return rc;
+	return check_job_cells(p, plan, j, count, err);
+}
+
+/* R2 and the cap of R5 for service s at step t. */
+static ga_status
+check_service_step(const ga_problem *p, const ga_plan *plan, int s, int t,
+				   ga_error *err)
+{
+	const ga_service *svc = &p->services[s];
+	const ga_pool *pool = &p->pools[svc->pool];
+	int32_t		w = ga_service_workload(p, s);
+	int			count = 0;
+
+	for (int g = 0; g < plan->n_gpus; g++)
+	{
+		if (ga_plan_get(plan, g, t) != w)
+			continue;
+		if (!in_pool(pool, g))
+			return ga_error_set(err, GA_EILLEGAL,
+								"service \"%s\" uses GPU %d at step %d, outside its pool \"%s\"",
+								svc->name, g, t, pool->name);
+		if (!p->gpu_usable[g])
+			return ga_error_set(err, GA_EILLEGAL,
+								"service \"%s\" uses unusable GPU %d at step %d",
+								svc->name, g, t);
+		count++;
+	}
+	if (count > svc->max_gpus)
+		return ga_error_set(err, GA_EILLEGAL,
+							"service \"%s\" holds %d GPUs at step %d, above its max_gpus %d",
+							svc->name, count, t, svc->max_gpus);
+	return GA_OK;
+}
+
+static ga_status
+check_service(const ga_problem *p, const ga_plan *plan, int s, ga_error *err)
+{
+	const ga_service *svc = &p->services[s];
+	int			total = 0;
+	ga_status	rc;
+
+	for (int t = 0; t < plan->n_steps; t++)
+	{
+		int			churn;
+
+		if ((rc = check_service_step(p, plan, s, t, err)) != GA_OK)
+			return rc;
+		churn = ga_service_churn(p, plan, s, t);
+		if (t == 0 && svc->held_known && churn > svc->churn_limit)
+			return ga_error_set(err, GA_EILLEGAL,
+								"service \"%s\" hands over %d GPUs at step 0 against the %d GPUs it holds now, above its churn_limit %d",
+								svc->name, churn, svc->n_held, svc->churn_limit);
+		if (t > 0 && churn > svc->churn_limit)
+			return ga_error_set(err, GA_EILLEGAL,
+								"service \"%s\" hands over %d GPUs at step %d, above its churn_limit %d",
+								svc->name, churn, t, svc->churn_limit);
+		total += churn;
+	}
+	if (svc->churn_budget >= 0 && total > svc->churn_budget)
+		return ga_error_set(err, GA_EILLEGAL,
+							"service \"%s\" hands over %d GPUs over the horizon, above its churn_budget %d",
+							svc->name, total, svc->churn_budget);
+	return GA_OK;
+}
+
+static ga_status
+check_dimensions(const ga_problem *p, const ga_plan *plan, ga_error *err)
+{
+	if (plan->n_gpus != p->n_gpus || plan->n_steps != p->params.n_steps ||
+		plan->n_jobs != p->n_jobs || plan->n_services != p->n_services)
+		return ga_error_set(err, GA_EILLEGAL,
+							"plan dimensions (%d GPUs, %d steps, %d jobs, %d services) do not match the problem (%d, %d, %d, %d)",
+							plan->n_gpus, plan->n_steps, plan->n_jobs, plan->n_services,
+							p->n_gpus, p->params.n_steps, p->n_jobs, p->n_services);
+	return GA_OK;
+}
+
+ga_status
+ga_validate(const ga_problem *p, const ga_plan *plan, ga_error *err)
+{
+	int			n_workloads = p->n_jobs + p->n_services;
+	long	   *count;
+	ga_status	rc;
+
+	if ((rc = check_dimensions(p, plan, err)) != GA_OK)
+		return rc;
+	count = calloc(n_workloads > 0 ? n_workloads : 1, sizeof(long));
+	if (count == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory validating a plan");
+	rc = check_cells(p, plan, count, err);
+	for (int j = 0; rc == GA_OK && j < p->n_jobs; j++)
+		rc = check_job(p, plan, j, count[j], err);
+	for (int s = 0; rc == GA_OK && s < p->n_services; s++)
+		rc = check_service(p, plan, s, err);
+	free(count);
+	return rc;
+}
+
+/* Held GPUs of a service, counted once each even if listed twice. */
+static bool
+held_listed_earlier(const ga_service *svc, int i)
+{
+	for (int k = 0; k < i; k++)
+		if (svc->held_gpus[k] == svc->held_gpus[i])
+			return true;
+	return false;
+}
+
+static int
+churn_against_held(const ga_problem *p, const ga_plan *plan, int s)
+{
+	const ga_service *svc = &p->services[s];
+	int32_t		w = ga_service_workload(p, s);
+	int			now = 0;
+	int			held = 0;
+	int			kept = 0;
+
+	for (int g = 0; g < plan->n_gpus; g++)
+		if (ga_plan_get(plan, g, 0) == w)
+			now++;
+	for (int i = 0; i < svc->n_held; i++)
+	{
+		int			g = svc->held_gpus[i];
+
+		if (held_listed_earlier(svc, i))
+			continue;
+		held++;
+		if (g >= 0 && g < plan->n_gpus && ga_plan_get(plan, g, 0) == w)
+			kept++;
+	}
+	return now + held - 2 * kept;
+}
+
+int
+ga_service_churn(const ga_problem *p, const ga_plan *plan, int s, int t)
+{
+	int32_t		w = ga_service_workload(p, s);
+	int			churn = 0;
+
+	if (t <= 0)
+		return p->services[s].held_known ? churn_against_held(p, plan, s) : 0;
+	for (int g = 0; g < plan->n_gpus; g++)
+		if ((ga_plan_get(plan, g, t) == w) != (ga_plan_get(plan, g, t - 1) == w))
+			churn++;
+	return churn;
+}
+
+int
+ga_service_total_churn(const ga_problem *p, const ga_plan *plan, int s)
+{
+	int			total = 0;
+
+	for (int t = 0; t < plan->n_steps; t++)
+		total += ga_service_churn(p, plan, s, t);
+	return total;
+}

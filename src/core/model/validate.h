@@ -1,0 +1,48 @@
+/*
+ * validate.h — an independent check of a plan against every rule of the
+ * model (docs/model.md, Legal plans), written without reference to how any solver builds its
+ * grid, so it can judge them all.
+ *
+ * Rules, in the order they are checked (the first violation is reported):
+ *   R1  every cell is GA_IDLE or a known workload, and the per-job placement
+ *       arrays agree with the grid;
+ *   R2  a scheduled job (job_size > 0) sits on an aligned power-of-two block
+ *       inside its pool with a size in [gpus_min, gpus_max] (pinned: its
+ *       pinned size), on usable GPUs unless pinned; service GPUs lie in the
+ *       service's pool and are usable;
+ *   R3  a job holds exactly its block for every step of its run, clipped to
+ *       the horizon, and nowhere else; pinned jobs sit exactly at their pin;
+ *       other jobs start inside the horizon;
+ *   R4  a job starts no earlier than its release and, with a deadline, ends
+ *       by it (pinned jobs are exempt: they already run);
+ *   R5  a service holds at most max_gpus per step; its churn (GPUs handed
+ *       over between consecutive steps, and at step 0 against the GPUs it
+ *       holds now when those are known) stays within churn_limit each step
+ *       and within churn_budget in total.
+ */
+#ifndef GPUALLOC_VALIDATE_H
+#define GPUALLOC_VALIDATE_H
+
+#include "model/plan.h"
+
+/*
+ * GA_OK when the plan is legal for the (finished) problem; otherwise
+ * GA_EILLEGAL with the first violation, naming job or service, GPU and step.
+ * GA_ENOMEM when scratch memory cannot be had.
+ */
+ga_status	ga_validate(const ga_problem *problem, const ga_plan *plan,
+						ga_error *err);
+
+/*
+ * GPUs handed over by service s at step t: the size of the symmetric
+ * difference between its GPU sets at t and t-1.  At step 0 the comparison is
+ * with the held GPUs when they are known, and 0 otherwise.
+ */
+int			ga_service_churn(const ga_problem *problem, const ga_plan *plan,
+							 int s, int t);
+
+/* Churn of service s summed over the horizon (step 0 only when held_known). */
+int			ga_service_total_churn(const ga_problem *problem,
+								   const ga_plan *plan, int s);
+
+#endif

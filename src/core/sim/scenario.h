@@ -1,0 +1,105 @@
+/*
+ * scenario.h — a benchmark scenario read from a directory in the scenario
+ * format described in docs/model.md, Scenario format (scenario.csv, gpus.csv, services.csv, demand.csv,
+ * jobs.csv and optionally history.csv).
+ *
+ * Times are kept as whole minutes since 1970-01-01 00:00 UTC.  Columns a
+ * file does not need are ignored, so tools may add their own.  Every error
+ * names the file, the line and, where one is at fault, the column.
+ *
+ * Jobs are kept in arrival order (submit time, then file order), the order
+ * FIFO starts them in; a job's index in that array is its identity
+ * everywhere in the simulator.
+ */
+#ifndef GPUALLOC_SCENARIO_H
+#define GPUALLOC_SCENARIO_H
+
+#include "forecast/forecast_common.h"
+#include "model/problem.h"
+
+#define GA_KIND_LEN 32
+
+typedef struct ga_scn_service
+{
+	char		name[GA_NAME_LEN];
+	int			pool;			/* index into scenario->pools */
+	double		priority;
+	double		capacity_per_gpu;	/* traffic one GPU serves */
+	int			churn_limit;	/* 0 in the file means no limit: pool size */
+	int			min_gpus;
+	int			max_gpus;		/* capped at the pool size */
+	int			n_demand;		/* hourly rows, increasing hour */
+	int64_t    *demand_hour;	/* hours since the epoch */
+	double	   *traffic;
+} ga_scn_service;
+
+typedef struct ga_scn_job
+{
+	char		name[GA_NAME_LEN];
+	char		kind[GA_KIND_LEN];
+	int			pool;
+	double		priority;
+	int64_t		submit;			/* minutes since the epoch */
+	int			gpus_min;		/* powers of two, as in the file */
+	int			gpus_max;
+	double		work_gpu_hours; /* the truth, hidden from the scheduler */
+	ga_feature_list *features;
+	int			line;			/* line in jobs.csv, for messages */
+} ga_scn_job;
+
+typedef struct ga_scn_history
+{
+	char		kind[GA_KIND_LEN];
+	int			gpus;
+	double		actual_hours;
+	ga_feature_list *features;
+	int			line;
+} ga_scn_history;
+
+typedef struct ga_scenario
+{
+	char		name[GA_NAME_LEN];
+	char		description[256];
+	int64_t		start;			/* evaluation window [start, end), minutes */
+	int64_t		end;
+	int			step_minutes;
+	int			horizon_hours;
+	int			replan_minutes;
+	double		penalty;
+	double		half_life_hours;
+
+	int			n_pools;
+	ga_pool    *pools;			/* GPU ranges in topology order */
+	int			n_gpus;
+
+	int			n_services;
+	ga_scn_service *services;
+
+	int			n_jobs;
+	ga_scn_job *jobs;			/* in arrival order */
+
+	int			n_history;
+	ga_scn_history *history;
+} ga_scenario;
+
+/* Read a scenario directory; NULL with err set on any problem. */
+ga_scenario *ga_scenario_read(const char *dir, ga_error *err);
+void		ga_scenario_destroy(ga_scenario *scn);
+
+/* Steps of the evaluation window (whole steps only). */
+int			ga_scenario_steps(const ga_scenario *scn);
+
+/* Minutes since the epoch of "YYYY-MM-DD HH:MM" (or with "T", ":SS"). */
+ga_status	ga_parse_minutes(const char *text, int64_t *minutes, ga_error *err);
+
+/* "YYYY-MM-DD HH:MM" of minutes since the epoch, the format's own form. */
+void		ga_format_minutes(int64_t minutes, char *buf, size_t len);
+
+/*
+ * True demand of service s in GPUs over the step starting at minute t:
+ * ceil(traffic / capacity_per_gpu) of the worst hour the step touches, the
+ * hour's row being the latest one at or before it (0 before the first row).
+ */
+int			ga_scenario_true_demand(const ga_scenario *scn, int s, int64_t t);
+
+#endif

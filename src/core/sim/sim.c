@@ -1,0 +1,727 @@
+/*
+ * sim.c — the simulation loop of sim.h.
+ */
+#include "sim/sim.h"
+
+#include "solve/baseline.h"
+#include "forecast/forecast_demand.h"
+#include "forecast/forecast_estimator.h"
+#include "sim/oracle.h"
+#include "model/overrun.h"
+#include "solve/solve.h"
+#include "model/validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum job_state
+{
+	JOB_WAITING,				/* not started (maybe not submitted yet) */
+	JOB_RUNNING,
+	JOB_DONE,
+	JOB_NEVER					/* larger than its pool: can never start */
+};
+
+typedef struct sim_job
+{
+	enum job_state state;
+	int			submit_step;	/* first step boundary at or after submit */
+	double		true_steps;		/* true work in GPU-steps */
+	int			pool_max;		/* largest usable size in its pool */
+	int			est_version;	/* estimator version of the cached estimate */
+	int			est_gpus;
+	double		est_steps;
+} sim_job;
+
+typedef struct sim_ctx
+{
+	const ga_scenario *scn;
+	const ga_sim_options *opt;
+	ga_sim_result *res;
+	int			T;				/* steps in the window */
+	int			H;				/* steps in the horizon */
+	int			replan_every;
+	double		step_h;
+	sim_job    *jobs;
+	int		   *gpu_job;		/* running job per GPU, -1 free */
+	int		   *gpu_svc;		/* service served per GPU this step, -1 */
+	int		   *prev_svc;		/* ... at the previous step */
+	ga_estimator *est;
+	int			est_version;
+	bool		est_dirty;
+	double		known_work_sum; /* GPU-hours of finished jobs, for fallback */
+	int			known_work_n;
+	ga_demand_model **models;
+	int		   *demand_cursor;	/* next demand row to observe per service */
+	double	   *hour_upper;		/* scratch: hourly upper forecast */
+	int		   *step_q;			/* scratch: per-step GPUs */
+	ga_problem *problem;		/* of the committed plan */
+	ga_plan    *plan;
+	int			plan_step;		/* window step of the plan's step 0 */
+} sim_ctx;
+
+static const char *const policy_names[GA_N_POLICIES] = {
+	"fifo", "backfill", "fast", "full", "oracle"
+};
+
+const char *
+ga_policy_name(ga_policy policy)
+{
+	return (int) policy >= 0 && policy < GA_N_POLICIES ? policy_names[policy] : "unknown";
+}
+
+bool
+ga_policy_parse(const char *name, ga_policy *policy)
+{
+	for (int i = 0; i < GA_N_POLICIES; i++)
+		if (strcmp(name, policy_names[i]) == 0)
+		{
+			*policy = (ga_policy) i;
+			return true;
+		}
+	return false;
+}
+
+void
+ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->policy = policy;
+	opt->fast_ms = GA_FAST_DEFAULT_MS;
+	opt->full_ms = 1000;
+	opt->quantile = GA_DEMAND_QUANTILE_DEFAULT;
+	opt->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
+	opt->validate = true;
+}
+
+static int64_t
+step_time(const sim_ctx *c, int t)
+{
+	return c->scn->start + (int64_t) t * c->scn->step_minutes;
+}
+
+/* True duration in steps of job j at g GPUs. */
+static int
+true_duration(const sim_ctx *c, int j, int g)
+{
+	double		d = ceil(c->jobs[j].true_steps / g - 1e-9);
+
+	return d < 1 ? 1 : (int) d;
+}
+
+/* ---- set-up and tear-down ---- */
+
+static ga_status
+init_jobs(sim_ctx *c)
+{
+	const ga_scenario *scn = c->scn;
+
+	for (int j = 0; j < scn->n_jobs; j++)
+	{
+		const ga_scn_job *sj = &scn->jobs[j];
+		sim_job    *job = &c->jobs[j];
+		int64_t		delta = sj->submit - scn->start;
+
+		job->state = JOB_WAITING;
+		job->submit_step = delta <= 0 ? 0 :
+			(int) ((delta + scn->step_minutes - 1) / scn->step_minutes);
+		job->true_steps = sj->work_gpu_hours / c->step_h;
+		job->pool_max = ga_pow2_floor(scn->pools[sj->pool].n_gpus);
+		if (sj->gpus_min > job->pool_max)
+			job->state = JOB_NEVER;
+		job->est_version = -1;
+		c->res->jobs[j].start_step = -1;
+		c->res->jobs[j].end_step = -1;
+		c->res->jobs[j].first_gpu = -1;
+		c->res->jobs[j].size = -1;
+	}
+	return GA_OK;
+}
+
+/* Teach the estimator history.csv; rows no estimator takes are skipped. */
+static ga_status
+init_estimator(sim_ctx *c, ga_error *err)
+{
+	const ga_scenario *scn = c->scn;
+
+	c->est = ga_estimator_create();
+	if (c->est == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory creating the estimator");
+	for (int h = 0; h < scn->n_history; h++)
+	{
+		const ga_scn_history *row = &scn->history[h];
+
+		c->known_work_sum += row->gpus * row->actual_hours;
+		c->known_work_n++;
+		(void) ga_estimator_add_history(c->est, row->kind, row->features->items,
+										row->features->n, row->gpus,
+										row->actual_hours, NULL);
+	}
+	c->est_dirty = true;
+	return GA_OK;
+}
+
+static ga_status
+init_models(sim_ctx *c, ga_error *err)
+{
+	int			ns = c->scn->n_services;
+	int			hours = (c->H * c->scn->step_minutes) / 60 + 3;
+
+	c->models = calloc(ns > 0 ? ns : 1, sizeof(ga_demand_model *));
+	c->demand_cursor = calloc(ns > 0 ? ns : 1, sizeof(int));
+	c->hour_upper = calloc(hours, sizeof(double));
+	c->step_q = calloc(c->H, sizeof(int));
+	if (!c->models || !c->demand_cursor || !c->hour_upper || !c->step_q)
+		return ga_error_set(err, GA_ENOMEM, "out of memory creating demand models");
+	for (int s = 0; s < ns; s++)
+		if ((c->models[s] = ga_demand_model_create(NULL)) == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory creating demand models");
+	return GA_OK;
+}
+
+static ga_status
+ctx_init(sim_ctx *c, const ga_scenario *scn, const ga_sim_options *opt,
+		 ga_error *err)
+{
+	int			n = scn->n_gpus;
+	int			nj = scn->n_jobs > 0 ? scn->n_jobs : 1;
+	ga_status	rc;
+
+	memset(c, 0, sizeof(*c));
+	c->scn = scn;
+	c->opt = opt;
+	c->T = ga_scenario_steps(scn);
+	c->H = (scn->horizon_hours * 60 + scn->step_minutes - 1) / scn->step_minutes;
+	c->replan_every = (scn->replan_minutes + scn->step_minutes / 2) / scn->step_minutes;
+	if (c->replan_every < 1)
+		c->replan_every = 1;
+	c->step_h = scn->step_minutes / 60.0;
+	c->res = calloc(1, sizeof(ga_sim_result));
+	c->jobs = calloc(nj, sizeof(sim_job));
+	c->gpu_job = malloc(sizeof(int) * n);
+	c->gpu_svc = malloc(sizeof(int) * n);
+	c->prev_svc = malloc(sizeof(int) * n);
+	if (!c->res || !c->jobs || !c->gpu_job || !c->gpu_svc || !c->prev_svc)
+		return ga_error_set(err, GA_ENOMEM, "out of memory starting the simulation");
+	c->res->n_jobs = scn->n_jobs;
+	c->res->coverage_floor = NAN;
+	c->res->jobs = calloc(nj, sizeof(ga_sim_job_trace));
+	c->res->record = ga_run_record_create(n, c->T, scn->n_services, c->step_h, 0);
+	if (!c->res->jobs || !c->res->record)
+		return ga_error_set(err, GA_ENOMEM, "out of memory starting the simulation");
+	for (int g = 0; g < n; g++)
+		c->gpu_job[g] = c->gpu_svc[g] = c->prev_svc[g] = -1;
+	if ((rc = init_jobs(c)) != GA_OK || (rc = init_estimator(c, err)) != GA_OK)
+		return rc;
+	return init_models(c, err);
+}
+
+static void
+ctx_free(sim_ctx *c)
+{
+	if (c->models)
+		for (int s = 0; s < c->scn->n_services; s++)
+			ga_demand_model_destroy(c->models[s]);
+	free(c->models);
+	free(c->demand_cursor);
+	free(c->hour_upper);
+	free(c->step_q);
+	ga_estimator_destroy(c->est);
+	ga_plan_destroy(c->plan);
+	ga_problem_destroy(c->problem);
+	free(c->jobs);
+	free(c->gpu_job);
+	free(c->gpu_svc);
+	free(c->prev_svc);
+}
+
+/* ---- estimates ---- */
+
+static double
+fallback_steps(const sim_ctx *c, int j)
+{
+	double		gpu_hours = c->known_work_n > 0 ?
+		c->known_work_sum / c->known_work_n : 4.0 * c->scn->jobs[j].gpus_max;
+
+	return gpu_hours / c->step_h;
+}
+
+/* Estimated work of job j in GPU-steps when run on g GPUs. */
+static double
+estimate_steps(sim_ctx *c, int j, int g)
+{
+	const ga_scn_job *sj = &c->scn->jobs[j];
+	sim_job    *job = &c->jobs[j];
+	ga_job_estimate e;
+
+	if (c->opt->perfect)
+		return job->true_steps;
+	if (job->est_version == c->est_version && job->est_gpus == g)
+		return job->est_steps;
+	if (ga_estimate_job(c->est, sj->kind, sj->features->items, sj->features->n,
+						g, &e, NULL) == GA_OK && isfinite(e.work_gpu_hours) &&
+		e.work_gpu_hours > 0)
+		job->est_steps = e.work_gpu_hours / c->step_h;
+	else
+	{
+		if (job->est_version < 0)
+			c->res->estimate_fallbacks++;
+		job->est_steps = fallback_steps(c, j);
+	}
+	job->est_version = c->est_version;
+	job->est_gpus = g;
+	return job->est_steps;
+}
+
+static void
+refit_estimator(sim_ctx *c)
+{
+	if (!c->est_dirty || c->opt->perfect)
+		return;
+	if (ga_estimator_fit(c->est, NULL) == GA_OK)
+		c->est_version++;
+	c->est_dirty = false;
+}
+
+/* ---- demand ---- */
+
+static void
+clamp_curve(const ga_scn_service *svc, int *q, int n)
+{
+	for (int k = 0; k < n; k++)
+	{
+		if (q[k] < svc->min_gpus)
+			q[k] = svc->min_gpus;
+		if (q[k] > svc->max_gpus)
+			q[k] = svc->max_gpus;
+	}
+}
+
+/* Feed service s every hour that is over at minute now. */
+static ga_status
+observe_until(sim_ctx *c, int s, int64_t now, ga_error *err)
+{
+	const ga_scn_service *svc = &c->scn->services[s];
+	int		   *i = &c->demand_cursor[s];
+
+	for (; *i < svc->n_demand && svc->demand_hour[*i] * 60 + 60 <= now; (*i)++)
+	{
+		ga_status	rc = ga_demand_model_observe(c->models[s], svc->demand_hour[*i],
+												 svc->traffic[*i], err);
+
+		if (rc != GA_OK)
+			return rc;
+	}
+	return GA_OK;
+}
+
+/* The GPU curve service s is planned for, over the horizon from minute now. */
+static ga_status
+demand_curve(sim_ctx *c, int s, int64_t now, int *out, ga_error *err)
+{
+	const ga_scn_service *svc = &c->scn->services[s];
+	int64_t		from_hour = now / 60;
+	int			hours = (int) ((now + (int64_t) c->H * c->scn->step_minutes - 1) / 60 - from_hour) + 1;
+	ga_status	rc;
+
+	if (c->opt->perfect)
+	{
+		for (int k = 0; k < c->H; k++)
+			out[k] = ga_scenario_true_demand(c->scn, s, now + (int64_t) k * c->scn->step_minutes);
+		clamp_curve(svc, out, c->H);
+		return GA_OK;
+	}
+	if ((rc = observe_until(c, s, now, err)) != GA_OK)
+		return rc;
+	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, c->opt->quantile,
+							svc->capacity_per_gpu, 0, 0, 0, NULL, c->hour_upper,
+							NULL, NULL, err);
+	if (rc != GA_OK)
+		return rc;
+	for (int k = 0; k < c->H; k++)
+	{
+		int64_t		t0 = now + (int64_t) k * c->scn->step_minutes;
+		int64_t		t1 = t0 + c->scn->step_minutes - 1;
+
+		c->step_q[k] = 0;
+		for (int64_t h = t0 / 60; h <= t1 / 60; h++)
+		{
+			int			q = (int) ceil(c->hour_upper[h - from_hour] / svc->capacity_per_gpu - 1e-9);
+
+			if (q > c->step_q[k])
+				c->step_q[k] = q;
+		}
+	}
+	clamp_curve(svc, c->step_q, c->H);
+	ga_churn_shape(c->step_q, c->H, svc->churn_limit, out);
+	return GA_OK;
+}
+
+/* ---- building a problem ---- */
+
+static bool
+job_in_problem(const sim_ctx *c, int j, int t)
+{
+	const sim_job *job = &c->jobs[j];
+
+	return job->state == JOB_RUNNING ||
+		(job->state == JOB_WAITING && job->submit_step <= t);
+}
+
+static void
+fill_job(sim_ctx *c, ga_job *pj, int j, int t)
+{
+	const ga_scn_job *sj = &c->scn->jobs[j];
+	const ga_sim_job_trace *tr = &c->res->jobs[j];
+	int			duration;
+
+	pj->id = j;
+	snprintf(pj->name, GA_NAME_LEN, "%s", sj->name);
+	pj->pool = sj->pool;
+	pj->priority = sj->priority;
+	pj->release_step = 0;
+	pj->deadline_step = -1;
+	if (c->jobs[j].state == JOB_RUNNING)
+	{
+		pj->gpus_min = pj->gpus_max = tr->size;
+		pj->work_gpu_steps = estimate_steps(c, j, tr->size);
+		pj->pinned = true;
+		pj->pinned_start = tr->start_step - t;
+		pj->pinned_first_gpu = tr->first_gpu;
+		pj->pinned_size = tr->size;
+		duration = ga_job_duration(pj, tr->size);
+		pj->pinned_end = ga_running_end_step(pj->pinned_start, duration);
+		if (pj->pinned_start + duration < 1)
+			c->res->overruns++;
+		return;
+	}
+	pj->gpus_min = sj->gpus_min;
+	pj->gpus_max = sj->gpus_max < c->jobs[j].pool_max ? sj->gpus_max : c->jobs[j].pool_max;
+	pj->work_gpu_steps = estimate_steps(c, j, pj->gpus_max);
+}
+
+static ga_status
+fill_services(sim_ctx *c, ga_problem *p, int t, ga_error *err)
+{
+	int64_t		now = step_time(c, t);
+	int		   *held = malloc(sizeof(int) * (c->scn->n_gpus > 0 ? c->scn->n_gpus : 1));
+	ga_status	rc = GA_OK;
+
+	if (held == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory building a problem");
+	for (int s = 0; s < p->n_services && rc == GA_OK; s++)
+	{
+		const ga_scn_service *ss = &c->scn->services[s];
+		ga_service *ps = &p->services[s];
+		int			n = 0;
+
+		ps->id = s;
+		snprintf(ps->name, GA_NAME_LEN, "%s", ss->name);
+		ps->pool = ss->pool;
+		ps->priority = ss->priority;
+		ps->churn_limit = ss->churn_limit;
+		ps->churn_budget = -1;
+		ps->min_gpus = ss->min_gpus;
+		ps->max_gpus = ss->max_gpus;
+		rc = demand_curve(c, s, now, ps->demand, err);
+		if (rc != GA_OK || t == 0)
+			continue;
+		for (int g = 0; g < c->scn->n_gpus; g++)
+			if (c->gpu_svc[g] == s)
+				held[n++] = g;
+		rc = ga_problem_set_held(p, s, held, n, err);
+	}
+	free(held);
+	return rc;
+}
+
+static ga_status
+build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
+{
+	const ga_scenario *scn = c->scn;
+	ga_params	params;
+	ga_problem *p;
+	int			n = 0;
+	ga_status	rc;
+
+	*out = NULL;
+	params.n_steps = c->H;
+	params.step_minutes = scn->step_minutes;
+	params.penalty = scn->penalty;
+	params.half_life_hours = scn->half_life_hours;
+	for (int j = 0; j < scn->n_jobs; j++)
+		n += job_in_problem(c, j, t);
+	p = ga_problem_create(scn->n_pools, scn->n_gpus, n, scn->n_services, &params);
+	if (p == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory building a problem");
+	memcpy(p->pools, scn->pools, sizeof(ga_pool) * scn->n_pools);
+	refit_estimator(c);
+	n = 0;
+	for (int j = 0; j < scn->n_jobs; j++)
+		if (job_in_problem(c, j, t))
+			fill_job(c, &p->jobs[n++], j, t);
+	rc = fill_services(c, p, t, err);
+	if (rc == GA_OK)
+		rc = ga_problem_finish(p, err);
+	if (rc != GA_OK)
+	{
+		ga_problem_destroy(p);
+		return rc;
+	}
+	*out = p;
+	return GA_OK;
+}
+
+/* ---- planning ---- */
+
+static ga_status
+solve(sim_ctx *c, const ga_problem *p, ga_plan **plan, ga_error *err)
+{
+	ga_solve_options so = {0};
+
+	switch (c->opt->policy)
+	{
+		case GA_POLICY_FIFO:
+			return ga_plan_fifo(p, plan, err);
+		case GA_POLICY_BACKFILL:
+			return ga_plan_backfill(p, plan, err);
+		case GA_POLICY_FAST:
+			so.time_limit_ms = c->opt->fast_ms;
+			return ga_solve_fast(p, &so, plan, err);
+		case GA_POLICY_FULL:
+			so.time_limit_ms = c->opt->full_ms;
+			return ga_solve_full(p, &so, plan, err);
+		case GA_POLICY_ORACLE:
+			break;
+	}
+	return ga_error_set(err, GA_EINVAL, "policy \"%s\" does not plan step by step",
+						ga_policy_name(c->opt->policy));
+}
+
+static ga_status
+replan(sim_ctx *c, int t, ga_error *err)
+{
+	ga_problem *p;
+	ga_plan    *plan = NULL;
+	double		t0;
+	ga_status	rc;
+
+	if ((rc = build_problem(c, t, &p, err)) != GA_OK)
+		return rc;
+	t0 = ga_now_ms();
+	rc = solve(c, p, &plan, err);
+	if (rc == GA_OK)
+		rc = ga_run_record_add_solve(c->res->record, ga_now_ms() - t0, err);
+	if (rc == GA_OK && c->opt->validate &&
+		(c->opt->policy == GA_POLICY_FAST || c->opt->policy == GA_POLICY_FULL))
+	{
+		ga_error	verr;
+
+		if (ga_validate(p, plan, &verr) != GA_OK)
+			rc = ga_error_set(err, GA_EILLEGAL, "%s plan at step %d is illegal: %s",
+							  ga_policy_name(c->opt->policy), t, verr.message);
+		else
+			c->res->plans_validated++;
+	}
+	if (rc != GA_OK)
+	{
+		ga_plan_destroy(plan);
+		ga_problem_destroy(p);
+		return rc;
+	}
+	ga_plan_destroy(c->plan);
+	ga_problem_destroy(c->problem);
+	c->plan = plan;
+	c->problem = p;
+	c->plan_step = t;
+	c->res->plans++;
+	return GA_OK;
+}
+
+/* ---- one step of reality ---- */
+
+static void
+finish_jobs(sim_ctx *c, int t)
+{
+	for (int j = 0; j < c->scn->n_jobs; j++)
+	{
+		ga_sim_job_trace *tr = &c->res->jobs[j];
+		const ga_scn_job *sj = &c->scn->jobs[j];
+
+		if (c->jobs[j].state != JOB_RUNNING || tr->end_step != t)
+			continue;
+		c->jobs[j].state = JOB_DONE;
+		for (int g = tr->first_gpu; g < tr->first_gpu + tr->size; g++)
+			c->gpu_job[g] = -1;
+		c->known_work_sum += sj->work_gpu_hours;
+		c->known_work_n++;
+		if (ga_estimator_add_history(c->est, sj->kind, sj->features->items,
+									 sj->features->n, tr->size,
+									 sj->work_gpu_hours / tr->size, NULL) == GA_OK)
+			c->est_dirty = true;
+	}
+}
+
+static bool
+block_idle(const sim_ctx *c, int first, int size)
+{
+	for (int g = first; g < first + size; g++)
+		if (c->gpu_job[g] >= 0)
+			return false;
+	return true;
+}
+
+/* Start the jobs the plan starts at its step k, where reality lets them. */
+static void
+start_jobs(sim_ctx *c, int t, int k)
+{
+	const ga_plan *plan = c->plan;
+
+	for (int pj = 0; pj < c->problem->n_jobs; pj++)
+	{
+		int			j = (int) c->problem->jobs[pj].id;
+		ga_sim_job_trace *tr = &c->res->jobs[j];
+
+		if (c->problem->jobs[pj].pinned || plan->job_start[pj] != k ||
+			plan->job_size[pj] <= 0 || c->jobs[j].state != JOB_WAITING)
+			continue;
+		if (!block_idle(c, plan->job_first_gpu[pj], plan->job_size[pj]))
+			continue;			/* an overrunning job still holds the block */
+		c->jobs[j].state = JOB_RUNNING;
+		tr->start_step = t;
+		tr->first_gpu = plan->job_first_gpu[pj];
+		tr->size = plan->job_size[pj];
+		tr->end_step = t + true_duration(c, j, tr->size);
+		for (int g = tr->first_gpu; g < tr->first_gpu + tr->size; g++)
+			c->gpu_job[g] = j;
+	}
+}
+
+static void
+serve_and_record(sim_ctx *c, int t, int k)
+{
+	ga_run_record *rec = c->res->record;
+	int			nj = c->problem->n_jobs;
+	int			busy = 0;
+
+	for (int g = 0; g < c->scn->n_gpus; g++)
+	{
+		int32_t		w = ga_plan_get(c->plan, g, k);
+
+		c->gpu_svc[g] = -1;
+		if (c->gpu_job[g] >= 0)
+			busy++;
+		else if (w >= nj)
+			c->gpu_svc[g] = w - nj;
+	}
+	rec->batch_gpus[t] = busy;
+	for (int s = 0; s < c->scn->n_services; s++)
+	{
+		size_t		i = (size_t) s * c->T + t;
+		int			alloc = 0,
+					churn = 0;
+
+		for (int g = 0; g < c->scn->n_gpus; g++)
+		{
+			alloc += c->gpu_svc[g] == s;
+			churn += (c->gpu_svc[g] == s) != (c->prev_svc[g] == s);
+		}
+		rec->svc_alloc[i] = alloc;
+		rec->svc_churn[i] = t > 0 ? churn : 0;
+		rec->svc_demand[i] = ga_scenario_true_demand(c->scn, s, step_time(c, t));
+	}
+	memcpy(c->prev_svc, c->gpu_svc, sizeof(int) * c->scn->n_gpus);
+}
+
+/* Per-job outcomes of the jobs submitted inside the window. */
+static ga_status
+record_jobs(sim_ctx *c, ga_error *err)
+{
+	ga_run_record *rec = c->res->record;
+	int			n = 0;
+
+	rec->jobs = realloc(rec->jobs, sizeof(ga_job_outcome) * (c->scn->n_jobs > 0 ? c->scn->n_jobs : 1));
+	if (rec->jobs == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory recording jobs");
+	for (int j = 0; j < c->scn->n_jobs; j++)
+	{
+		const ga_scn_job *sj = &c->scn->jobs[j];
+		const ga_sim_job_trace *tr = &c->res->jobs[j];
+		ga_job_outcome *o = &rec->jobs[n];
+		int64_t		started_at;
+
+		if (sj->submit >= c->scn->end)
+			continue;
+		n++;
+		memset(o, 0, sizeof(*o));
+		o->priority = sj->priority;
+		o->started = tr->start_step >= 0;
+		started_at = o->started ? step_time(c, tr->start_step) : step_time(c, c->T);
+		o->wait_hours = (started_at - sj->submit) / 60.0;
+		if (o->wait_hours < 0)
+			o->wait_hours = 0;
+		if (o->started)
+		{
+			int			to = tr->end_step < c->T ? tr->end_step : c->T;
+
+			o->gpu_hours = (double) tr->size * (to - tr->start_step) * c->step_h;
+			o->completed = tr->end_step <= c->T;
+		}
+	}
+	rec->n_jobs = n;
+	return GA_OK;
+}
+
+static ga_status
+run_loop(sim_ctx *c, ga_error *err)
+{
+	ga_status	rc;
+
+	for (int t = 0; t < c->T; t++)
+	{
+		int			k;
+
+		finish_jobs(c, t);
+		if (c->plan == NULL || t - c->plan_step >= c->replan_every ||
+			t - c->plan_step >= c->plan->n_steps)
+			if ((rc = replan(c, t, err)) != GA_OK)
+				return rc;
+		k = t - c->plan_step;
+		start_jobs(c, t, k);
+		serve_and_record(c, t, k);
+	}
+	if ((rc = record_jobs(c, err)) != GA_OK)
+		return rc;
+	return ga_metrics_compute(c->res->record, &c->res->metrics, err);
+}
+
+ga_status
+ga_simulate(const ga_scenario *scn, const ga_sim_options *opt,
+			ga_sim_result **out, ga_error *err)
+{
+	sim_ctx		c;
+	ga_status	rc;
+
+	*out = NULL;
+	if (opt->policy == GA_POLICY_ORACLE)
+	{
+		ga_oracle_options oopt;
+
+		ga_oracle_options_default(&oopt);
+		oopt.coverage_floor = opt->oracle_coverage;
+		return ga_oracle_bound(scn, &oopt, out, NULL, err);
+	}
+	rc = ctx_init(&c, scn, opt, err);
+	if (rc == GA_OK)
+		rc = run_loop(&c, err);
+	ctx_free(&c);
+	if (rc != GA_OK)
+	{
+		ga_sim_result_destroy(c.res);
+		return rc;
+	}
+	*out = c.res;
+	return GA_OK;
+}

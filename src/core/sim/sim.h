@@ -1,0 +1,73 @@
+/*
+ * sim.h — the rolling-horizon simulator: one policy over a scenario's
+ * window, with what a scheduler may know at each moment.
+ *
+ * The window [start, end) is walked in steps of step_minutes.  At every
+ * re-plan (each replan_minutes, and whenever the plan runs out) a problem is
+ * built from what is known then:
+ *   - jobs submitted so far and not finished; running ones pinned to their
+ *     real start and block, their end estimated from the estimate and, once
+ *     they overrun it, by ga_running_end_step (overrun.h);
+ *   - work estimates from ga_estimate_job on each job's features, fitted on
+ *     history.csv and on every job finished so far (at gpus_max for a
+ *     waiting job, at its size for a running one);
+ *   - demand forecasts from the weekly model on demand rows of hours already
+ *     over, mapped to GPUs per step (the worst hour a step touches, upper
+ *     quantile) and shaped with the service's churn limit;
+ *   - the GPUs each service holds now, so churn is charged against reality.
+ * With perfect knowledge the true work and the true future demand are used
+ * instead (arrivals stay unknown until they happen).
+ *
+ * Between re-plans the committed plan is followed: a job starts when its
+ * planned step comes (if its block is free in reality: an overrunning job is
+ * never preempted), and services take the plan's GPUs not held by a running
+ * job.  True durations decide when jobs end: work_gpu_hours / g, rounded up
+ * to whole steps.  A job never starts before its submit time (it becomes
+ * visible at the first step boundary at or after it).
+ */
+#ifndef GPUALLOC_SIM_H
+#define GPUALLOC_SIM_H
+
+#include "sim/scenario.h"
+#include "sim/sim_result.h"
+
+typedef enum ga_policy
+{
+	GA_POLICY_FIFO,
+	GA_POLICY_BACKFILL,
+	GA_POLICY_FAST,
+	GA_POLICY_FULL,
+	GA_POLICY_ORACLE
+} ga_policy;
+
+#define GA_N_POLICIES 5
+
+const char *ga_policy_name(ga_policy policy);
+bool		ga_policy_parse(const char *name, ga_policy *policy);
+
+typedef struct ga_sim_options
+{
+	ga_policy	policy;
+	bool		perfect;		/* true work and demand instead of forecasts */
+	double		fast_ms;		/* fast improvement budget per re-plan */
+	double		full_ms;		/* full MILP time limit per re-plan */
+	double		quantile;		/* demand upper quantile planned for */
+	double		oracle_coverage;	/* oracle: coverage floor of its value
+									 * bounds (oracle.h) */
+	bool		validate;		/* check every fast/full plan with ga_validate */
+} ga_sim_options;
+
+/*
+ * Defaults: fast 1 ms, full 1000 ms, quantile GA_DEMAND_QUANTILE_DEFAULT,
+ * oracle coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on.
+ */
+void		ga_sim_options_default(ga_sim_options *opt, ga_policy policy);
+
+/*
+ * Run a policy over the scenario (the oracle computes its bound instead).
+ * On success *out is a result the caller frees with ga_sim_result_destroy.
+ */
+ga_status	ga_simulate(const ga_scenario *scn, const ga_sim_options *opt,
+						ga_sim_result **out, ga_error *err);
+
+#endif

@@ -1,0 +1,1858 @@
+/*
+ * heuristic.c — the fast solve mode (see heuristic.h for the strategy).
+ *
+ * Free space is tracked per pool in a buddy tree of step bitmaps: node i of a
+ * pool whose size is rounded up to a power of two ("span") covers an aligned
+ * block, and its bitmap has bit t set when any GPU of the block is busy (or
+ * unusable) at step t.  Leaves are single GPUs; leaves past the end of the
+ * pool and unusable GPUs are busy at every step.  Finding the earliest step
+ * at which an aligned block of size 2^k is free for d steps is then a scan of
+ * the span/2^k nodes of one level, each a few word operations, instead of a
+ * scan of the grid.
+ */
+#include "solve/heuristic.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ORDER_VARIANTS 5
+#define N_SORT_KEYS 5
+
+/* ------------------------------------------------------------------------
+ * Step bitmaps: W 64-bit words per mask, bit t = step t.
+ * ------------------------------------------------------------------------ */
+
+/* Bits [from, to) that fall in word w. */
+static inline uint64_t
+word_range_mask(int w, int from, int to)
+{
+	int			lo = from - w * 64;
+	int			hi = to - w * 64;
+	uint64_t	mask = ~UINT64_C(0);
+
+	if (lo > 0)
+		mask &= ~UINT64_C(0) << lo;
+	if (hi < 64)
+		mask &= (UINT64_C(1) << hi) - 1;
+	return mask;
+}
+
+static void
+bits_set_range(uint64_t *m, int from, int to)
+{
+	for (int w = from >> 6; w * 64 < to; w++)
+		m[w] |= word_range_mask(w, from, to);
+}
+
+static void
+bits_clear_range(uint64_t *m, int from, int to)
+{
+	for (int w = from >> 6; w * 64 < to; w++)
+		m[w] &= ~word_range_mask(w, from, to);
+}
+
+static inline bool
+bit_is_set(const uint64_t *m, int t)
+{
+	return (m[t >> 6] >> (t & 63)) & 1;
+}
+
+/*
+ * First bit in [from, limit) equal to want, or limit.  Words are XORed with
+ * flip so that the bit looked for is always a 1.
+ */
+static int
+next_bit(const uint64_t *m, int from, int limit, bool want)
+{
+	uint64_t	flip = want ? 0 : ~UINT64_C(0);
+	int			w;
+	uint64_t	word;
+
+	if (from >= limit)
+		return limit;
+	w = from >> 6;
+	word = (m[w] ^ flip) & (~UINT64_C(0) << (from & 63));
+	for (;;)
+	{
+		if (word != 0)
+		{
+			int			b = w * 64 + __builtin_ctzll(word);
+
+			return b < limit ? b : limit;
+		}
+		w++;
+		if (w * 64 >= limit)
+			return limit;
+		word = m[w] ^ flip;
+	}
+}
+
+/* First set bit in [from, limit), or limit. */
+static inline int
+next_set(const uint64_t *m, int from, int limit)
+{
+	return next_bit(m, from, limit, true);
+}
+
+/* First clear bit in [from, limit), or limit. */
+static inline int
+next_clear(const uint64_t *m, int from, int limit)
+{
+	return next_bit(m, from, limit, false);
+}
+
+/* Last set bit below before, or -1. */
+static int
+prev_set(const uint64_t *m, int before)
+{
+	int			b = before - 1;
+	int			w;
+	uint64_t	word;
+
+	if (b < 0)
+		return -1;
+	w = b >> 6;
+	word = m[w];
+	if ((b & 63) != 63)
+		word &= (UINT64_C(1) << ((b & 63) + 1)) - 1;
+	for (;;)
+	{
+		if (word != 0)
+			return w * 64 + 63 - __builtin_clzll(word);
+		if (w == 0)
+			return -1;
+		w--;
+		word = m[w];
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Solver context (read-only during a solve) and state (one candidate grid).
+ * ------------------------------------------------------------------------ */
+
+typedef struct pool_geom
+{
+	int			first_gpu;
+	int			n_gpus;
+	int			span;			/* power of two >= n_gpus */
+	size_t		offset;			/* first word of node 0 in state->bits */
+} pool_geom;
+
+typedef struct placement
+{
+	int			start;
+	int			size;
+	int			first;
+	double		value;
+} placement;
+
+typedef struct fast_ctx
+{
+	const ga_problem *p;
+	ga_cancel_fn cancel;
+	void	   *cancel_arg;
+	ga_error   *err;
+	int			T;
+	int			W;				/* words per step bitmap */
+	double	   *prefix;			/* [T + 1] prefix sums of decay */
+	pool_geom  *pools;
+	size_t		n_words;		/* words of all pool trees together */
+	double		stop_ms;		/* the improvement phase ends here */
+	int		   *job_order;		/* non-pinned jobs, densest first */
+	int			n_job_order;
+	int			n_order;		/* claims: non-pinned jobs and services */
+	struct claim_key *keys;		/* [n_order] sort scratch */
+	int		   *best_order;		/* order that built the best grid */
+	int		   *try_order;		/* order being tried */
+	double	   *ideal_value;	/* [n_jobs] value alone on the base grid */
+	struct promotion *promotions;	/* [n_jobs] scratch */
+	/* scratch of service placement, sized for the largest pool */
+	int		   *cap;			/* [T] */
+	int		   *want;			/* [T] */
+	int		   *forced_at;		/* [T + 1] */
+	bool	   *member;			/* [pool] */
+	int		   *member_end;		/* [pool] */
+	int			n_pending;		/* members that will be taken before the end */
+	int		   *held_sorted;	/* [n_gpus] scratch */
+	int		   *reserved_until; /* [n_gpus]: end of a held GPU's set-aside */
+} fast_ctx;
+
+typedef struct fast_state
+{
+	ga_plan    *plan;
+	uint64_t   *bits;			/* every pool tree's node bitmaps */
+	double	   *job_value;		/* value of each job's cells */
+	double		service_value;	/* minus the shortfall penalties */
+	int		   *reserved_by;	/* per GPU: service it is set aside for, or -1 */
+} fast_state;
+
+static inline uint64_t *
+node_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg, int node)
+{
+	return st->bits + pg->offset + (size_t) node * c->W;
+}
+
+static inline uint64_t *
+layer_node(const fast_ctx *c, const fast_state *st, int layer,
+		   const pool_geom *pg, int node)
+{
+	return st->bits + layer * c->n_words + pg->offset + (size_t) node * c->W;
+}
+
+/* The same node in the layer that records batch work only. */
+static inline uint64_t *
+batch_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg, int node)
+{
+	return st->bits + c->n_words + pg->offset + (size_t) node * c->W;
+}
+
+static inline uint64_t *
+leaf_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg, int rel)
+{
+	return node_mask(c, st, pg, pg->span + rel);
+}
+
+static double
+state_objective(const fast_ctx *c, const fast_state *st)
+{
+	double		sum = st->service_value;
+
+	for (int j = 0; j < c->p->n_jobs; j++)
+		sum += st->job_value[j];
+	return sum;
+}
+
+static bool
+improves(double candidate, double incumbent)
+{
+	return candidate > incumbent + 1e-9 * fmax(1.0, fabs(incumbent));
+}
+
+static bool
+cancelled(const fast_ctx *c)
+{
+	return c->cancel != NULL && c->cancel(c->cancel_arg);
+}
+
+/* ------------------------------------------------------------------------
+ * Buddy tree updates.
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Set (busy) or clear (free) steps [from, to) on every node inside the
+ * aligned block [rel, rel + size) of one layer (layer 0: everything; layer 1:
+ * batch work only).
+ */
+static void
+layer_set_block(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
+				int rel, int size, int from, int to, bool busy)
+{
+	for (int width = 1; width <= size; width <<= 1)
+	{
+		int			base = pg->span / width;
+
+		for (int node = base + rel / width; node < base + (rel + size) / width; node++)
+		{
+			uint64_t   *bits = layer_node(c, st, layer, pg, node);
+
+			if (busy)
+				bits_set_range(bits, from, to);
+			else
+				bits_clear_range(bits, from, to);
+		}
+	}
+}
+
+/* Mark the steps busy on the block; every ancestor is busy then too. */
+static void
+layer_mark(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
+		   int rel, int size, int from, int to)
+{
+	if (from >= to)
+		return;
+	layer_set_block(c, st, layer, pg, rel, size, from, to, true);
+	for (int node = (pg->span / size + rel / size) >> 1; node >= 1; node >>= 1)
+		bits_set_range(layer_node(c, st, layer, pg, node), from, to);
+}
+
+/* Free the steps on the block and recompute its ancestors from their children. */
+static void
+layer_unmark(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
+			 int rel, int size, int from, int to)
+{
+	if (from >= to)
+		return;
+	layer_set_block(c, st, layer, pg, rel, size, from, to, false);
+	for (int node = (pg->span / size + rel / size) >> 1; node >= 1; node >>= 1)
+	{
+		uint64_t   *m = layer_node(c, st, layer, pg, node);
+		const uint64_t *left = layer_node(c, st, layer, pg, 2 * node);
+		const uint64_t *right = layer_node(c, st, layer, pg, 2 * node + 1);
+
+		for (int w = 0; w < c->W; w++)
+			m[w] = left[w] | right[w];
+	}
+}
+
+/* Mark a block busy for everyone (held GPUs set aside for a service). */
+static void
+tree_mark(const fast_ctx *c, fast_state *st, const pool_geom *pg, int rel,
+		  int size, int from, int to)
+{
+	layer_mark(c, st, 0, pg, rel, size, from, to);
+}
+
+static void
+tree_unmark(const fast_ctx *c, fast_state *st, const pool_geom *pg, int rel,
+			int size, int from, int to)
+{
+	layer_unmark(c, st, 0, pg, rel, size, from, to);
+}
+
+/* Mark or free a batch job's block in both layers. */
+static void
+tree_mark_job(const fast_ctx *c, fast_state *st, const pool_geom *pg, int rel,
+			  int size, int from, int to)
+{
+	layer_mark(c, st, 0, pg, rel, size, from, to);
+	layer_mark(c, st, 1, pg, rel, size, from, to);
+}
+
+static void
+tree_unmark_job(const fast_ctx *c, fast_state *st, const pool_geom *pg,
+				int rel, int size, int from, int to)
+{
+	layer_unmark(c, st, 0, pg, rel, size, from, to);
+	layer_unmark(c, st, 1, pg, rel, size, from, to);
+}
+
+/* Mark one step of one GPU busy (a service cell). */
+static void
+tree_mark_cell(const fast_ctx *c, fast_state *st, const pool_geom *pg,
+			   int rel, int t)
+{
+	uint64_t	bit = UINT64_C(1) << (t & 63);
+
+	for (int node = pg->span + rel; node >= 1; node >>= 1)
+		node_mask(c, st, pg, node)[t >> 6] |= bit;
+}
+
+/* ------------------------------------------------------------------------
+ * Jobs: value, search and placement.
+ * ------------------------------------------------------------------------ */
+
+/* Value of a job's run over [start, end): its cells, then its tail. */
+static double
+run_value(const fast_ctx *c, const ga_job *job, int start, int end, int size)
+{
+	int			from = start > 0 ? start : 0;
+	int			to = end < c->T ? end : c->T;
+	double		tail = ga_job_tail_value(c->p, job, size, start, end);
+
+	if (to <= from)
+		return tail;
+	return job->priority * size * (c->prefix[to] - c->prefix[from]) + tail;
+}
+
+/* Earliest start in [from, last] with steps [t, min(t + d, T)) all clear. */
+static int
+earliest_window(const uint64_t *m, int from, int last, int d, int T)
+{
+	int			t = from;
+
+	while (t <= last)
+	{
+		int			end;
+		int			busy;
+
+		t = next_clear(m, t, last + 1);
+		if (t > last)
+			return -1;
+		end = t + d < T ? t + d : T;
+		busy = next_set(m, t, end);
+		if (busy >= end)
+			return t;
+		t = busy + 1;
+	}
+	return -1;
+}
+
+/* Idle steps just before t on a block (0 when busy at t-1 or t is 0). */
+static int
+gap_before(const uint64_t *m, int t)
+{
+	return t - 1 - prev_set(m, t);
+}
+
+/* Steps [from, to) all clear. */
+static inline bool
+free_over(const uint64_t *m, int from, int to)
+{
+	return next_set(m, from, to) >= to;
+}
+
+/*
+ * Width of the largest aligned block around node that is wholly free over
+ * [from, to).  Small is good: the job then fills a block that is already
+ * partly used and leaves whole blocks for jobs that need them (best fit).
+ */
+static int
+free_enclosing_width(const fast_ctx *c, const fast_state *st,
+					 const pool_geom *pg, int node, int width, int from, int to)
+{
+	for (int up = node >> 1; up >= 1; up >>= 1)
+	{
+		if (!free_over(batch_mask(c, st, pg, up), from, to))
+			break;
+		width <<= 1;
+	}
+	return width;
+}
+
+/*
+ * Earliest start of job j at size g.  Among the blocks free from that step:
+ * best fit first, then the one that leaves the shortest idle gap before the
+ * job, then the lowest (batch work packs from the low end of the pool).
+ * False when the job cannot start inside the horizon (or by its deadline)
+ * at this size.
+ */
+static bool
+search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
+			int g, placement *out)
+{
+	const pool_geom *pg = &c->pools[job->pool];
+	int			d = ga_job_duration(job, g);
+	int			last = c->T - 1;
+	int			n_blocks = pg->n_gpus / g;
+	int			base = pg->span / g;
+	int			best_t = INT_MAX;
+	int			best_fit = INT_MAX;
+	int			best_gap = INT_MAX;
+	int			best_b = -1;
+
+	if (job->deadline_step >= 0 && job->deadline_step - d < last)
+		last = job->deadline_step - d;
+	if (last < job->release_step)
+		return false;
+	for (int b = 0; b < n_blocks; b++)
+	{
+		const uint64_t *m = node_mask(c, st, pg, base + b);
+		int			limit = best_t < last ? best_t : last;
+		int			t = earliest_window(m, job->release_step, limit, d, c->T);
+		int			end;
+		int			fit;
+		int			gap;
+
+		if (t < 0)
+			continue;
+		end = t + d < c->T ? t + d : c->T;
+		fit = free_enclosing_width(c, st, pg, base + b, g, t, end);
+		gap = gap_before(m, t);
+		if (t < best_t || fit < best_fit || (fit == best_fit && gap < best_gap))
+		{
+			best_t = t;
+			best_fit = fit;
+			best_gap = gap;
+			best_b = b;
+			if (t == job->release_step && fit == g && gap == 0)
+				break;
+		}
+	}
+	if (best_b < 0)
+		return false;
+	out->start = best_t;
+	out->size = g;
+	out->first = pg->first_gpu + best_b * g;
+	out->value = run_value(c, job, best_t, best_t + d, g);
+	return true;
+}
+
+/* The allowed size whose earliest placement is worth most. */
+static bool
+find_best_placement(const fast_ctx *c, const fast_state *st, int j,
+					placement *best)
+{
+	const ga_job *job = &c->p->jobs[j];
+	int			pool_size = c->pools[job->pool].n_gpus;
+	bool		found = false;
+
+	for (int g = job->gpus_min; g <= job->gpus_max && g <= pool_size; g <<= 1)
+	{
+		placement cand;
+
+		if (!search_size(c, st, job, g, &cand))
+			continue;
+		if (!found || cand.value > best->value)
+		{
+			*best = cand;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static void
+apply_placement(const fast_ctx *c, fast_state *st, int j, const placement *pl)
+{
+	const ga_job *job = &c->p->jobs[j];
+	const pool_geom *pg = &c->pools[job->pool];
+	int			end = pl->start + ga_job_duration(job, pl->size);
+
+	tree_mark_job(c, st, pg, pl->first - pg->first_gpu, pl->size,
+			  pl->start, end < c->T ? end : c->T);
+	ga_plan_place_job(st->plan, c->p, j, pl->start, pl->first, pl->size);
+	st->job_value[j] = pl->value;
+}
+
+static void
+current_placement(const fast_state *st, int j, placement *pl)
+{
+	pl->start = st->plan->job_start[j];
+	pl->size = st->plan->job_size[j];
+	pl->first = st->plan->job_first_gpu[j];
+	pl->value = st->job_value[j];
+}
+
+/* Take a non-pinned job off the grid. */
+static void
+remove_job(const fast_ctx *c, fast_state *st, int j)
+{
+	const ga_job *job = &c->p->jobs[j];
+	const pool_geom *pg = &c->pools[job->pool];
+	ga_plan    *plan = st->plan;
+	int			start = plan->job_start[j];
+	int			size = plan->job_size[j];
+	int			first = plan->job_first_gpu[j];
+	int			end = start + ga_job_duration(job, size);
+	int			to = end < c->T ? end : c->T;
+
+	tree_unmark_job(c, st, pg, first - pg->first_gpu, size, start, to);
+	for (int g = first; g < first + size; g++)
+		for (int t = start; t < to; t++)
+			ga_plan_set(plan, g, t, GA_IDLE);
+	plan->job_start[j] = -1;
+	plan->job_size[j] = -1;
+	plan->job_first_gpu[j] = -1;
+	st->job_value[j] = 0;
+}
+
+static bool
+is_scheduled(const fast_state *st, int j)
+{
+	return st->plan->job_size[j] > 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Services.
+ * ------------------------------------------------------------------------ */
+
+/* Give back the GPUs set aside for service s before it is placed. */
+static void
+release_held(const fast_ctx *c, fast_state *st, int s)
+{
+	const ga_service *svc = &c->p->services[s];
+	const pool_geom *pg = &c->pools[svc->pool];
+
+	for (int i = 0; i < svc->n_held; i++)
+	{
+		int			g = svc->held_gpus[i];
+
+		if (st->reserved_by[g] != s)
+			continue;
+		tree_unmark(c, st, pg, g - pg->first_gpu, 1, 0, c->reserved_until[g]);
+		st->reserved_by[g] = -1;
+	}
+}
+
+/* Free GPUs of the pool per step. */
+static void
+service_capacity(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
+				 int *cap)
+{
+	for (int t = 0; t < c->T; t++)
+		cap[t] = 0;
+	for (int rel = 0; rel < pg->n_gpus; rel++)
+	{
+		const uint64_t *m = leaf_mask(c, st, pg, rel);
+
+		for (int w = 0; w < c->W; w++)
+		{
+			uint64_t	free_bits = ~m[w] & word_range_mask(w, 0, c->T);
+
+			while (free_bits != 0)
+			{
+				cap[w * 64 + __builtin_ctzll(free_bits)]++;
+				free_bits &= free_bits - 1;
+			}
+		}
+	}
+}
+
+/*
+ * Target GPU count per step: demand capped by max_gpus and free capacity,
+ * raised ahead of every rise by churn_limit per step so the rise is met.
+ * When following that curve would overspend the churn budget, the count is
+ * never lowered (only rises spend budget then).
+ */
+static void
+service_targets(const fast_ctx *c, const ga_service *svc, int n_start,
+				const int *cap, int *want)
+{
+	int			T = c->T;
+	int			L = svc->churn_limit;
+
+	for (int t = 0; t < T; t++)
+	{
+		int			d = svc->demand[t] < svc->max_gpus ? svc->demand[t] : svc->max_gpus;
+
+		want[t] = d < cap[t] ? d : cap[t];
+	}
+	for (int t = T - 2; t >= 0; t--)
+	{
+		int			need = want[t + 1] - L;
+		int			room = cap[t] < svc->max_gpus ? cap[t] : svc->max_gpus;
+
+		if (need > want[t])
+			want[t] = need < room ? need : room;
+	}
+	if (svc->churn_budget >= 0)
+	{
+		int			prev = svc->held_known ? n_start : want[0];
+		long		planned = 0;
+
+		for (int t = 0; t < T; t++)
+		{
+			planned += abs(want[t] - prev);
+			prev = want[t];
+		}
+		if (planned > svc->churn_budget)
+		{
+			int			level = svc->held_known ? n_start : want[0];
+
+			if (level > svc->max_gpus)
+				level = svc->max_gpus;
+			for (int t = 0; t < T; t++)
+			{
+				if (want[t] > level)
+					level = want[t];
+				want[t] = level < cap[t] ? level : cap[t];
+			}
+		}
+	}
+}
+
+/*
+ * Start from the GPUs the service holds now; returns their count.  For each
+ * member, member_end is the first step at which it is busy with something
+ * else (so must be handed over), and forced_at counts members per such step.
+ */
+static int
+seed_members(fast_ctx *c, const fast_state *st, int s)
+{
+	const ga_service *svc = &c->p->services[s];
+	const pool_geom *pg = &c->pools[svc->pool];
+	int			count = 0;
+
+	memset(c->member, 0, sizeof(bool) * pg->n_gpus);
+	memset(c->forced_at, 0, sizeof(int) * (c->T + 1));
+	c->n_pending = 0;
+	if (!svc->held_known)
+		return 0;
+	for (int i = 0; i < svc->n_held; i++)
+	{
+		int			rel = svc->held_gpus[i] - pg->first_gpu;
+		int			end;
+
+		if (c->member[rel])
+			continue;
+		end = next_set(leaf_mask(c, st, pg, rel), 0, c->T);
+		c->member[rel] = true;
+		c->member_end[rel] = end;
+		c->forced_at[end]++;
+		if (end < c->T)
+			c->n_pending++;
+		count++;
+	}
+	return count;
+}
+
+static void
+drop_member(fast_ctx *c, int rel)
+{
+	c->member[rel] = false;
+	c->forced_at[c->member_end[rel]]--;
+	if (c->member_end[rel] < c->T)
+		c->n_pending--;
+}
+
+/* Drop members that are busy at step t; returns how many. */
+static int
+drop_busy_members(fast_ctx *c, const fast_state *st, const pool_geom *pg, int t)
+{
+	int			dropped = 0;
+
+	for (int rel = 0; rel < pg->n_gpus; rel++)
+		if (c->member[rel] && bit_is_set(leaf_mask(c, st, pg, rel), t))
+		{
+			drop_member(c, rel);
+			dropped++;
+		}
+	return dropped;
+}
+
+/*
+ * Members that must be handed over at step t, ahead of time, so that the
+ * handovers forced at later steps never exceed the churn limit: the excess
+ * of each later step is carried back one step at a time.
+ */
+static int
+early_drops_needed(const fast_ctx *c, int t, int limit)
+{
+	int			excess = 0;
+
+	if (c->n_pending == 0)
+		return 0;
+	for (int u = c->T - 1; u > t; u--)
+	{
+		int			x = c->forced_at[u] + excess;
+
+		excess = x > limit ? x - limit : 0;
+	}
+	return excess;
+}
+
+/* Release the n members that will be taken from the service soonest. */
+static void
+drop_soonest_taken(fast_ctx *c, const pool_geom *pg, int n)
+{
+	while (n-- > 0)
+	{
+		int			pick = -1;
+
+		for (int rel = 0; rel < pg->n_gpus; rel++)
+			if (c->member[rel] && c->member_end[rel] < c->T &&
+				(pick < 0 || c->member_end[rel] < c->member_end[pick]))
+				pick = rel;
+		if (pick < 0)
+			return;
+		drop_member(c, pick);
+	}
+}
+
+/*
+ * Release n members: first those that would be taken from the service later
+ * anyway, then the lowest, so the service stays packed at the high end.
+ */
+static void
+drop_members(fast_ctx *c, const pool_geom *pg, int n)
+{
+	for (int rel = 0; rel < pg->n_gpus && n > 0; rel++)
+		if (c->member[rel] && c->member_end[rel] < c->T)
+		{
+			drop_member(c, rel);
+			n--;
+		}
+	for (int rel = 0; rel < pg->n_gpus && n > 0; rel++)
+		if (c->member[rel])
+		{
+			drop_member(c, rel);
+			n--;
+		}
+}
+
+/*
+ * Add up to n GPUs free at step t, highest first: those free to the end of
+ * the horizon, then those free only until a later step, the longest free
+ * first.  Such a GPU goes back when its next workload starts, a handover the
+ * service must afford then; it is taken only without a churn budget, only
+ * when it serves at least two steps, and only while every handover already
+ * due fits the churn limit at the steps after t (early_drops_needed stays
+ * 0), so the service is never forced past its limit.  Without these GPUs a
+ * service ranked behind another in the same pool could be left short while
+ * a GPU the other takes later sits idle.
+ */
+static int
+add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
+			const pool_geom *pg, int t, int n)
+{
+	int			added = 0;
+
+	for (int rel = pg->n_gpus - 1; rel >= 0 && added < n; rel--)
+	{
+		if (c->member[rel] || !free_over(leaf_mask(c, st, pg, rel), t, c->T))
+			continue;
+		c->member[rel] = true;
+		c->member_end[rel] = c->T;
+		c->forced_at[c->T]++;
+		added++;
+	}
+	while (added < n && svc->churn_budget < 0)
+	{
+		int			pick = -1;
+		int			pick_end = t + 1;
+
+		for (int rel = pg->n_gpus - 1; rel >= 0; rel--)
+		{
+			const uint64_t *m = leaf_mask(c, st, pg, rel);
+			int			end;
+
+			if (c->member[rel] || bit_is_set(m, t))
+				continue;
+			end = next_set(m, t, c->T);
+			if (end > pick_end)
+			{
+				pick = rel;
+				pick_end = end;
+			}
+		}
+		if (pick < 0)
+			break;
+		c->member[pick] = true;
+		c->member_end[pick] = pick_end;
+		c->forced_at[pick_end]++;
+		c->n_pending++;
+		if (early_drops_needed(c, t, svc->churn_limit) > 0)
+		{
+			drop_member(c, pick);
+			break;
+		}
+		added++;
+	}
+	return added;
+}
+
+/* Write the service's GPUs of step t into the grid and the tree. */
+static int
+commit_service_step(const fast_ctx *c, fast_state *st, int s,
+					const pool_geom *pg, int t)
+{
+	int32_t		w = ga_service_workload(c->p, s);
+	int			count = 0;
+
+	for (int rel = 0; rel < pg->n_gpus; rel++)
+		if (c->member[rel])
+		{
+			ga_plan_set(st->plan, pg->first_gpu + rel, t, w);
+			tree_mark_cell(c, st, pg, rel, t);
+			count++;
+		}
+	return count;
+}
+
+static ga_status
+no_legal_service_plan(const fast_ctx *c, const ga_service *svc, int n, int t)
+{
+	return ga_error_set(c->err, GA_EINVAL,
+						"service \"%s\" must hand over %d GPUs at step %d (held GPUs that are unusable, taken by running jobs or over max_gpus), more than its churn limit or budget allows: no legal plan exists",
+						svc->name, n, t);
+}
+
+/*
+ * Follow the target counts step by step.  Handovers that cannot be avoided
+ * (a GPU taken at this step, or one taken later that must go now to spread
+ * the handovers) come first; what is left of the churn limit and budget
+ * moves the count toward the target.
+ */
+static ga_status
+place_service(fast_ctx *c, fast_state *st, int s)
+{
+	const ga_problem *p = c->p;
+	const ga_service *svc = &p->services[s];
+	const pool_geom *pg = &c->pools[svc->pool];
+	int			budget_left = svc->churn_budget >= 0 ? svc->churn_budget : INT_MAX;
+	int			count;
+
+	release_held(c, st, s);
+	service_capacity(c, st, pg, c->cap);
+	count = seed_members(c, st, s);
+	service_targets(c, svc, count, c->cap, c->want);
+	for (int t = 0; t < c->T; t++)
+	{
+		bool		limited = t > 0 || svc->held_known;
+		int			lim = limited ? (svc->churn_limit < budget_left ? svc->churn_limit : budget_left) : INT_MAX;
+		int			forced = drop_busy_members(c, st, pg, t);
+		int			early = early_drops_needed(c, t, svc->churn_limit);
+		int			over;
+		int			room;
+		int			moved = 0;
+
+		drop_soonest_taken(c, pg, early);
+		count -= forced + early;
+		over = count > svc->max_gpus ? count - svc->max_gpus : 0;
+		drop_members(c, pg, over);
+		count -= over;
+		if (forced + early + over > lim)
+			return no_legal_service_plan(c, svc, forced + early + over, t);
+		room = lim - forced - early - over;
+		if (count > c->want[t])
+		{
+			moved = count - c->want[t] < room ? count - c->want[t] : room;
+			drop_members(c, pg, moved);
+		}
+		else if (count < c->want[t])
+			moved = add_members(c, st, svc, pg, t,
+								c->want[t] - count < room ? c->want[t] - count : room);
+		if (limited && svc->churn_budget >= 0)
+			budget_left -= forced + early + over + moved;
+		count = commit_service_step(c, st, s, pg, t);
+		if (svc->demand[t] > count)
+			st->service_value -= p->params.penalty * svc->priority *
+				ga_shortfall_decay(p, t) * (svc->demand[t] - count);
+	}
+	return GA_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * State set-up: trees, pinned jobs, held GPUs.
+ * ------------------------------------------------------------------------ */
+
+static void
+state_destroy(fast_state *st)
+{
+	if (st == NULL)
+		return;
+	ga_plan_destroy(st->plan);
+	free(st->bits);
+	free(st->job_value);
+	free(st->reserved_by);
+	free(st);
+}
+
+static fast_state *
+state_create(const fast_ctx *c)
+{
+	fast_state *st = calloc(1, sizeof(*st));
+
+	if (st == NULL)
+		return NULL;
+	st->plan = ga_plan_create(c->p);
+	st->bits = calloc(2 * c->n_words + 1, sizeof(uint64_t));
+	st->job_value = calloc(c->p->n_jobs > 0 ? c->p->n_jobs : 1, sizeof(double));
+	st->reserved_by = malloc(sizeof(int) * (c->p->n_gpus > 0 ? c->p->n_gpus : 1));
+	if (!st->plan || !st->bits || !st->job_value || !st->reserved_by)
+	{
+		state_destroy(st);
+		return NULL;
+	}
+	for (int g = 0; g < c->p->n_gpus; g++)
+		st->reserved_by[g] = -1;
+	return st;
+}
+
+static void
+state_copy(const fast_ctx *c, fast_state *dst, const fast_state *src)
+{
+	const ga_problem *p = c->p;
+	int			nj = p->n_jobs > 0 ? p->n_jobs : 1;
+
+	memcpy(dst->plan->cell, src->plan->cell,
+		   sizeof(int32_t) * (size_t) p->n_gpus * c->T);
+	memcpy(dst->plan->job_start, src->plan->job_start, sizeof(int) * nj);
+	memcpy(dst->plan->job_size, src->plan->job_size, sizeof(int) * nj);
+	memcpy(dst->plan->job_first_gpu, src->plan->job_first_gpu, sizeof(int) * nj);
+	memcpy(dst->bits, src->bits, sizeof(uint64_t) * 2 * c->n_words);
+	memcpy(dst->job_value, src->job_value, sizeof(double) * nj);
+	memcpy(dst->reserved_by, src->reserved_by, sizeof(int) * p->n_gpus);
+	dst->service_value = src->service_value;
+}
+
+/* Leaves of unusable GPUs and of the padding past the pool are always busy. */
+static void
+init_trees(const fast_ctx *c, fast_state *st)
+{
+	for (int i = 0; i < c->p->n_pools; i++)
+	{
+		const pool_geom *pg = &c->pools[i];
+
+		for (int layer = 0; layer < 2; layer++)
+		{
+			for (int rel = 0; rel < pg->span; rel++)
+				if (rel >= pg->n_gpus || !c->p->gpu_usable[pg->first_gpu + rel])
+					bits_set_range(layer_node(c, st, layer, pg, pg->span + rel), 0, c->T);
+			for (int node = pg->span - 1; node >= 1; node--)
+			{
+				uint64_t   *m = layer_node(c, st, layer, pg, node);
+				const uint64_t *left = layer_node(c, st, layer, pg, 2 * node);
+				const uint64_t *right = layer_node(c, st, layer, pg, 2 * node + 1);
+
+				for (int w = 0; w < c->W; w++)
+					m[w] = left[w] | right[w];
+			}
+		}
+	}
+}
+
+static ga_status
+place_pinned(const fast_ctx *c, fast_state *st)
+{
+	const ga_problem *p = c->p;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		const pool_geom *pg = &c->pools[job->pool];
+		int			from = job->pinned_start > 0 ? job->pinned_start : 0;
+		int			to = job->pinned_end < c->T ? job->pinned_end : c->T;
+
+		if (!job->pinned)
+			continue;
+		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
+			for (int t = from; t < to; t++)
+				if (ga_plan_get(st->plan, g, t) != GA_IDLE)
+					return ga_error_set(c->err, GA_EINVAL,
+										"pinned jobs \"%s\" and \"%s\" both hold GPU %d at step %d",
+										p->jobs[ga_plan_get(st->plan, g, t)].name,
+										job->name, g, t);
+		tree_mark_job(c, st, pg, job->pinned_first_gpu - pg->first_gpu,
+				  job->pinned_size, from, to);
+		ga_plan_place_job(st->plan, p, j, job->pinned_start,
+						  job->pinned_first_gpu, job->pinned_size);
+		st->job_value[j] = run_value(c, job, job->pinned_start,
+									 job->pinned_end, job->pinned_size);
+	}
+	return GA_OK;
+}
+
+/* Order of held GPU indices, lowest first (the order a service drops them). */
+static int
+compare_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Set aside the GPUs each service holds now, so batch work placed before the
+ * service cannot force more handovers than its churn limit allows.  A
+ * service may hand over churn_limit GPUs per step, so the GPU it would drop
+ * r-th (GPUs it cannot keep anyway first, then the lowest) only needs to be
+ * kept until step r / churn_limit; under a churn budget every held GPU is
+ * set aside for the whole horizon, as handovers may be unaffordable.
+ */
+static void
+reserve_held(fast_ctx *c, fast_state *st)
+{
+	const ga_problem *p = c->p;
+
+	for (int s = 0; s < p->n_services; s++)
+	{
+		const ga_service *svc = &p->services[s];
+		const pool_geom *pg = &c->pools[svc->pool];
+		int			n_good = 0;
+		int			n_bad;
+
+		if (!svc->held_known)
+			continue;
+		for (int i = 0; i < svc->n_held; i++)
+		{
+			int			g = svc->held_gpus[i];
+
+			if (st->reserved_by[g] < 0 &&
+				free_over(leaf_mask(c, st, pg, g - pg->first_gpu), 0, c->T))
+			{
+				st->reserved_by[g] = s;
+				c->held_sorted[n_good++] = g;
+			}
+		}
+		n_bad = svc->n_held - n_good;
+		qsort(c->held_sorted, n_good, sizeof(int), compare_int);
+		for (int r = 0; r < n_good; r++)
+		{
+			int			g = c->held_sorted[r];
+			int			until = (n_bad + r) / svc->churn_limit;
+
+			if (svc->churn_budget >= 0 || until > c->T)
+				until = c->T;
+			c->reserved_until[g] = until;
+			tree_mark(c, st, pg, g - pg->first_gpu, 1, 0, until);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Claim order and construction.
+ * ------------------------------------------------------------------------ */
+
+typedef struct claim_key
+{
+	double		key[N_SORT_KEYS];
+	int			claim;
+} claim_key;
+
+static int
+compare_claims(const void *a, const void *b)
+{
+	const claim_key *x = a;
+	const claim_key *y = b;
+
+	for (int i = 0; i < N_SORT_KEYS; i++)
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? -1 : 1;
+	return x->claim - y->claim;
+}
+
+/*
+ * Keys of job j in an order variant.  Variants 0-2 and 4 serve the densest
+ * claim first (a service's density is the penalty of one unmet GPU-step,
+ * services before jobs of equal density) and differ in the tie-break;
+ * variant 3 serves jobs in release order (densest first within a step),
+ * which fills the early, most valuable steps with what can run then.
+ */
+static void
+set_keys(double *k, double k0, double k2, double k3, double k4)
+{
+	k[0] = k0;
+	k[1] = 1;					/* jobs after services of equal density */
+	k[2] = k2;
+	k[3] = k3;
+	k[4] = k4;
+}
+
+static void
+job_keys(const ga_job *job, int variant, double *k)
+{
+	double		dense = -job->priority;
+	double		release = job->release_step;
+	double		big = -(double) job->gpus_max;
+	double		work = job->work_gpu_steps;
+
+	switch (variant)
+	{
+		case 0:
+			set_keys(k, dense, release, big, -work);
+			break;
+		case 1:
+			set_keys(k, dense, release, work, big);
+			break;
+		case 2:
+			set_keys(k, dense, big, -work, release);
+			break;
+		case 3:
+			set_keys(k, release, dense, big, -work);
+			break;
+		default:
+			set_keys(k, dense, work, release, big);
+			break;
+	}
+}
+
+static void
+service_keys(const fast_ctx *c, const ga_service *svc, int variant, double *k)
+{
+	for (int i = 0; i < N_SORT_KEYS; i++)
+		k[i] = 0;
+	k[0] = variant == 3 ? -1 : -c->p->params.penalty * svc->priority;
+}
+
+/* Claims (non-pinned jobs j, services n_jobs + s) in the order of a variant. */
+static int
+build_order(const fast_ctx *c, int variant, int *order)
+{
+	const ga_problem *p = c->p;
+	claim_key  *keys = c->keys;
+	int			n = 0;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		if (p->jobs[j].pinned)
+			continue;
+		job_keys(&p->jobs[j], variant, keys[n].key);
+		keys[n].claim = j;
+		n++;
+	}
+	for (int s = 0; s < p->n_services; s++)
+	{
+		service_keys(c, &p->services[s], variant, keys[n].key);
+		keys[n].claim = p->n_jobs + s;
+		n++;
+	}
+	qsort(keys, n, sizeof(claim_key), compare_claims);
+	for (int i = 0; i < n; i++)
+		order[i] = keys[i].claim;
+	return n;
+}
+
+/*
+ * Build a grid from base by serving the claims in order.  With timed set,
+ * the build is abandoned (*aborted) once the improvement phase's time is up.
+ */
+static ga_status
+construct(fast_ctx *c, fast_state *st, const fast_state *base,
+		  const int *order, bool timed, bool *aborted)
+{
+	*aborted = false;
+	state_copy(c, st, base);
+	for (int i = 0; i < c->n_order; i++)
+	{
+		int			claim = order[i];
+
+		if (cancelled(c))
+			return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
+		if (timed && i % 8 == 7 && ga_now_ms() >= c->stop_ms)
+		{
+			*aborted = true;
+			return GA_OK;
+		}
+		if (claim < c->p->n_jobs)
+		{
+			placement pl;
+
+			if (find_best_placement(c, st, claim, &pl))
+				apply_placement(c, st, claim, &pl);
+		}
+		else
+		{
+			ga_status	rc = place_service(c, st, claim - c->p->n_jobs);
+
+			if (rc != GA_OK)
+				return rc;
+		}
+	}
+	return GA_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Improvement moves.  Each returns true when it kept a change.
+ * ------------------------------------------------------------------------ */
+
+typedef enum move_stop
+{
+	MOVE_GO = 0,
+	MOVE_LIMIT,					/* iteration cap: deterministic stop */
+	MOVE_CLOCK,					/* time budget spent */
+	MOVE_CANCEL
+} move_stop;
+
+typedef struct move_budget
+{
+	ga_fast_stats *stats;
+	move_stop	stop;
+} move_budget;
+
+/* Count one move; false when the improvement phase must end. */
+static bool
+next_move(const fast_ctx *c, move_budget *mb)
+{
+	if (mb->stop != MOVE_GO)
+		return false;
+	if (cancelled(c))
+		mb->stop = MOVE_CANCEL;
+	else if (mb->stats->moves_tried >= GA_FAST_MAX_MOVES)
+		mb->stop = MOVE_LIMIT;
+	else if (ga_now_ms() >= c->stop_ms)
+		mb->stop = MOVE_CLOCK;
+	if (mb->stop != MOVE_GO)
+		return false;
+	mb->stats->moves_tried++;
+	return true;
+}
+
+static void
+kept(move_budget *mb, bool *gained)
+{
+	mb->stats->moves_kept++;
+	*gained = true;
+}
+
+/* Take job j off and put it back at its best place now (earlier, resized). */
+static bool
+try_reinsert(const fast_ctx *c, fast_state *st, int j)
+{
+	placement old;
+	placement cand;
+
+	current_placement(st, j, &old);
+	remove_job(c, st, j);
+	if (find_best_placement(c, st, j, &cand) && improves(cand.value, old.value))
+	{
+		apply_placement(c, st, j, &cand);
+		return true;
+	}
+	apply_placement(c, st, j, &old);
+	return false;
+}
+
+static bool
+try_insert(const fast_ctx *c, fast_state *st, int j)
+{
+	placement cand;
+
+	if (!find_best_placement(c, st, j, &cand))
+		return false;
+	apply_placement(c, st, j, &cand);
+	return true;
+}
+
+/*
+ * Take job v off to make room for job u, then put v back wherever it fits;
+ * keep the exchange when the two together are worth more.
+ */
+static bool
+try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
+{
+	placement old_u;
+	placement old_v;
+	placement new_u;
+	placement new_v;
+	bool		u_was = is_scheduled(st, u);
+	bool		v_back;
+	double		before;
+	double		after;
+
+	current_placement(st, u, &old_u);
+	current_placement(st, v, &old_v);
+	before = (u_was ? old_u.value : 0) + old_v.value;
+	remove_job(c, st, v);
+	if (u_was)
+		remove_job(c, st, u);
+	if (find_best_placement(c, st, u, &new_u))
+	{
+		apply_placement(c, st, u, &new_u);
+		v_back = find_best_placement(c, st, v, &new_v);
+		if (v_back)
+			apply_placement(c, st, v, &new_v);
+		after = new_u.value + (v_back ? new_v.value : 0);
+		if (improves(after, before))
+			return true;
+		remove_job(c, st, u);
+		if (v_back)
+			remove_job(c, st, v);
+	}
+	apply_placement(c, st, v, &old_v);
+	if (u_was)
+		apply_placement(c, st, u, &old_u);
+	return false;
+}
+
+/* Whether removing v could let u start earlier than it does now. */
+static bool
+exchange_candidate(const fast_ctx *c, const fast_state *st, int u, int v)
+{
+	const ga_job *ju = &c->p->jobs[u];
+	const ga_job *jv = &c->p->jobs[v];
+	int			u_start = is_scheduled(st, u) ? st->plan->job_start[u] : c->T;
+	int			v_start;
+	int			v_end;
+
+	if (v == u || jv->pinned || !is_scheduled(st, v) || jv->pool != ju->pool)
+		return false;
+	v_start = st->plan->job_start[v];
+	v_end = v_start + ga_job_duration(jv, st->plan->job_size[v]);
+	return v_start < u_start && v_end > ju->release_step;
+}
+
+static bool
+exchange_pass(const fast_ctx *c, fast_state *st, move_budget *mb)
+{
+	bool		gained = false;
+
+	for (int i = 0; i < c->n_job_order; i++)
+	{
+		int			u = c->job_order[i];
+
+		if (is_scheduled(st, u) && st->plan->job_start[u] <= c->p->jobs[u].release_step)
+			continue;
+		for (int k = c->n_job_order - 1; k >= 0; k--)
+		{
+			int			v = c->job_order[k];
+
+			if (!exchange_candidate(c, st, u, v))
+				continue;
+			if (!next_move(c, mb))
+				return gained;
+			if (try_exchange(c, st, u, v))
+			{
+				kept(mb, &gained);
+				break;
+			}
+		}
+	}
+	return gained;
+}
+
+/* One round of local moves on st, densest jobs first. */
+static bool
+local_round(const fast_ctx *c, fast_state *st, move_budget *mb)
+{
+	bool		gained = false;
+
+	for (int i = 0; i < c->n_job_order; i++)
+	{
+		int			j = c->job_order[i];
+		bool		ok;
+
+		if (!next_move(c, mb))
+			return gained;
+		ok = is_scheduled(st, j) ? try_reinsert(c, st, j) : try_insert(c, st, j);
+		if (ok)
+			kept(mb, &gained);
+	}
+	if (exchange_pass(c, st, mb))
+		gained = true;
+	return gained;
+}
+
+/* Build from c->try_order; keep it (and its order) when it beats *best. */
+static ga_status
+try_order(fast_ctx *c, fast_state **best, fast_state **work,
+		  const fast_state *base, move_budget *mb, bool *gained)
+{
+	bool		aborted;
+	ga_status	rc;
+
+	if (!next_move(c, mb))
+		return GA_OK;
+	rc = construct(c, *work, base, c->try_order, true, &aborted);
+	if (rc != GA_OK)
+		return rc;
+	if (aborted)
+	{
+		mb->stop = MOVE_CLOCK;
+		return GA_OK;
+	}
+	if (improves(state_objective(c, *work), state_objective(c, *best)))
+	{
+		fast_state *tmp = *best;
+
+		*best = *work;
+		*work = tmp;
+		memcpy(c->best_order, c->try_order, sizeof(int) * c->n_order);
+		kept(mb, gained);
+	}
+	return GA_OK;
+}
+
+/* Rebuild with the other order variants. */
+static ga_status
+try_variants(fast_ctx *c, fast_state **best, fast_state **work,
+			 const fast_state *base, move_budget *mb, bool *gained)
+{
+	for (int v = 1; v < N_ORDER_VARIANTS && mb->stop == MOVE_GO; v++)
+	{
+		ga_status	rc;
+
+		build_order(c, v, c->try_order);
+		if ((rc = try_order(c, best, work, base, mb, gained)) != GA_OK)
+			return rc;
+	}
+	return GA_OK;
+}
+
+typedef struct promotion
+{
+	double		loss;
+	int			job;
+} promotion;
+
+static int
+compare_promotions(const void *a, const void *b)
+{
+	const promotion *x = a;
+	const promotion *y = b;
+
+	if (x->loss != y->loss)
+		return x->loss > y->loss ? -1 : 1;
+	return x->job - y->job;
+}
+
+/*
+ * Jobs worth most below what they would earn on an empty cluster (pinned
+ * jobs and held GPUs only), most first.
+ */
+static int
+promotion_candidates(fast_ctx *c, const fast_state *st)
+{
+	int			n = 0;
+
+	for (int i = 0; i < c->n_job_order; i++)
+	{
+		int			j = c->job_order[i];
+		double		loss = c->ideal_value[j] - st->job_value[j];
+
+		if (improves(c->ideal_value[j], st->job_value[j]))
+		{
+			c->promotions[n].loss = loss;
+			c->promotions[n].job = j;
+			n++;
+		}
+	}
+	qsort(c->promotions, n, sizeof(promotion), compare_promotions);
+	return n;
+}
+
+/*
+ * Rebuild with one job moved to the head of the jobs, behind the services:
+ * this lets a job that lost out claim its place first.
+ *
+ * A promoted job never goes ahead of a service.  Doing so lets a job take
+ * GPUs a service needs within the horizon whenever its value there exceeds
+ * the shortfall penalty; measured with perfect knowledge, every GPU-hour of
+ * unmet demand in the benchmark came from such a promotion.  The trade looks
+ * right only inside one plan: the job is non-preemptible, so it keeps those
+ * GPUs for its whole run, often far past the horizon where its shortfall is
+ * no longer counted, while the batch value it earned early is mostly value
+ * shifted in time, not gained (the job would run a few steps later).
+ * So a promotion keeps every service where the density order put it:
+ * latency is protected by the order, and batch work competes for what the
+ * services leave.
+ */
+static ga_status
+promote_pass(fast_ctx *c, fast_state **best, fast_state **work,
+			 const fast_state *base, move_budget *mb, bool *gained)
+{
+	int			n = promotion_candidates(c, *best);
+
+	for (int i = 0; i < n && mb->stop == MOVE_GO; i++)
+	{
+		int			u = c->promotions[i].job;
+		int			k = 0;
+		ga_status	rc;
+
+		for (int m = 0; m < c->n_order; m++)
+			if (c->best_order[m] >= c->p->n_jobs)
+				c->try_order[k++] = c->best_order[m];
+		c->try_order[k++] = u;
+		for (int m = 0; m < c->n_order; m++)
+			if (c->best_order[m] != u && c->best_order[m] < c->p->n_jobs)
+				c->try_order[k++] = c->best_order[m];
+		if ((rc = try_order(c, best, work, base, mb, gained)) != GA_OK)
+			return rc;
+	}
+	return GA_OK;
+}
+
+/*
+ * Rebuild with one scheduled job moved to the end of the order: a job that
+ * claimed its place early can block a pair of others worth more together
+ * (it takes the block one of them needed at the step it needed it); served
+ * last, it takes whatever is left.
+ */
+static ga_status
+demote_pass(fast_ctx *c, fast_state **best, fast_state **work,
+			const fast_state *base, move_budget *mb, bool *gained)
+{
+	for (int i = 0; i < c->n_job_order && mb->stop == MOVE_GO; i++)
+	{
+		int			u = c->job_order[i];
+		int			k = 0;
+		ga_status	rc;
+
+		if (!is_scheduled(*best, u))
+			continue;
+		for (int m = 0; m < c->n_order; m++)
+			if (c->best_order[m] != u)
+				c->try_order[k++] = c->best_order[m];
+		c->try_order[k] = u;
+		if ((rc = try_order(c, best, work, base, mb, gained)) != GA_OK)
+			return rc;
+	}
+	return GA_OK;
+}
+
+/*
+ * Place every job still out that fits now.  An exchange late in the last
+ * round can leave room behind; after this sweep no left-out job fits
+ * anywhere in the grid.
+ */
+static void
+insert_sweep(const fast_ctx *c, fast_state *st)
+{
+	for (int i = 0; i < c->n_job_order; i++)
+	{
+		int			j = c->job_order[i];
+
+		if (!is_scheduled(st, j))
+			try_insert(c, st, j);
+	}
+}
+
+static ga_status
+improve(fast_ctx *c, fast_state **best, fast_state **work,
+		const fast_state *base, ga_fast_stats *stats)
+{
+	move_budget mb = {.stats = stats, .stop = MOVE_GO};
+	ga_status	rc = GA_OK;
+
+	for (int round = 0; round < GA_FAST_MAX_ROUNDS && rc == GA_OK; round++)
+	{
+		bool		gained = false;
+
+		if (ga_now_ms() >= c->stop_ms)
+		{
+			mb.stop = MOVE_CLOCK;
+			break;
+		}
+		stats->rounds++;
+		if (round == 0)
+			rc = try_variants(c, best, work, base, &mb, &gained);
+		if (rc == GA_OK)
+			rc = promote_pass(c, best, work, base, &mb, &gained);
+		if (rc == GA_OK)
+			rc = demote_pass(c, best, work, base, &mb, &gained);
+
+
+		if (rc == GA_OK && local_round(c, *best, &mb))
+			gained = true;
+		if (mb.stop != MOVE_GO || !gained)
+			break;
+	}
+	if (rc != GA_OK)
+		return rc;
+	if (mb.stop == MOVE_CANCEL)
+		return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
+	stats->converged = mb.stop != MOVE_CLOCK;
+	if (stats->converged)
+		insert_sweep(c, *best);
+	return GA_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Context set-up and the entry points.
+ * ------------------------------------------------------------------------ */
+
+static void
+ctx_free(fast_ctx *c)
+{
+	free(c->prefix);
+	free(c->pools);
+	free(c->job_order);
+	free(c->keys);
+	free(c->best_order);
+	free(c->try_order);
+	free(c->ideal_value);
+	free(c->promotions);
+	free(c->cap);
+	free(c->want);
+	free(c->forced_at);
+	free(c->member);
+	free(c->member_end);
+	free(c->held_sorted);
+	free(c->reserved_until);
+}
+
+static int
+pow2_at_least(int n)
+{
+	int			span = 1;
+
+	while (span < n)
+		span <<= 1;
+	return span;
+}
+
+static void
+set_pool_geometry(fast_ctx *c, int *max_pool)
+{
+	*max_pool = 1;
+	for (int i = 0; i < c->p->n_pools; i++)
+	{
+		pool_geom  *pg = &c->pools[i];
+
+		pg->first_gpu = c->p->pools[i].first_gpu;
+		pg->n_gpus = c->p->pools[i].n_gpus;
+		pg->span = pow2_at_least(pg->n_gpus);
+		pg->offset = c->n_words;
+		c->n_words += (size_t) 2 * pg->span * c->W;
+		if (pg->n_gpus > *max_pool)
+			*max_pool = pg->n_gpus;
+	}
+}
+
+static ga_status
+ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
+		 ga_error *err)
+{
+	int			max_pool;
+	size_t		n_claims = (size_t) p->n_jobs + p->n_services + 1;
+	size_t		n_jobs = (size_t) p->n_jobs + 1;
+	size_t		n_gpus = (size_t) p->n_gpus + 1;
+
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->err = err;
+	c->T = p->params.n_steps;
+	c->W = (c->T + 63) / 64;
+	c->cancel = opt ? opt->cancel : NULL;
+	c->cancel_arg = opt ? opt->cancel_arg : NULL;
+	c->prefix = malloc(sizeof(double) * (c->T + 1));
+	c->pools = calloc(p->n_pools > 0 ? p->n_pools : 1, sizeof(pool_geom));
+	if (!c->prefix || !c->pools)
+		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
+	c->prefix[0] = 0;
+	for (int t = 0; t < c->T; t++)
+		c->prefix[t + 1] = c->prefix[t] + p->decay[t];
+	set_pool_geometry(c, &max_pool);
+	c->job_order = malloc(sizeof(int) * n_claims);
+	c->keys = malloc(sizeof(claim_key) * n_claims);
+	c->best_order = malloc(sizeof(int) * n_claims);
+	c->try_order = malloc(sizeof(int) * n_claims);
+	c->ideal_value = calloc(n_jobs, sizeof(double));
+	c->promotions = malloc(sizeof(promotion) * n_jobs);
+	c->cap = malloc(sizeof(int) * c->T);
+	c->want = malloc(sizeof(int) * c->T);
+	c->forced_at = malloc(sizeof(int) * (c->T + 1));
+	c->member = malloc(sizeof(bool) * max_pool);
+	c->member_end = malloc(sizeof(int) * max_pool);
+	c->held_sorted = malloc(sizeof(int) * n_gpus);
+	c->reserved_until = calloc(n_gpus, sizeof(int));
+	if (!c->job_order || !c->keys || !c->best_order || !c->try_order ||
+		!c->ideal_value ||  !c->promotions || !c->cap || !c->want ||
+		!c->forced_at || !c->member || !c->member_end || !c->held_sorted ||
+		!c->reserved_until)
+		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
+	return GA_OK;
+}
+
+/* The state every construction starts from: pinned jobs and held GPUs. */
+static ga_status
+build_base(fast_ctx *c, fast_state *base)
+{
+	ga_status	rc;
+
+	init_trees(c, base);
+	if ((rc = place_pinned(c, base)) != GA_OK)
+		return rc;
+	reserve_held(c, base);
+	return GA_OK;
+}
+
+/* Non-pinned jobs in the order of variant 0, for the improvement moves. */
+static void
+set_job_order(fast_ctx *c)
+{
+	c->n_job_order = 0;
+	for (int i = 0; i < c->n_order; i++)
+		if (c->best_order[i] < c->p->n_jobs)
+			c->job_order[c->n_job_order++] = c->best_order[i];
+}
+
+/*
+ * Value of job j at its earliest start on st over its allowed sizes.  Only
+ * the step matters, not which block, so the search stops at the first block
+ * free from the release step and skips the best-fit ranking.
+ */
+static double
+earliest_value(const fast_ctx *c, const fast_state *st, int j)
+{
+	const ga_job *job = &c->p->jobs[j];
+	const pool_geom *pg = &c->pools[job->pool];
+	double		best = 0;
+
+	for (int g = job->gpus_min; g <= job->gpus_max && g <= pg->n_gpus; g <<= 1)
+	{
+		int			d = ga_job_duration(job, g);
+		int			last = c->T - 1;
+		int			best_t = INT_MAX;
+
+		if (job->deadline_step >= 0 && job->deadline_step - d < last)
+			last = job->deadline_step - d;
+		for (int b = 0; b < pg->n_gpus / g && best_t > job->release_step; b++)
+		{
+			int			limit = best_t < last ? best_t : last;
+			int			t = earliest_window(node_mask(c, st, pg, pg->span / g + b),
+											job->release_step, limit, d, c->T);
+
+			if (t >= 0 && t < best_t)
+				best_t = t;
+		}
+		if (best_t != INT_MAX && run_value(c, job, best_t, best_t + d, g) > best)
+			best = run_value(c, job, best_t, best_t + d, g);
+	}
+	return best;
+}
+
+/* What each job would earn alone on the base grid (the promotion yardstick). */
+static void
+set_ideal_values(fast_ctx *c, const fast_state *base)
+{
+	for (int i = 0; i < c->n_job_order; i++)
+	{
+		int			j = c->job_order[i];
+
+		c->ideal_value[j] = earliest_value(c, base, j);
+	}
+}
+
+static ga_status
+solve(fast_ctx *c, double t0, double budget_ms, fast_state **best,
+	  fast_state **work, fast_state *base, ga_fast_stats *stats)
+{
+	bool		aborted;
+	ga_status	rc;
+
+	if ((rc = build_base(c, base)) != GA_OK)
+		return rc;
+	c->n_order = build_order(c, 0, c->best_order);
+	set_job_order(c);
+	if ((rc = construct(c, *best, base, c->best_order, false, &aborted)) != GA_OK)
+		return rc;
+	stats->construct_objective = state_objective(c, *best);
+	c->stop_ms = t0 + 0.9 * budget_ms;
+	if (ga_now_ms() >= c->stop_ms)
+		return GA_OK;
+	set_ideal_values(c, base);
+	return improve(c, best, work, base, stats);
+}
+
+static double
+budget_of(const ga_solve_options *opt)
+{
+	if (opt == NULL || !(opt->time_limit_ms > 0) || !isfinite(opt->time_limit_ms))
+		return GA_FAST_DEFAULT_MS;
+	return opt->time_limit_ms;
+}
+
+ga_status
+ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
+					ga_plan **out, ga_fast_stats *stats, ga_error *err)
+{
+	double		t0 = ga_now_ms();
+	ga_fast_stats local_stats;
+	fast_ctx	c;
+	fast_state *best = NULL;
+	fast_state *work = NULL;
+	fast_state *base = NULL;
+	ga_status	rc;
+
+	*out = NULL;
+	if (stats == NULL)
+		stats = &local_stats;
+	memset(stats, 0, sizeof(*stats));
+	if (problem->params.n_steps <= 0 || problem->decay[0] != 1.0)
+		return ga_error_set(err, GA_EINVAL, "the problem is not finished (call ga_problem_finish first)");
+	rc = ctx_init(&c, problem, options, err);
+	if (rc == GA_OK)
+	{
+		best = state_create(&c);
+		work = state_create(&c);
+		base = state_create(&c);
+		if (!best || !work || !base)
+			rc = ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
+	}
+	if (rc == GA_OK)
+		rc = solve(&c, t0, budget_of(options), &best, &work, base, stats);
+	if (rc == GA_OK)
+	{
+		*out = best->plan;
+		best->plan = NULL;
+		(*out)->objective = ga_plan_objective(problem, *out);
+		(*out)->mode = "fast";
+		(*out)->solve_ms = ga_now_ms() - t0;
+	}
+	state_destroy(best);
+	state_destroy(work);
+	state_destroy(base);
+	ctx_free(&c);
+	return rc;
+}
+
+ga_status
+ga_solve_fast(const ga_problem *problem, const ga_solve_options *options,
+			  ga_plan **out, ga_error *err)
+{
+	return ga_solve_fast_stats(problem, options, out, NULL, err);
+}

@@ -1,0 +1,65 @@
+/*
+ * heuristic.h — the fast solve mode (ga_solve_fast, declared in solve.h).
+ *
+ * Construction: pinned jobs are laid down first; the GPUs each service holds
+ * now are set aside for it (each only as long as the service's churn limit
+ * would need to hand it over); then every other claim is served in one
+ * order that sees all queued jobs at once: descending value density
+ * (priority per GPU-step for a job, penalty * priority for a service's
+ * shortfall), so a service yields only to batch work worth more than the
+ * demand it would leave unmet.  A job takes, among its allowed sizes, the
+ * placement of highest value at its earliest feasible step; among the
+ * aligned blocks free then it prefers one inside a larger block already
+ * partly used by batch work (best fit, so whole blocks stay free for large
+ * jobs), then the one leaving the shortest idle gap before it, then the
+ * lowest: batch work packs from the low end of the pool.  A job's value is
+ * that of its whole run (ga_job_tail_value past the horizon), so of two
+ * equal jobs the shorter goes first.  A service follows its demand from the
+ * high end of its pool, ramping up ahead of a rise by at most churn_limit per
+ * step and keeping its physical GPUs; short of free GPUs, it borrows one that
+ * another claim takes later, when the handover then fits its churn limit.
+ * Every rule is enforced while placing, so the grid is legal.
+ *
+ * Improvement, while the time budget lasts (in this order): rebuild with
+ * other order variants (other tie-breaks; release order); rebuild with a job
+ * that earns less than it could alone promoted to the head of the jobs
+ * (never ahead of a service: a non-preemptible job would keep a service's
+ * GPUs past the horizon, where the shortfall it causes is not counted, for
+ * value that is mostly only moved earlier; see promote_pass); rebuild with a scheduled job
+ * moved to the end of the order (it may have taken the block two others
+ * needed); move jobs earlier or resize them;
+ * insert jobs that did not fit; exchange a job's place with another's.
+ * Only changes that raise the objective are kept.
+ *
+ * Determinism: the construction never looks at the clock, and the
+ * improvement phase is a fixed sequence of moves bounded by GA_FAST_MAX_ROUNDS
+ * rounds and GA_FAST_MAX_MOVES evaluations.  When that sequence finishes
+ * inside the budget (stats->converged), the plan depends on the input alone;
+ * a tight budget may stop it earlier on a slower machine, and then only the
+ * amount of improvement differs, never the legality of the plan.  The
+ * improvement phase stops at 90% of the budget so the whole call fits in it.
+ */
+#ifndef GPUALLOC_HEURISTIC_H
+#define GPUALLOC_HEURISTIC_H
+
+#include "solve/solve.h"
+
+#define GA_FAST_MAX_ROUNDS 8
+#define GA_FAST_MAX_MOVES 200000
+
+typedef struct ga_fast_stats
+{
+	double		construct_objective;	/* objective after the first build */
+	int			rounds;			/* improvement rounds started */
+	long		moves_tried;	/* improvement moves evaluated */
+	long		moves_kept;		/* of which raised the objective */
+	bool		converged;		/* stopped by its own limits, not the clock */
+} ga_fast_stats;
+
+/* ga_solve_fast, also reporting how the improvement phase went (stats may be NULL). */
+ga_status	ga_solve_fast_stats(const ga_problem *problem,
+								const ga_solve_options *options,
+								ga_plan **out, ga_fast_stats *stats,
+								ga_error *err);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * milp.h — full mode: the time-indexed MILP of the model (docs/model.md, The model) solved with GLPK,
+ * and its relaxation bound.
+ *
+ * ga_solve_full and ga_solve_bound (declared in solve.h) are the public
+ * entry points.  This header adds a variant that also reports what the
+ * solver did, for benchmarks and tests, and a fault-injection switch used
+ * by the tests to prove that GLPK's internal errors are contained.
+ *
+ * GLPK ownership: every call builds its own GLPK objects and releases all of
+ * GLPK's memory (glp_free_env) before it returns, on every path.  No GLPK
+ * object may therefore live across a call into this module; the core has no
+ * other GLPK user.
+ */
+#ifndef GPUALLOC_MILP_H
+#define GPUALLOC_MILP_H
+
+#include "solve/solve.h"
+
+typedef struct ga_milp_settings
+{
+	/*
+	 * Test hook: once the model is loaded, make an invalid GLPK call so the
+	 * error path (GLPK error hook, memory release, GA_ESOLVER) is exercised.
+	 */
+	bool		inject_solver_error;
+} ga_milp_settings;
+
+typedef struct ga_milp_stats
+{
+	int			n_columns;		/* structural columns of the model */
+	int			n_rows;
+	int			n_nonzeros;
+	int			n_start_columns;	/* binary (job, size, start) columns */
+	double		fast_objective; /* objective of the warm start */
+	double		lp_bound;		/* bound proved from the LP relaxation */
+	double		bound;			/* bound reported with the plan */
+	bool		lp_optimal;		/* the LP relaxation was solved to optimality */
+	bool		mip_optimal;	/* branch and bound closed the MILP */
+	int			improvements;	/* plans better than the warm start found */
+	int			rejected;		/* mapped plans refused by the validator
+								 * (a defect when not 0) */
+	double		model_ms;		/* building the model */
+	double		lp_ms;			/* solving the LP relaxation */
+	double		mip_ms;			/* branch and bound, heuristics included */
+	double		total_ms;
+	const char *source;			/* "fast", "lp-rounding" or "milp" */
+} ga_milp_stats;
+
+/*
+ * ga_solve_full with extra settings (may be NULL) and statistics (may be
+ * NULL).  Same contract as ga_solve_full.
+ */
+ga_status	ga_solve_full_ex(const ga_problem *problem,
+							 const ga_solve_options *options,
+							 const ga_milp_settings *settings,
+							 ga_plan **out, ga_milp_stats *stats,
+							 ga_error *err);
+
+#endif

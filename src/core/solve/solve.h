@@ -1,0 +1,38 @@
+/*
+ * solve.h — the two solve modes and the relaxation bound.
+ *
+ *   fast  (heuristic.c): constructive, legal by construction, deterministic;
+ *         improves its grid while options->time_limit_ms lasts (default 1 ms).
+ *   full  (milp.c): the time-indexed MILP in GLPK, warm-started with the fast
+ *         grid, under options->time_limit_ms; never worse than fast; reports
+ *         the LP-relaxation bound and the gap.
+ *
+ * Every function returns GA_OK and a plan the caller destroys, or an error
+ * code with a message; on error *out is NULL and nothing leaks.
+ */
+#ifndef GPUALLOC_SOLVE_H
+#define GPUALLOC_SOLVE_H
+
+#include "model/plan.h"
+
+typedef struct ga_solve_options
+{
+	double		time_limit_ms;	/* fast: improvement budget; full: MILP limit */
+	ga_cancel_fn cancel;		/* may be NULL */
+	void	   *cancel_arg;
+} ga_solve_options;
+
+#define GA_FAST_DEFAULT_MS 1.0
+#define GA_FULL_DEFAULT_MS 10000.0
+
+ga_status	ga_solve_fast(const ga_problem *problem, const ga_solve_options *options,
+						  ga_plan **out, ga_error *err);
+
+ga_status	ga_solve_full(const ga_problem *problem, const ga_solve_options *options,
+						  ga_plan **out, ga_error *err);
+
+/* Upper bound on the objective of every legal plan (LP relaxation). */
+ga_status	ga_solve_bound(const ga_problem *problem, const ga_solve_options *options,
+						   double *bound, ga_error *err);
+
+#endif
