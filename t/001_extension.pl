@@ -47,8 +47,8 @@ is($node->safe_psql('restored',
 
 # the exclusion constraint survives the round trip
 my ($ret, $out, $err) = $node->psql('restored', q{
-	INSERT INTO gpualloc.allocations (gpu_id, service_id, during)
-	SELECT gpu_id, 1, tstzrange(now(), now() + interval '1 hour') FROM gpualloc.gpus WHERE slot = 0
+	INSERT INTO gpualloc.allocations (gpu_id, service_id, during, begin_seq, end_seq)
+	SELECT gpu_id, 1, tstzrange(now(), now() + interval '1 hour'), 0, 0 FROM gpualloc.gpus WHERE slot = 0
 });
 like($err, qr/allocations_no_double_booking/, 'restored table still refuses double booking');
 
