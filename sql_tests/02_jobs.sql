@@ -72,3 +72,21 @@ SELECT status, finished_at > now() - interval '1 minute' AS stopped_recently FRO
 SELECT count(*) AS open_allocations FROM gpualloc.allocations WHERE job_id = 4 AND upper_inf(during);
 SELECT gpualloc.job_started(5, 0, 2);
 SELECT job_id, status FROM gpualloc.queue ORDER BY job_id;
+
+-- the executor's reports, the change feed and their bad inputs
+SELECT gpualloc.job_rejected(5, 'image missing');                             -- running, not booked
+SELECT gpualloc.job_rejected(5, NULL);                                        -- no reason
+SELECT gpualloc.job_rejected(5, repeat('x', 1001));                           -- reason too long
+SELECT gpualloc.cancel_job(5, repeat('x', 1001));                             -- reason too long
+SELECT gpualloc.job_finished(5, message => repeat('x', 1001));                -- message too long
+SELECT gpualloc.submit_job('cmd', 'training', 'a100', 1, command => repeat('x', 8193)); -- command too long
+SELECT gpualloc.submit_job('cmd', 'training', 'a100', 1, command => '   ');   -- blank command
+SELECT gpualloc.allocation_changes(-1);                                       -- negative sequence
+SELECT gpualloc.allocation_changes(NULL);                                     -- no sequence
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT gpualloc.cancel_job(5);                                                -- needs read committed
+ROLLBACK;
+SELECT status FROM gpualloc.jobs WHERE job_id = 5;
+SELECT gpualloc.allocation_seq() > 0 AS has_changes;
+SELECT change, count(*) FROM gpualloc.allocation_changes(0) GROUP BY change ORDER BY change;
+SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
