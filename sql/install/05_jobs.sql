@@ -6,10 +6,12 @@ CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 
 CREATE FUNCTION gpualloc._pool_capacity(p_pool_id integer) RETURNS integer
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT count(*)::integer FROM gpualloc.gpus WHERE pool_id = p_pool_id AND state <> 'down' $$;
 
 CREATE FUNCTION gpualloc._check_kind(kind text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF kind IS NULL OR kind NOT IN ('training', 'batch_inference', 'quantization') THEN
@@ -22,6 +24,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_job_sizes(gpus_min integer, gpus_max integer, p gpualloc.pools) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	capacity integer := gpualloc._pool_capacity(p.pool_id);
@@ -42,6 +45,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_tenant(tenant name) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	-- the common case: a role submits for itself
@@ -63,6 +67,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_times(not_before timestamptz, deadline timestamptz) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF not_before = '-infinity' OR not_before = 'infinity' THEN
@@ -182,6 +187,7 @@ $$;
 -- The block a job holds in the committed allocation, if it forms one.
 CREATE FUNCTION gpualloc._allocated_block(p_job_id bigint, OUT first integer, OUT size integer)
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT min(g.node * p.node_size + g.slot), count(DISTINCT g.gpu_id)::integer
 	FROM gpualloc.allocations a
@@ -192,6 +198,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_block(j gpualloc.jobs, first integer, size integer) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;
