@@ -20,6 +20,7 @@ $node->safe_psql('postgres', q{
 	SELECT gpualloc.add_node('a100', 0);
 	SELECT gpualloc.add_service('chat', 'a100', 50, 4);
 	SELECT gpualloc.record_demand('chat', '2026-11-30 10:00+00', 120);
+	SELECT gpualloc.add_tenant('postgres');
 	SELECT gpualloc.submit_job('ft', 'training', 'a100', 2, 4, work_gpu_hours => 8);
 	SELECT gpualloc.job_started(1, 0, 4);
 });

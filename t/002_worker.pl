@@ -21,6 +21,7 @@ $node->start;
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_tenant('postgres');
 	SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312);
 	SELECT gpualloc.add_node('a100', 0);
 	SELECT gpualloc.add_service('chat', 'a100', 100, 4, churn_limit => 2);

@@ -22,6 +22,7 @@ sub sql { return $node->safe_psql('postgres', shift); }
 
 sql(q{
 	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_tenant('postgres');
 	SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312);
 	SELECT gpualloc.add_node('a100', 0);
 	SELECT gpualloc.add_node('a100', 1);

@@ -20,6 +20,7 @@ extern int	gpualloc_solver_time_limit_ms;
 extern double gpualloc_demand_quantile;
 extern char *gpualloc_database;
 extern int	gpualloc_booking_timeout_s;
+extern double gpualloc_max_priority;
 extern int	gpualloc_on_gpu_failure;
 
 #define GA_ON_GPU_FAILURE_REQUEUE 0
