@@ -94,3 +94,10 @@ SELECT * FROM gpualloc.plan_grid(NULL);
 SET gpualloc.step = '7min';
 SET gpualloc.horizon = '100min';
 SHOW gpualloc.step;
+
+-- each planning setting is checked when set, and the two together when used
+SET gpualloc.horizon = '90min';
+SET gpualloc.step = '60min';
+SELECT status FROM gpualloc.replan('fast');                                   -- 90 min is not whole 60-min steps
+RESET gpualloc.step;
+RESET gpualloc.horizon;

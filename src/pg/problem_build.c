@@ -326,6 +326,13 @@ ga_build_problem(TimestampTz now)
 	int			n_services;
 	ga_error	err;
 
+	/* each GUC is checked when set, but not against the other set later */
+	if (gpualloc_horizon_minutes % gpualloc_step_minutes != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpualloc.horizon (%d min) is not a whole number of gpualloc.step (%d min)",
+						gpualloc_horizon_minutes, gpualloc_step_minutes),
+				 errhint("Set gpualloc.horizon to a multiple of gpualloc.step.")));
 	build->now = now;
 	build->step_minutes = gpualloc_step_minutes;
 	build->plan_start = ga_pg_step_floor(now, build->step_minutes);
