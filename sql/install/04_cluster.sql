@@ -15,6 +15,10 @@ BEGIN
 	PERFORM gpualloc._check_positive('memory_gb', memory_gb);
 	PERFORM gpualloc._check_positive('peak_tflops', peak_tflops);
 	PERFORM gpualloc._check_pow2('node_size', node_size);
+	IF node_size > 1024 THEN
+		RAISE EXCEPTION 'node_size must be at most 1024 GPUs, got %', node_size
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
 	IF EXISTS (SELECT 1 FROM gpualloc.pools p WHERE p.name = add_pool.name) THEN
 		RAISE EXCEPTION 'pool "%" already exists', name
 			USING ERRCODE = 'unique_violation';
