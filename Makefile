@@ -92,10 +92,20 @@ bench-forecast: $(BUILD_DIR)/bench_forecast
 	./$(BUILD_DIR)/bench_forecast --data data/real --out bench/results/forecast.json
 
 # The simulator lives at tools/gpualloc-sim, the path its usage names.
-tools: tools/gpualloc-sim
+tools: tools/gpualloc-sim tools/gpualloc
 
 tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_LIBS)
+
+# The command-line client: C11 over libpq, no server header.
+PG_INCLUDEDIR := $(shell $(PG_CONFIG) --includedir 2>/dev/null)
+PG_LIBDIR    := $(shell $(PG_CONFIG) --libdir 2>/dev/null)
+CLI_SRCS     = $(sort $(wildcard tools/cli/*.c))
+CLI_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror \
+			   $(if $(PG_INCLUDEDIR),-I$(PG_INCLUDEDIR))
+
+tools/gpualloc: $(CLI_SRCS) tools/cli/cli.h
+	$(CORE_CC) $(CLI_FLAGS) -o $@ $(CLI_SRCS) $(if $(PG_LIBDIR),-L$(PG_LIBDIR)) -lpq -lm
 
 # ---------------------------------------------------------------------------
 # Benchmark scenarios and the side-by-side simulator benchmark.  The
