@@ -2,6 +2,12 @@
 -- Complain if the script is sourced in psql rather than via CREATE EXTENSION.
 \echo Use "CREATE EXTENSION gpualloc CASCADE" to load this file. \quit
 
+-- Internals (helpers, the commit path, checks) live in a schema of their own
+-- that no role but the extension's owner can use: gpualloc shows only the
+-- API.
+CREATE SCHEMA gpualloc_internal;
+REVOKE ALL ON SCHEMA gpualloc_internal FROM PUBLIC;
+
 -- A pool is one GPU model.  GPUs of a pool are addressed by (node, slot); the
 -- topology index node * node_size + slot is stable when nodes are added, so a
 -- block "first index, size" keeps meaning the same GPUs.

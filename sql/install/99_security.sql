@@ -24,10 +24,13 @@ GRANT gpualloc_submitter, gpualloc_executor, gpualloc_reader TO gpualloc_admin;
 
 GRANT USAGE ON SCHEMA gpualloc TO gpualloc_admin, gpualloc_submitter, gpualloc_executor, gpualloc_reader;
 
--- Nothing is callable by PUBLIC unless granted below.
+-- Nothing is callable by PUBLIC unless granted below; internals by nobody.
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc_internal FROM PUBLIC;
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA gpualloc TO gpualloc_admin;
+-- the allocation changes only through its commit path, never by hand
+REVOKE INSERT, UPDATE, DELETE ON gpualloc.allocations, gpualloc.allocation_commits FROM gpualloc_admin;
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA gpualloc TO gpualloc_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 

@@ -221,7 +221,7 @@ expire_bookings(MemoryContext run_ctx)
 {
 	if (RecoveryInProgress() || !extension_installed())
 		return 0;
-	return housekeeping("SELECT gpualloc._expire_bookings()::bigint", run_ctx);
+	return housekeeping("SELECT gpualloc_internal.expire_bookings()::bigint", run_ctx);
 }
 
 static void
@@ -256,7 +256,7 @@ run_once(MemoryContext run_ctx)
 
 	if (RecoveryInProgress() || !extension_installed())
 		return false;
-	(void) housekeeping("SELECT gpualloc._refresh_estimates()::bigint", run_ctx);
+	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
 	PG_TRY();
 	{
