@@ -318,6 +318,7 @@ AS $$
 	UNION ALL
 	SELECT 'row outside the change log', a.job_id, a.gpu_id, 'allocation ' || a.allocation_id
 	FROM gpualloc.allocations a
-	WHERE NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.begin_seq)
-	   OR (a.end_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.end_seq))
+	-- (sequence 0 is history from before the change log)
+	WHERE (a.begin_seq <> 0 AND NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.begin_seq))
+	   OR (a.end_seq <> 0 AND NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.end_seq))
 $$;

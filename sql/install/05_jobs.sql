@@ -1,9 +1,5 @@
 -- Job API: submit, cancel, and the executor's start and finish reports.
 
--- A tenant runs at most one active job of a given name.
-CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
-	WHERE status IN ('queued', 'booked', 'running');
-
 CREATE FUNCTION gpualloc_internal.pool_capacity(p_pool_id integer) RETURNS integer
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp

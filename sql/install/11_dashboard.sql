@@ -12,11 +12,7 @@
 -- all history, for ad-hoc queries (a WHERE on their hour column filters after
 -- the whole history is computed).
 
--- Months of history: allocations by time, demand by hour.
-CREATE INDEX allocations_during_idx ON gpualloc.allocations USING gist (during);
-CREATE INDEX allocations_lower_idx ON gpualloc.allocations (lower(during));
-CREATE INDEX demand_history_hour_idx ON gpualloc.demand_history (hour);
-CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id IS NOT NULL;
+-- (Their indexes are with the tables, in 01_schema.sql.)
 
 -- The window [lo, hi) a dashboard function reads: it starts no earlier than
 -- the first recorded allocation or demand hour and stops at now, so the work
