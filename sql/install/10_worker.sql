@@ -10,7 +10,7 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 
 -- Freed GPUs should not idle until the next interval: a GPU going down or
 -- draining, or a job ending before its estimate, asks for a run.
-CREATE FUNCTION gpualloc._wake_on_gpu_state() RETURNS trigger
+CREATE FUNCTION gpualloc_internal.wake_on_gpu_state() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -23,9 +23,9 @@ END
 $$;
 
 CREATE TRIGGER gpus_wake_planner AFTER UPDATE OF state ON gpualloc.gpus
-	FOR EACH ROW EXECUTE FUNCTION gpualloc._wake_on_gpu_state();
+	FOR EACH ROW EXECUTE FUNCTION gpualloc_internal.wake_on_gpu_state();
 
-CREATE FUNCTION gpualloc._wake_on_job_end() RETURNS trigger
+CREATE FUNCTION gpualloc_internal.wake_on_job_end() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -41,11 +41,11 @@ END
 $$;
 
 CREATE TRIGGER jobs_wake_planner AFTER UPDATE OF status ON gpualloc.jobs
-	FOR EACH ROW EXECUTE FUNCTION gpualloc._wake_on_job_end();
+	FOR EACH ROW EXECUTE FUNCTION gpualloc_internal.wake_on_job_end();
 
 -- Queued jobs' estimates follow what finished jobs taught the estimators;
 -- figures the submitter gave are kept.
-CREATE FUNCTION gpualloc._refresh_estimates() RETURNS integer
+CREATE FUNCTION gpualloc_internal.refresh_estimates() RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -69,7 +69,7 @@ $$;
 -- service) over those steps.  Largest block first, then lowest index.  None
 -- while there is no current plan.  Candidates are only the blocks around
 -- existing GPUs, so the work follows the GPUs, not the node numbers.
-CREATE FUNCTION gpualloc._free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
+CREATE FUNCTION gpualloc_internal.free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -120,7 +120,7 @@ $$;
 
 -- Book a just-submitted job on a block free now, when there is one: the
 -- executor sees it in allocations (and by NOTIFY) and starts it at once.
-CREATE FUNCTION gpualloc._start_now_if_free(p_job_id bigint) RETURNS integer
+CREATE FUNCTION gpualloc_internal.start_now_if_free(p_job_id bigint) RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -136,12 +136,12 @@ BEGIN
 	-- Nothing free even before others' uncommitted bookings: no need to queue
 	-- behind them.  Otherwise book as the only booker (submits and the
 	-- planner's commit of step 0) and look again with what they committed.
-	b := gpualloc._free_block_now(j);
+	b := gpualloc_internal.free_block_now(j);
 	IF b.size IS NULL THEN
 		RETURN NULL;
 	END IF;
-	PERFORM gpualloc._commit_lock();
-	b := gpualloc._free_block_now(j);
+	PERFORM gpualloc_internal.commit_lock();
+	b := gpualloc_internal.free_block_now(j);
 	IF b.size IS NULL THEN
 		RETURN NULL;
 	END IF;
@@ -149,7 +149,7 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
-	PERFORM gpualloc._allocations_set(pg_catalog.array_agg(g.gpu_id), pg_catalog.array_agg(j.job_id), '{}', 'submit')
+	PERFORM gpualloc_internal.allocations_set(pg_catalog.array_agg(g.gpu_id), pg_catalog.array_agg(j.job_id), '{}', 'submit')
 	FROM gpualloc.gpus g
 	WHERE g.pool_id = j.pool_id
 	  AND g.node * p.node_size + g.slot >= b.first AND g.node * p.node_size + g.slot < b.first + b.size;

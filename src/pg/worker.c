@@ -152,16 +152,39 @@ detach_from_shared(int code, Datum arg)
 		ga_shared->worker_pgprocno = -1;
 }
 
+/*
+ * Whether the extension is installed at the version this library serves: a
+ * database still at an older version (before ALTER EXTENSION gpualloc
+ * UPDATE) lacks what the planner calls, so it is left alone, once logged.
+ */
 static bool
 extension_installed(void)
 {
-	bool		installed;
+	static bool warned = false;
+	bool		ready = false;
+	char	   *version = NULL;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	installed = OidIsValid(get_extension_oid("gpualloc", true));
+	if (OidIsValid(get_extension_oid("gpualloc", true)))
+	{
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SPI_execute("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'gpualloc'",
+						true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+			version = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		ready = version != NULL && strcmp(version, GPUALLOC_EXTVERSION) == 0;
+		if (!ready && !warned)
+			ereport(LOG,
+					(errmsg("gpualloc planner: the extension is at version %s, this library serves %s; "
+							"not planning until ALTER EXTENSION gpualloc UPDATE",
+							version ? version : "?", GPUALLOC_EXTVERSION)));
+		warned = warned || !ready;
+		SPI_finish();
+		PopActiveSnapshot();
+	}
 	CommitTransactionCommand();
-	return installed;
+	return ready;
 }
 
 /* Plan inside the caller's transaction. */
@@ -221,7 +244,7 @@ expire_bookings(MemoryContext run_ctx)
 {
 	if (RecoveryInProgress() || !extension_installed())
 		return 0;
-	return housekeeping("SELECT gpualloc._expire_bookings()::bigint", run_ctx);
+	return housekeeping("SELECT gpualloc_internal.expire_bookings()::bigint", run_ctx);
 }
 
 static void
@@ -256,7 +279,7 @@ run_once(MemoryContext run_ctx)
 
 	if (RecoveryInProgress() || !extension_installed())
 		return false;
-	(void) housekeeping("SELECT gpualloc._refresh_estimates()::bigint", run_ctx);
+	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
 	PG_TRY();
 	{
