@@ -11,6 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The command being parsed, so that a usage error points at its own help. */
+static const char *current_command;
+
+void
+cli_set_command(const char *name)
+{
+	current_command = name;
+}
+
 void
 cli_usage_error(const char *fmt,...)
 {
@@ -20,7 +29,8 @@ cli_usage_error(const char *fmt,...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\nTry \"gpualloc --help\" for more information.\n", stderr);
+	fprintf(stderr, "\nTry \"gpualloc%s%s --help\" for more information.\n",
+			current_command ? " " : "", current_command ? current_command : "");
 }
 
 static cli_opt *

@@ -59,6 +59,7 @@ bool		cli_parse(int argc, char **argv, int *next, cli_opt *own, cli_opt *shared,
 const char *cli_get(const cli_opt *opts, const char *name);
 bool		cli_flag(const cli_opt *opts, const char *name);
 void		cli_usage_error(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+void		cli_set_command(const char *name);
 
 /* Checks that text is a whole number in [lo, hi]; false after a usage message. */
 bool		cli_check_int(const char *option, const char *text, long long lo, long long hi);

@@ -92,7 +92,7 @@ check_positional(const cli_command *cmd, const cli_args *args)
 {
 	if (args->n_pos < cmd->min_pos)
 	{
-		cli_usage_error("%s: missing argument; see \"gpualloc %s --help\"", cmd->name, cmd->name);
+		cli_usage_error("%s: missing argument", cmd->name);
 		return false;
 	}
 	if (args->n_pos > cmd->max_pos)
@@ -124,6 +124,7 @@ run_command(const cli_command *cmd, int argc, char **argv, int next)
 {
 	cli_ctx		ctx = {NULL, false, {0, {NULL}}, cmd->opts};
 
+	cli_set_command(cmd->name);
 	if (!cli_parse(argc, argv, &next, cmd->opts, global_opts, false, &ctx.args))
 		return CLI_USAGE;
 	if (cli_flag(global_opts, "help"))
