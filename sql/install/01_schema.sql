@@ -2,6 +2,23 @@
 -- Complain if the script is sourced in psql rather than via CREATE EXTENSION.
 \echo Use "CREATE EXTENSION gpualloc CASCADE" to load this file. \quit
 
+-- gpualloc lives in schema gpualloc.  PostgreSQL refuses another SCHEMA for
+-- it, except with CASCADE, where it installs gpualloc in gpualloc anyway and
+-- puts the extensions it requires into the schema asked for: refuse that too.
+DO $$
+DECLARE
+	asked text := substring(pg_catalog.current_query()
+							FROM '(?i)create\s+extension\s+(?:if\s+not\s+exists\s+)?"?gpualloc"?\s.*?\mschema\M\s+("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)');
+BEGIN
+	IF asked IS NOT NULL
+	   AND (CASE WHEN asked LIKE '"%' THEN btrim(asked, '"') ELSE lower(asked) END) <> 'gpualloc' THEN
+		RAISE EXCEPTION 'extension "gpualloc" must be installed in schema "gpualloc", not %', asked
+			USING ERRCODE = 'feature_not_supported',
+				  HINT = 'Run CREATE EXTENSION gpualloc CASCADE without SCHEMA; btree_gist may be created in any schema beforehand.';
+	END IF;
+END
+$$;
+
 -- Roles are cluster-wide, so they are created only when missing and outlive
 -- the extension (see 99_security.sql for what each may do).
 DO $$

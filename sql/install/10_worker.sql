@@ -156,3 +156,40 @@ BEGIN
 	RETURN b.first;
 END
 $$;
+
+-- When the background planner means to run next (NULL: no worker runs).
+CREATE FUNCTION gpualloc_internal.planner_next_run() RETURNS timestamptz
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS 'MODULE_PATHNAME', 'gpualloc_planner_next_run'
+LANGUAGE C VOLATILE;
+
+-- The planner's health at a glance: is it there, did its runs succeed, when
+-- does it run next, how old is the plan in force.
+CREATE VIEW gpualloc.planner_status AS
+WITH latest AS (
+	SELECT r.plan_id, r.started_at, r.finished_at, r.status, r.message
+	FROM gpualloc.plan_runs r ORDER BY r.plan_id DESC LIMIT 1
+), good AS (
+	SELECT r.plan_id, r.finished_at FROM gpualloc.plan_runs r
+	WHERE r.status IN ('succeeded', 'fallback') ORDER BY r.plan_id DESC LIMIT 1
+), bad AS (
+	SELECT r.finished_at, r.message FROM gpualloc.plan_runs r
+	WHERE r.status = 'failed' ORDER BY r.plan_id DESC LIMIT 1
+)
+SELECT gpualloc_internal.setting('gpualloc.enabled', 'on')::boolean AS enabled,
+	   w.pid IS NOT NULL AS worker_alive,
+	   w.pid AS worker_pid,
+	   (SELECT started_at FROM latest) AS last_run_at,
+	   (SELECT status FROM latest) AS last_run_status,
+	   (SELECT finished_at FROM good) AS last_success_at,
+	   (SELECT count(*) FROM gpualloc.plan_runs r
+		WHERE r.status = 'failed' AND r.plan_id > coalesce((SELECT plan_id FROM good), 0))::integer
+		   AS consecutive_failures,
+	   (SELECT message FROM bad) AS last_error,
+	   (SELECT finished_at FROM bad) AS last_error_at,
+	   gpualloc_internal.planner_next_run() AS next_run_due,
+	   (SELECT plan_id FROM good) AS plan_id,
+	   now() - (SELECT finished_at FROM good) AS plan_age
+FROM (SELECT 1) one
+LEFT JOIN (SELECT a.pid FROM pg_catalog.pg_stat_activity a
+		   WHERE a.backend_type = 'gpualloc planner' LIMIT 1) w ON true;
