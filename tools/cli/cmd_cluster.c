@@ -198,7 +198,7 @@ const cli_command cli_cmd_plan = {
  */
 #define STATUS_SQL(problems) \
 	"SELECT s.enabled, s.worker_alive, s.worker_pid, s.last_run_at, s.last_run_status," \
-	"   s.last_success_at, s.consecutive_failures, s.last_error, s.next_run_due," \
+	"   s.last_success_at, s.consecutive_failures, s.last_error, s.last_error_at, s.next_run_due," \
 	"   s.plan_id, s.plan_age, a.allocation_seq, " problems " AS integrity_problems" \
 	" FROM (SELECT gpualloc.allocation_seq() AS allocation_seq) a" \
 	" LEFT JOIN gpualloc.planner_status s ON true"
@@ -229,10 +229,11 @@ const cli_command cli_cmd_status = {
 	"\n"
 	"The background planner's health (gpualloc.planner_status): enabled,\n"
 	"worker_alive, worker_pid, last_run_at, last_run_status, last_success_at,\n"
-	"consecutive_failures, last_error, next_run_due, plan_id, plan_age; the\n"
-	"allocation's last change set (allocation_seq, gpualloc.allocation_seq());\n"
-	"and integrity_problems, the number of rows gpualloc.check_integrity()\n"
-	"reports (0 on a healthy cluster; NULL unless you may call it: gpualloc_admin).\n"
+	"consecutive_failures, last_error, last_error_at, next_run_due, plan_id,\n"
+	"plan_age; the allocation's last change set (allocation_seq, from\n"
+	"gpualloc.allocation_seq()); and integrity_problems, the number of rows\n"
+	"gpualloc.check_integrity() reports (0 on a healthy cluster; NULL unless\n"
+	"you may call it: gpualloc_admin).\n"
 	"\n"
 	"Needs gpualloc_reader or gpualloc_admin.\n",
 	NULL, 0, 0, NULL, run_status
