@@ -113,8 +113,9 @@ CLI_SRCS     = $(sort $(wildcard tools/cli/*.c))
 CLI_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror \
 			   $(if $(PG_INCLUDEDIR),-I$(PG_INCLUDEDIR))
 
-tools/gpualloc: $(CLI_SRCS) tools/cli/cli.h
-	$(CORE_CC) $(CLI_FLAGS) -o $@ $(CLI_SRCS) $(if $(PG_LIBDIR),-L$(PG_LIBDIR)) -lpq -lm
+tools/gpualloc: $(CLI_SRCS) tools/cli/cli.h Makefile
+	$(CORE_CC) $(CLI_FLAGS) -DCLI_VERSION='"$(EXTVERSION)"' -o $@ $(CLI_SRCS) \
+		$(if $(PG_LIBDIR),-L$(PG_LIBDIR)) -lpq -lm
 
 # ---------------------------------------------------------------------------
 # Benchmark scenarios and the side-by-side simulator benchmark.  The

@@ -83,6 +83,10 @@ my ($rc, $out, $err);
 ($rc, $out) = run_cli('--help');
 is($rc, 0, '--help exits 0');
 like($out, qr/Exit status:.*\b4\s+not found/s, '--help documents the exit codes');
+($rc, $out) = run_cli('--version');
+ok($rc == 0 && $out =~ /^gpualloc \d+\.\d+\n\z/, '--version');
+($rc, $out) = run_cli('help', 'history');
+ok($rc == 0 && $out =~ /^usage: gpualloc history/, 'help COMMAND');
 for my $cmd (qw(queue nodes submit cancel plan status history))
 {
 	($rc, $out) = run_cli($cmd, '--help');

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /*
  * A yes/no question to the server; *answer false when it says no or NULL.
  * The exit code (CLI_OK when it answered).

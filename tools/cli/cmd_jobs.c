@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ---- queue ---- */
 
 static cli_opt queue_opts[] = {
@@ -115,17 +114,16 @@ static bool
 split_gpus(const char *text, char *min, char *max, size_t size)
 {
 	const char *colon = strchr(text, ':');
+	size_t		min_len = colon ? (size_t) (colon - text) : strlen(text);
+	const char *max_text = colon ? colon + 1 : text;
 
-	if (!colon)
+	if (min_len >= size || strlen(max_text) >= size)
 	{
-		snprintf(min, size, "%s", text);
-		snprintf(max, size, "%s", text);
+		cli_usage_error("--gpus must be N or N:M, got \"%s\"", text);
+		return false;
 	}
-	else
-	{
-		snprintf(min, size, "%.*s", (int) (colon - text), text);
-		snprintf(max, size, "%s", colon + 1);
-	}
+	snprintf(min, size, "%.*s", (int) min_len, text);
+	snprintf(max, size, "%s", max_text);
 	return cli_check_int("--gpus", min, 1, 1 << 20) && cli_check_int("--gpus", max, 1, 1 << 20);
 }
 
@@ -143,13 +141,8 @@ check_submit(const cli_ctx *ctx)
 		cli_usage_error("submit needs --kind and --pool");
 		return false;
 	}
-	if (gpus && (strlen(gpus) >= sizeof(lo) || !split_gpus(gpus, lo, hi, sizeof(lo))))
-	{
-		if (strlen(gpus) >= sizeof(lo))
-			cli_usage_error("--gpus must be N or N:M, got \"%s\"", gpus);
-		return false;
-	}
-	return (!prio || cli_check_number("--priority", prio)) &&
+	return (!gpus || split_gpus(gpus, lo, hi, sizeof(lo))) &&
+		(!prio || cli_check_number("--priority", prio)) &&
 		(!work || cli_check_number("--work-gpu-hours", work));
 }
 
@@ -175,7 +168,8 @@ static const submit_arg submit_args[] = {
 	{"command", ", command => $%d::text"},
 };
 
-#define SUBMIT_MAX_PARAMS 12
+/* name, kind, pool, the two sizes and the optional arguments above */
+#define SUBMIT_MAX_PARAMS (5 + (int) (sizeof(submit_args) / sizeof(submit_args[0])))
 
 static void
 add_param(char *sql, size_t size, const char *fragment, const char **params, int *n,

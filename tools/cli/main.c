@@ -11,7 +11,10 @@
 
 #include <string.h>
 
-#define CLI_VERSION "0.1"
+/* the extension's version, which the Makefile passes in */
+#ifndef CLI_VERSION
+#define CLI_VERSION "unknown"
+#endif
 
 static const cli_command *const commands[] = {
 	&cli_cmd_queue,
