@@ -18,40 +18,23 @@ static cli_opt queue_opts[] = {
 };
 
 /*
- * queue_plan has each job's planned or real start and its estimated finish;
- * queue adds the size range.  Without --all or --tenant only the jobs of
- * tenants the caller is a member of are listed (as squeue --me would), the
- * same rule that decides which jobs a submitter may see and cancel.
- *
- * The reason a queued job waits, checked in this order: without a work
- * estimate the planner cannot place it; before the first plan, or when it
- * came after the latest plan, it waits for a plan; a plan that left it out
- * found no room in its horizon; a planned start may be past the deadline;
- * otherwise it waits for its planned start.
+ * queue_plan has each job's planned or real start, its estimated finish and
+ * why it waits; queue adds the size range.  Without --all or --tenant only
+ * the jobs of tenants the caller is a member of are listed (as squeue --me
+ * would), the same rule that decides which jobs a submitter may see and
+ * cancel.
  */
 static const char queue_sql[] =
-"WITH latest AS ("
-"  SELECT max(h.started_at) AS started_at FROM gpualloc.plan_history h"
-"  WHERE h.status IN ('succeeded', 'fallback'))"
-" SELECT p.job_id, p.name, p.tenant, p.pool, p.status AS state, p.priority,"
+"SELECT p.job_id, p.name, p.tenant, p.pool, p.status AS state, p.priority,"
 "   CASE WHEN p.gpus IS NOT NULL THEN p.gpus::text"
 "        WHEN q.gpus_min = q.gpus_max THEN q.gpus_min::text"
 "        ELSE q.gpus_min || '-' || q.gpus_max END AS gpus,"
 "   CASE WHEN p.gpus = 1 THEN p.block_first::text"
 "        WHEN p.block_first IS NOT NULL AND p.gpus IS NOT NULL"
 "        THEN p.block_first || '-' || (p.block_first + p.gpus - 1) END AS block,"
-"   p.planned_start AS start, p.est_finish,"
-"   CASE WHEN p.status = 'running' THEN NULL"
-"        WHEN p.status = 'booked' THEN 'booked: waits for the executor to start it'"
-"        WHEN p.est_work_gpu_hours IS NULL THEN 'no estimate: the planner cannot place it'"
-"        WHEN l.started_at IS NULL THEN 'no plan yet'"
-"        WHEN p.plan_id IS NULL AND p.submitted_at >= l.started_at THEN 'submitted after the latest plan'"
-"        WHEN p.plan_id IS NULL THEN 'not planned in the horizon'"
-"        WHEN p.misses_deadline THEN 'misses deadline'"
-"        ELSE 'waits for its planned start' END AS reason"
+"   p.planned_start AS start, p.est_finish, p.pending_reason AS reason"
 " FROM gpualloc.queue_plan p"
 " JOIN gpualloc.queue q ON q.job_id = p.job_id"
-" CROSS JOIN latest l"
 " WHERE ($1::text IS NULL OR p.tenant::text = $1)"
 "   AND ($2::text IS NULL OR p.pool = $2)"
 "   AND ($3::boolean OR $1::text IS NOT NULL OR p.tenant IN ("
@@ -80,10 +63,8 @@ const cli_command cli_cmd_queue = {
 	"by planned start.  Columns: job_id, name, tenant, pool, state, priority,\n"
 	"gpus (the block size, or the range min-max while no block is known),\n"
 	"block (first-last topology index), start (when it started, was booked,\n"
-	"or is planned to start), est_finish, reason (why a job waits: booked and\n"
-	"waiting for the executor, no estimate, no plan yet, submitted after the\n"
-	"latest plan, not planned in the horizon, misses deadline, waits for its\n"
-	"planned start).\n"
+	"or is planned to start), est_finish, reason (why a job that has not\n"
+	"started waits: queue_plan.pending_reason).\n"
 	"\n"
 	"  -a, --all          every tenant's jobs (default: the tenants you are a member of)\n"
 	"  -t, --tenant T     only tenant T's jobs\n"
