@@ -70,6 +70,7 @@ program_help(void)
 		   "  -p, --port PORT        database server port\n"
 		   "  -U, --username USER    database user name\n"
 		   "  -d, --dbname DB        database name, or a conninfo string or URI\n"
+		   "A password comes from PGPASSWORD or ~/.pgpass: gpualloc never prompts.\n"
 		   "\n"
 		   "Output options:\n"
 		   "  -j, --json             a JSON array of objects (one per row, keys as the\n"
