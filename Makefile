@@ -92,7 +92,12 @@ bench-forecast: $(BUILD_DIR)/bench_forecast
 	./$(BUILD_DIR)/bench_forecast --data data/real --out bench/results/forecast.json
 
 # The simulator lives at tools/gpualloc-sim, the path its usage names.
-tools: tools/gpualloc-sim
+tools: tools/gpualloc-sim tools/gpualloc-executor
+
+# The reference executor: plain C11 over libpq, none of the core.
+PQ_INCLUDEDIR = $(shell $(PG_CONFIG) --includedir 2>/dev/null)
+tools/gpualloc-executor: tools/gpualloc-executor.c
+	$(CORE_CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(PQ_INCLUDEDIR) -o $@ $< -lpq
 
 tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_LIBS)
