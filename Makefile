@@ -107,10 +107,11 @@ tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
 # scenarios are generated from fixed seeds and data/real; their CSVs are
 # committed, being the benchmark's inputs.  scenarios-check regenerates them
 # twice and compares the runs with each other and with scenarios/.  The
-# generator reads and writes timestamps with the scenario reader's own
-# functions, so it links the reader and what the reader needs; the report
+# generator reads CSV with the scenario reader's CSV module, reads and writes
+# timestamps with the core's calendar, and takes ga_pow2_ceil from the
+# estimators' helpers, so it links those and what they need; the report
 # program stands alone.
-GEN_CORE     = src/core/sim/scenario.c src/core/model/common.c src/core/forecast/forecast_common.c src/core/model/problem.c
+GEN_CORE     = src/core/sim/csv.c src/core/model/calendar.c src/core/model/common.c src/core/forecast/forecast_common.c
 $(BUILD_DIR)/gen_scenarios: tools/gen_scenarios.c $(GEN_CORE) $(CORE_HDRS)
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gen_scenarios.c $(GEN_CORE) -lm

@@ -68,8 +68,13 @@ SELECT count(*) AS quick_gpus, min(g.node) AS node, bool_and(upper_inf(a.during)
 FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id) WHERE a.job_id = :quick;
 SELECT gpualloc.submit_job('huge', 'training', 'h200', 16, 16, work_gpu_hours => 64) AS huge \gset
 SELECT count(*) AS huge_gpus FROM gpualloc.allocations WHERE job_id = :huge;
+SELECT status FROM gpualloc.jobs WHERE job_id = :quick;
+-- a booked job has not started: the next plan places it afresh, here on a
+-- smaller block so that the 16-GPU job fits sooner
 SELECT status, gpus_changed FROM gpualloc.replan('fast');
 SELECT count(*) AS quick_gpus_after_replan FROM gpualloc.allocations WHERE job_id = :quick AND upper_inf(during);
+SELECT status, block_size FROM gpualloc.queue WHERE job_id = :quick;
+SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
 
 -- full mode: never worse than fast, with a bound and a gap
 SELECT status, solved_by, bound >= objective - 1e-6 AS bound_holds, gap >= 0 AND gap < 1 AS gap_known

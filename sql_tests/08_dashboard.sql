@@ -34,13 +34,13 @@ FROM gpualloc.pools p,
 			 ('dash-c', 'batch_inference', 'dash_team_a', 1.0, 1, 6, '2025-01-06 00:00+00', '2025-01-06 01:00+00', 1.0))
 	 AS v(name, kind, tenant, priority, size, first, started, finished, work)
 WHERE p.name = 'dash';
-INSERT INTO gpualloc.allocations (gpu_id, job_id, during)
-SELECT d.gpu_id, j.job_id, tstzrange(j.started_at, j.finished_at)
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq, end_seq)
+SELECT d.gpu_id, j.job_id, tstzrange(j.started_at, j.finished_at), 0, 0
 FROM gpualloc.jobs j JOIN dash_gpu d ON d.idx >= j.block_first AND d.idx < j.block_first + j.block_size
 WHERE j.name IN ('dash-a', 'dash-b', 'dash-c');
 -- the service: GPU 0 from 00:00 to 04:00, GPU 1 from 00:00 to 01:30, GPU 2 from 00:30 to 02:00
-INSERT INTO gpualloc.allocations (gpu_id, service_id, during)
-SELECT d.gpu_id, s.service_id, v.during
+INSERT INTO gpualloc.allocations (gpu_id, service_id, during, begin_seq, end_seq)
+SELECT d.gpu_id, s.service_id, v.during, 0, 0
 FROM (VALUES (0, '[2025-01-06 00:00+00, 2025-01-06 04:00+00)'::tstzrange),
 			 (1, '[2025-01-06 00:00+00, 2025-01-06 01:30+00)'),
 			 (2, '[2025-01-06 00:30+00, 2025-01-06 02:00+00)')) AS v(idx, during)

@@ -25,7 +25,9 @@
  * byte for byte on every run.  --stats prints the offered load of each
  * scenario on stderr.
  */
-#include "sim/scenario.h"
+#include "forecast/forecast_common.h"
+#include "model/calendar.h"
+#include "sim/csv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -38,7 +40,6 @@
 
 #define MAX_JOBS 1024
 #define FEATURES_LEN 256
-#define LINE_LEN 512
 
 /* ------------------------------------------------------------------------
  * Random numbers: splitmix64, so the sequence never depends on the C
@@ -104,25 +105,6 @@ rng_pick(rng *r, const double *weights, int n)
 		x -= weights[i];
 	}
 	return n - 1;
-}
-
-/* ------------------------------------------------------------------------
- * Time: minutes since 1970-01-01 00:00 UTC, parsed and formatted by the
- * scenario reader's own functions, so what is written is what is read.
- */
-/* Day of week, Monday 0 .. Sunday 6 (1970-01-01 was a Thursday). */
-static int
-day_of_week(int64_t minutes)
-{
-	int64_t		days = minutes / 1440;
-
-	return (int) (((days + 3) % 7 + 7) % 7);
-}
-
-static double
-hour_of_day(int64_t minutes)
-{
-	return (double) (minutes % 1440) / 60.0;
 }
 
 /* ------------------------------------------------------------------------
@@ -208,16 +190,6 @@ typedef struct gen_job
 /* ------------------------------------------------------------------------
  * The cost model that decides each job's true work.
  */
-static int
-pow2_ceil(double x)
-{
-	int			g = 1;
-
-	while (g < x && g < (1 << 20))
-		g <<= 1;
-	return g;
-}
-
 static double
 pick_params(rng *r, double lo, double hi)
 {
@@ -274,11 +246,11 @@ memory_gpus(const char *kind, const char *strategy, double params_b)
 			gb = params_b * 2.0 + 12.0;
 		else
 			gb = params_b * 0.6 + 12.0;
-		return pow2_ceil(gb / 68.0);
+		return ga_pow2_ceil(gb / 68.0);
 	}
 	if (strcmp(kind, "batch_inference") == 0)
-		return pow2_ceil((params_b * 2.4 + 8.0) / 72.0);	/* weights + KV */
-	return pow2_ceil(params_b * 2.2 / 72.0);
+		return ga_pow2_ceil((params_b * 2.4 + 8.0) / 72.0);	/* weights + KV */
+	return ga_pow2_ceil(params_b * 2.2 / 72.0);
 }
 
 /* Calibration GPU-hours of a 7B model on an A100, per algorithm. */
@@ -362,9 +334,9 @@ draw_priority(rng *r)
 static double
 arrival_rate(int64_t t)
 {
-	double		h = hour_of_day(t);
+	double		h = ga_minute_of_day(t) / 60.0;
 
-	if (day_of_week(t) >= 5)
+	if (ga_day_of_week(t) >= 5)
 		return 0.25;
 	return h >= 8 && h < 19 ? 1.0 : 0.30;
 }
@@ -505,11 +477,11 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n)
 static double
 service_level(const service_spec *sv, int64_t t)
 {
-	double		phase = 2.0 * M_PI * (hour_of_day(t) - sv->peak_hour) / 24.0;
+	double		phase = 2.0 * M_PI * (ga_minute_of_day(t) / 60.0 - sv->peak_hour) / 24.0;
 	double		shape = pow((1.0 + cos(phase)) / 2.0, 2.0);
 	double		swing = (sv->peak_gpus - sv->trough_gpus) * shape;
 
-	if (day_of_week(t) >= 5)
+	if (ga_day_of_week(t) >= 5)
 		swing *= sv->weekend_factor;
 	return sv->trough_gpus + swing;
 }
@@ -579,73 +551,120 @@ write_synthetic_history(const char *dir, const scenario_spec *s, rng *r, int poo
 	return close_out(f);
 }
 
+/* ------------------------------------------------------------------------
+ * Input: CSV files read with the scenario reader's own CSV reader
+ * (sim/csv.h), so the traces and the generator's output are read by the
+ * rules of the scenario format and a bad field is reported with its file,
+ * line and column.  Times everywhere are minutes since 1970-01-01 00:00
+ * UTC, parsed and formatted by the core's calendar (model/calendar.h), so
+ * what is written is what the reader reads.
+ */
+typedef ga_status (*row_fn) (const ga_csv_reader *r, const ga_csv_columns *cols,
+							 void *arg, ga_error *err);
+
+/*
+ * Find the n named columns of dir/name (path name itself when dir is NULL)
+ * and hand every row to fn; false, with the error printed, on any problem.
+ */
+static bool
+read_rows(const char *dir, const char *name, const char *const *names, int n,
+		  row_fn fn, void *arg)
+{
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+	ga_status	rc;
+	int			row = 0;
+
+	rc = ga_csv_open(&r, dir, name, false, NULL, &err);
+	if (rc == GA_OK)
+	{
+		rc = ga_csv_header(&r, &cols, names, n, &err);
+		while (rc == GA_OK && (row = ga_csv_next(&r, &err)) > 0)
+			rc = fn(&r, &cols, arg, &err);
+		if (rc == GA_OK && row < 0)
+			rc = GA_EINVAL;
+		ga_csv_close(&r);
+	}
+	if (rc != GA_OK)
+		fprintf(stderr, "%s\n", err.message);
+	return rc == GA_OK;
+}
+
 /*
  * Offered load of a scenario, for tuning and for the README: batch work
  * against the pool's GPU-hours, and the services' demand in GPUs (traffic
  * over capacity, rounded up per hour) read back from what was written.
  */
+typedef struct load_stats
+{
+	int64_t		start;
+	int64_t		end;
+	int			n_sv;
+	char		names[8][64];
+	double		caps[8];
+	double		demand;			/* GPU-hours over the window */
+	double		peak;
+} load_stats;
+
+static ga_status
+stats_service(const ga_csv_reader *r, const ga_csv_columns *cols, void *arg,
+			  ga_error *err)
+{
+	load_stats *st = arg;
+
+	if (st->n_sv >= 8)
+		return GA_OK;
+	if (ga_csv_name(r, cols, 0, st->names[st->n_sv], sizeof(st->names[0]), err) != GA_OK ||
+		ga_csv_number(r, cols, 1, &st->caps[st->n_sv], err) != GA_OK)
+		return GA_EINVAL;
+	st->n_sv++;
+	return GA_OK;
+}
+
+static ga_status
+stats_demand(const ga_csv_reader *r, const ga_csv_columns *cols, void *arg,
+			 ga_error *err)
+{
+	load_stats *st = arg;
+	int64_t		t;
+	double		traffic;
+
+	if (ga_csv_minutes(r, cols, 1, &t, err) != GA_OK ||
+		ga_csv_number(r, cols, 2, &traffic, err) != GA_OK)
+		return GA_EINVAL;
+	if (t < st->start || t >= st->end)
+		return GA_OK;
+	for (int s = 0; s < st->n_sv; s++)
+		if (strcmp(st->names[s], ga_csv_field(r, cols, 0)) == 0)
+		{
+			double		gpus = ceil(traffic / st->caps[s] - 1e-9);
+
+			st->demand += gpus;
+			st->peak = fmax(st->peak, gpus);
+		}
+	return GA_OK;
+}
+
 static void
 print_stats(const char *dir, const char *name, int pool_gpus, int64_t start,
 			int64_t end, const gen_job *jobs, int n)
 {
+	static const char *const service_cols[] = {"service", "capacity_per_gpu"};
+	static const char *const demand_cols[] = {"service", "ts", "traffic"};
+	load_stats	st = {.start = start, .end = end};
 	double		work = 0;
-	double		demand = 0;
-	double		peak = 0;
-	char		path[1100];
-	char		line[LINE_LEN];
-	char		names[8][64];
-	double		caps[8];
-	int			n_sv = 0;
 	double		hours = (double) (end - start) / 60.0;
-	FILE	   *f;
 
 	for (int i = 0; i < n; i++)
 		work += jobs[i].work;
-	snprintf(path, sizeof(path), "%s/services.csv", dir);
-	f = fopen(path, "r");
-	while (f != NULL && n_sv < 8 && fgets(line, sizeof(line), f))
-	{
-		char	   *c = strchr(line, ',');
-		double		prio,
-					cap;
-
-		if (c == NULL || sscanf(strchr(c + 1, ','), ",%lf,%lf", &prio, &cap) != 2)
-			continue;
-		*c = '\0';
-		snprintf(names[n_sv], sizeof(names[n_sv]), "%.63s", line);
-		caps[n_sv++] = cap;
-	}
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "%s/demand.csv", dir);
-	f = fopen(path, "r");
-	while (f != NULL && fgets(line, sizeof(line), f))
-	{
-		char	   *c1 = strchr(line, ',');
-		char	   *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-		int64_t		t;
-
-		if (c2 == NULL)
-			continue;
-		*c1 = '\0';
-		*c2 = '\0';
-		if (ga_parse_minutes(c1 + 1, &t, NULL) != GA_OK || t < start || t >= end)
-			continue;
-		for (int s = 0; s < n_sv; s++)
-			if (strcmp(names[s], line) == 0)
-			{
-				double		gpus = ceil(atof(c2 + 1) / caps[s] - 1e-9);
-
-				demand += gpus;
-				peak = fmax(peak, gpus);
-			}
-	}
-	if (f)
-		fclose(f);
+	if (!read_rows(dir, "services.csv", service_cols, 2, stats_service, &st) ||
+		!read_rows(dir, "demand.csv", demand_cols, 3, stats_demand, &st))
+		return;
 	fprintf(stderr, "%-20s jobs %3d  batch work %6.0f GPU-h  service %5.0f GPU-h (peak %2.0f)  "
 			"capacity %6.0f GPU-h  load %.2f\n",
-			name, n, work, demand, peak, pool_gpus * hours,
-			(work + demand) / (pool_gpus * hours));
+			name, n, work, st.demand, st.peak, pool_gpus * hours,
+			(work + st.demand) / (pool_gpus * hours));
 }
 
 static bool
@@ -926,52 +945,65 @@ family_params_b(const char *family)
 	return 0.001;				/* A3C */
 }
 
+typedef struct philly_trace
+{
+	int			n;
+	int			cap;
+	philly_job *jobs;
+} philly_trace;
+
+static ga_status
+add_philly_job(const ga_csv_reader *r, const ga_csv_columns *cols, void *arg,
+			   ga_error *err)
+{
+	philly_trace *tr = arg;
+	philly_job *p;
+	int			submit,
+				gpus;
+	const char *type;
+	const char *bs;
+
+	if (tr->n == tr->cap)
+	{
+		int			nc = tr->cap > 0 ? tr->cap * 2 : 4096;
+		philly_job *jobs = realloc(tr->jobs, sizeof(philly_job) * nc);
+
+		if (jobs == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory");
+		tr->jobs = jobs;
+		tr->cap = nc;
+	}
+	p = &tr->jobs[tr->n];
+	if (ga_csv_int(r, cols, 0, &submit, err) != GA_OK ||
+		ga_csv_int(r, cols, 1, &gpus, err) != GA_OK ||
+		ga_csv_number(r, cols, 2, &p->duration_s, err) != GA_OK)
+		return GA_EINVAL;
+	p->submit_s = submit;
+	p->gpus = ga_pow2_ceil(gpus);
+	if (p->gpus > REAL_MAX_JOB_GPUS)
+		p->gpus = REAL_MAX_JOB_GPUS;
+	type = ga_csv_field(r, cols, 3);
+	snprintf(p->family, sizeof(p->family), "%s", type);
+	bs = strstr(type, "batch size ");
+	p->batch_size = bs ? atoi(bs + 11) : 0;
+	tr->n++;
+	return GA_OK;
+}
+
+/* The jobs of a Philly trace file, in file (submission) order. */
 static int
 read_philly(const char *path, philly_job **out)
 {
-	FILE	   *f = fopen(path, "r");
-	char		line[LINE_LEN];
-	int			cap = 4096;
-	int			n = 0;
-	philly_job *jobs;
+	static const char *const names[] = {"submit_s", "gpus", "duration_s_v100", "job_type"};
+	philly_trace tr = {0};
 
-	if (f == NULL)
+	if (!read_rows(NULL, path, names, 4, add_philly_job, &tr))
 	{
-		fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
+		free(tr.jobs);
 		return -1;
 	}
-	jobs = malloc(sizeof(philly_job) * cap);
-	if (jobs == NULL)
-	{
-		fclose(f);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) && n < cap)
-	{
-		long long	id,
-					submit;
-		int			gpus,
-					exact;
-		double		dur;
-		char		type[64] = "";
-		char	   *bs;
-
-		if (sscanf(line, "%lld,%lld,%d,%lf,%d,%63[^\n]", &id, &submit, &gpus, &dur,
-				   &exact, type) != 6)
-			continue;			/* the header */
-		jobs[n].submit_s = submit;
-		jobs[n].gpus = pow2_ceil(gpus);
-		if (jobs[n].gpus > REAL_MAX_JOB_GPUS)
-			jobs[n].gpus = REAL_MAX_JOB_GPUS;
-		jobs[n].duration_s = dur;
-		snprintf(jobs[n].family, sizeof(jobs[n].family), "%s", type);
-		bs = strstr(type, "batch size ");
-		jobs[n].batch_size = bs ? atoi(bs + 11) : 0;
-		n++;
-	}
-	fclose(f);
-	*out = jobs;
-	return n;
+	*out = tr.jobs;
+	return tr.n;
 }
 
 /*
@@ -997,13 +1029,70 @@ philly_features(rng *r, const philly_job *p, char *buf, size_t len)
 		snprintf(buf + n, len - n, ";batch_size=%d", p->batch_size);
 }
 
+/*
+ * Service: sum_exec_seconds / 3600 is the average number of GPUs busy
+ * serving in the hour.  Traffic is the execution seconds scaled so the
+ * series' highest hour before the window's end needs REAL_SERVICE_PEAK GPUs;
+ * one GPU serves 3600 execution seconds an hour.  A first pass over the
+ * series finds the scale, a second writes the hours.
+ */
+typedef struct genai_pass
+{
+	int64_t		end;
+	double		scale;			/* GPUs of the busiest hour, from pass one */
+	FILE	   *out;			/* pass two: demand.csv */
+} genai_pass;
+
+static ga_status
+genai_hour(const ga_csv_reader *r, const ga_csv_columns *cols, void *arg,
+		   ga_error *err)
+{
+	genai_pass *gp = arg;
+	int64_t		t;
+	double		exec_s;
+	char		ts[64];
+
+	if (ga_csv_minutes(r, cols, 0, &t, err) != GA_OK ||
+		ga_csv_number(r, cols, 1, &exec_s, err) != GA_OK)
+		return GA_EINVAL;
+	if (t >= gp->end)
+		return GA_OK;
+	if (gp->out == NULL)
+		gp->scale = fmax(gp->scale, exec_s / 3600.0);
+	else
+	{
+		ga_format_minutes(t, ts, sizeof(ts));
+		fprintf(gp->out, "genai,%s,%.1f\n", ts, exec_s * REAL_SERVICE_PEAK / gp->scale);
+	}
+	return GA_OK;
+}
+
+static bool
+write_real_demand(const char *dir, const char *data, int64_t end, double *scale)
+{
+	static const char *const names[] = {"hour_start", "sum_exec_seconds"};
+	char		path[1100];
+	genai_pass	gp = {.end = end};
+	bool		ok;
+
+	snprintf(path, sizeof(path), "%s/genai_inference_requests_hourly.csv", data);
+	if (!read_rows(NULL, path, names, 2, genai_hour, &gp))
+		return false;
+	gp.out = open_out(dir, "demand.csv");
+	if (gp.out == NULL)
+		return false;
+	fprintf(gp.out, "service,ts,traffic\n");
+	ok = read_rows(NULL, path, names, 2, genai_hour, &gp);
+	ok &= close_out(gp.out);
+	*scale = gp.scale;
+	return ok;
+}
+
 static bool
 generate_real(const char *out, const char *data, bool stats)
 {
 	char		dir[1024];
 	char		path[1100];
-	char		line[LINE_LEN];
-	char		ts[64];
 	philly_job *pj;
 	int			np;
 	int64_t		start,
@@ -1013,8 +1102,7 @@ generate_real(const char *out, const char *data, bool stats)
 	int			best_day = -1;
 	double		best_load = -1;
 	double		scale = 0;
-	FILE	   *f,
-			   *g;
+	FILE	   *f;
 	rng			r = {REAL_SEED};
 	gen_job    *jobs;
 	int			n = 0;
@@ -1074,54 +1162,10 @@ generate_real(const char *out, const char *data, bool stats)
 	}
 	ok &= write_gpus_csv(dir, "v100", REAL_NODES, 8);
 
-	/*
-	 * Service: sum_exec_seconds / 3600 is the average number of GPUs busy
-	 * serving in the hour.  Traffic is the execution seconds scaled so the
-	 * series' highest hour needs REAL_SERVICE_PEAK GPUs; one GPU serves 3600
-	 * execution seconds an hour.
-	 */
-	snprintf(path, sizeof(path), "%s/genai_inference_requests_hourly.csv", data);
-	for (int pass = 0; pass < 2 && ok; pass++)
+	if (ok && !write_real_demand(dir, data, end, &scale))
 	{
-		f = fopen(path, "r");
-		if (f == NULL)
-		{
-			fprintf(stderr, "cannot read %s: %s\n", path, strerror(errno));
-			free(pj);
-			return false;
-		}
-		g = pass == 1 ? open_out(dir, "demand.csv") : NULL;
-		if (pass == 1 && g == NULL)
-		{
-			fclose(f);
-			free(pj);
-			return false;
-		}
-		if (g)
-			fprintf(g, "service,ts,traffic\n");
-		while (fgets(line, sizeof(line), f))
-		{
-			int64_t		t;
-			double		req,
-						exec_s;
-			char	   *c1 = strchr(line, ',');
-
-			if (c1 == NULL || sscanf(c1 + 1, "%lf,%lf", &req, &exec_s) != 2)
-				continue;
-			*c1 = '\0';
-			if (ga_parse_minutes(line, &t, NULL) != GA_OK || t >= end)
-				continue;
-			if (pass == 0)
-				scale = fmax(scale, exec_s / 3600.0);
-			else
-			{
-				ga_format_minutes(t, ts, sizeof(ts));
-				fprintf(g, "genai,%s,%.1f\n", ts, exec_s * REAL_SERVICE_PEAK / scale);
-			}
-		}
-		fclose(f);
-		if (g)
-			ok &= close_out(g);
+		free(pj);
+		return false;
 	}
 	f = open_out(dir, "services.csv");
 	if (f == NULL)

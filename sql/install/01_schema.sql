@@ -49,8 +49,16 @@ CREATE TABLE gpualloc.jobs (
 	est_hours_p90 double precision,
 	est_work_gpu_hours double precision,
 	est_method	text,
+	-- queued: waiting; booked: the allocation gives it a block and the
+	-- executor has not started it yet; running; then one of the three ends
 	status		text NOT NULL DEFAULT 'queued'
-				CHECK (status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+				CHECK (status IN ('queued', 'booked', 'running', 'succeeded', 'failed', 'cancelled')),
+	booked_at	timestamptz,
+	-- what the executor runs (a shell command line); NULL: the executor knows
+	command		text CHECK (octet_length(command) <= 8192),
+	-- runs lost to a failed GPU: how many, and their GPU-hours
+	requeues	integer NOT NULL DEFAULT 0,
+	lost_gpu_hours double precision NOT NULL DEFAULT 0,
 	started_at	timestamptz,
 	finished_at	timestamptz,
 	-- the block the job runs on: topology indexes [block_first, block_first + block_size)
@@ -62,6 +70,7 @@ CREATE TABLE gpualloc.jobs (
 	CONSTRAINT jobs_block_aligned CHECK (block_size IS NULL OR
 		(block_size > 0 AND (block_size & (block_size - 1)) = 0 AND block_first >= 0 AND block_first % block_size = 0)),
 	CONSTRAINT jobs_running_has_block CHECK (status <> 'running' OR (started_at IS NOT NULL AND block_size IS NOT NULL)),
+	CONSTRAINT jobs_booked_has_time CHECK ((status = 'booked') = (booked_at IS NOT NULL)),
 	CONSTRAINT jobs_finished_after_start CHECK (finished_at IS NULL OR started_at IS NULL OR finished_at >= started_at),
 	CONSTRAINT jobs_estimate_positive CHECK (est_work_gpu_hours IS NULL OR (est_work_gpu_hours > 0 AND est_work_gpu_hours < 'Infinity'))
 );
@@ -136,8 +145,21 @@ CREATE TABLE gpualloc.plan_blocks (
 );
 CREATE INDEX plan_blocks_plan_idx ON gpualloc.plan_blocks (plan_id);
 
+-- Every change to the allocation is one change set: a sequence number, the
+-- commit moment it took effect, and why.  Consumers read changes by sequence
+-- (gpualloc.allocation_changes) and so never miss one.
+CREATE TABLE gpualloc.allocation_commits (
+	seq			bigint PRIMARY KEY CHECK (seq > 0),
+	at			timestamptz NOT NULL,
+	reason		text NOT NULL,
+	plan_id		bigint,
+	gpus_changed integer NOT NULL
+);
+
 -- The committed allocation other systems read: a GPU, a workload, a time range.
--- The exclusion constraint makes the database refuse a GPU booked twice.
+-- A row is open (end_seq NULL, during unbounded above) while in force; the
+-- change set that began it and the one that ended it are recorded.  The
+-- exclusion constraint makes the database refuse a GPU booked twice.
 CREATE TABLE gpualloc.allocations (
 	allocation_id bigserial PRIMARY KEY,
 	gpu_id		integer NOT NULL REFERENCES gpualloc.gpus ON DELETE CASCADE,
@@ -145,12 +167,18 @@ CREATE TABLE gpualloc.allocations (
 	service_id	integer REFERENCES gpualloc.services ON DELETE CASCADE,
 	plan_id		bigint REFERENCES gpualloc.plan_runs ON DELETE SET NULL,
 	during		tstzrange NOT NULL,
+	begin_seq	bigint NOT NULL,
+	end_seq		bigint,
 	created_at	timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT allocations_open_until_ended CHECK ((end_seq IS NULL) = upper_inf(during)),
 	CONSTRAINT allocations_one_workload CHECK (num_nonnulls(job_id, service_id) = 1),
 	CONSTRAINT allocations_not_empty CHECK (NOT isempty(during)),
 	CONSTRAINT allocations_no_double_booking EXCLUDE USING gist (gpu_id WITH =, during WITH &&)
 );
 CREATE INDEX allocations_job_idx ON gpualloc.allocations (job_id) WHERE job_id IS NOT NULL;
+CREATE UNIQUE INDEX allocations_open_gpu_idx ON gpualloc.allocations (gpu_id) WHERE end_seq IS NULL;
+CREATE INDEX allocations_begin_seq_idx ON gpualloc.allocations (begin_seq);
+CREATE INDEX allocations_end_seq_idx ON gpualloc.allocations (end_seq) WHERE end_seq IS NOT NULL;
 CREATE INDEX allocations_service_idx ON gpualloc.allocations (service_id) WHERE service_id IS NOT NULL;
 
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools', '');
@@ -167,3 +195,4 @@ SELECT pg_catalog.pg_extension_config_dump('gpualloc.plan_runs_plan_id_seq', '')
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.plan_blocks', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocations', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocations_allocation_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');

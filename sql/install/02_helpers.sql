@@ -27,6 +27,44 @@ BEGIN
 END
 $$;
 
+-- A gpualloc setting as text, or its default when the library is not loaded
+-- in this session yet (its GUCs are defined when it loads).
+CREATE FUNCTION gpualloc._setting(setting text, fallback text) RETURNS text
+LANGUAGE sql STABLE
+AS $$ SELECT coalesce(nullif(pg_catalog.current_setting(setting, true), ''), fallback) $$;
+
+-- Executors report what really happens to jobs: members of
+-- gpualloc_executor, and admins.
+CREATE FUNCTION gpualloc._is_executor() RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+	SELECT gpualloc._is_admin() OR pg_has_role(gpualloc.caller_role(), 'gpualloc_executor', 'MEMBER')
+$$;
+
+CREATE FUNCTION gpualloc._require_executor(action text) RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	IF NOT gpualloc._is_executor() THEN
+		RAISE EXCEPTION 'permission denied to %', action
+			USING ERRCODE = 'insufficient_privilege',
+				  HINT = 'Only members of gpualloc_executor or gpualloc_admin may do this.';
+	END IF;
+END
+$$;
+
+-- A free-text field (a reason, a message) of bounded length.
+CREATE FUNCTION gpualloc._check_reason(field text, value text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF octet_length(value) > 1000 THEN
+		RAISE EXCEPTION '% is % bytes; at most 1000 are kept', field, octet_length(value)
+			USING ERRCODE = 'string_data_right_truncation';
+	END IF;
+END
+$$;
+
 -- A caller may act for a tenant when it is an admin or a member of the
 -- tenant's role.
 CREATE FUNCTION gpualloc._can_act_for(tenant name) RETURNS boolean
@@ -104,16 +142,18 @@ BEGIN
 END
 $$;
 
--- Lock and return a job the caller may act on.  Another tenant's job is
--- reported as missing, so its existence does not leak.
-CREATE FUNCTION gpualloc._job_for_update(p_job_id bigint) RETURNS gpualloc.jobs
+-- Lock and return a job the caller may act on: its tenant's members and
+-- admins, and executors when as_executor.  Another tenant's job is reported
+-- as missing, so its existence does not leak.
+CREATE FUNCTION gpualloc._job_for_update(p_job_id bigint, as_executor boolean DEFAULT false)
+RETURNS gpualloc.jobs
 LANGUAGE plpgsql
 AS $$
 DECLARE
 	j gpualloc.jobs;
 BEGIN
 	SELECT * INTO j FROM gpualloc.jobs WHERE job_id = p_job_id FOR UPDATE;
-	IF NOT FOUND OR NOT gpualloc._can_act_for(j.tenant) THEN
+	IF NOT FOUND OR NOT (gpualloc._can_act_for(j.tenant) OR (as_executor AND gpualloc._is_executor())) THEN
 		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
 			USING ERRCODE = 'undefined_object';
 	END IF;

@@ -2,6 +2,9 @@
 --   gpualloc_admin      runs the cluster: every function, every table.
 --   gpualloc_submitter  submits and cancels its tenants' jobs and reads them
 --                       (row-level security on gpualloc.jobs).
+--   gpualloc_executor   reads the allocation and its change feed, and reports
+--                       what really happens to jobs: job_started,
+--                       job_finished, job_rejected.
 --   gpualloc_reader     reads the views, nothing else.
 -- Roles are cluster-wide, so they are created only when missing and outlive
 -- the extension.
@@ -9,7 +12,7 @@ DO $$
 DECLARE
 	r text;
 BEGIN
-	FOREACH r IN ARRAY ARRAY['gpualloc_admin', 'gpualloc_submitter', 'gpualloc_reader'] LOOP
+	FOREACH r IN ARRAY ARRAY['gpualloc_admin', 'gpualloc_submitter', 'gpualloc_executor', 'gpualloc_reader'] LOOP
 		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
 			EXECUTE format('CREATE ROLE %I NOLOGIN', r);
 		END IF;
@@ -17,9 +20,9 @@ BEGIN
 END
 $$;
 
-GRANT gpualloc_submitter, gpualloc_reader TO gpualloc_admin;
+GRANT gpualloc_submitter, gpualloc_executor, gpualloc_reader TO gpualloc_admin;
 
-GRANT USAGE ON SCHEMA gpualloc TO gpualloc_admin, gpualloc_submitter, gpualloc_reader;
+GRANT USAGE ON SCHEMA gpualloc TO gpualloc_admin, gpualloc_submitter, gpualloc_executor, gpualloc_reader;
 
 -- Nothing is callable by PUBLIC unless granted below.
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc FROM PUBLIC;
@@ -32,14 +35,26 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 GRANT SELECT ON gpualloc.jobs, gpualloc.pools TO gpualloc_submitter;
 GRANT EXECUTE ON FUNCTION
 	gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name,
-						timestamptz, timestamptz, double precision),
+						timestamptz, timestamptz, double precision, text),
 	gpualloc.cancel_job(bigint, text),
 	gpualloc.estimate_job(text, jsonb, integer, text),
 	gpualloc.caller_role()
 TO gpualloc_submitter;
 
+-- Executors: the allocation, its change feed and the job reports.
+GRANT SELECT ON gpualloc.current_allocation, gpualloc.executor_work TO gpualloc_executor;
+GRANT EXECUTE ON FUNCTION
+	gpualloc.allocation_seq(),
+	gpualloc.allocation_changes(bigint),
+	gpualloc.job_started(bigint, integer, integer, timestamptz),
+	gpualloc.job_finished(bigint, boolean, timestamptz, text),
+	gpualloc.job_rejected(bigint, text),
+	gpualloc.caller_role()
+TO gpualloc_executor;
+
 -- Readers: the views only.
 GRANT SELECT ON gpualloc.current_allocation, gpualloc.queue TO gpualloc_reader;
+GRANT EXECUTE ON FUNCTION gpualloc.allocation_seq(), gpualloc.allocation_changes(bigint) TO gpualloc_reader;
 GRANT SELECT ON gpualloc.utilization_hourly, gpualloc.tenant_value_hourly, gpualloc.service_coverage_hourly,
 	gpualloc.queue_plan, gpualloc.plan_history TO gpualloc_reader;
 GRANT EXECUTE ON FUNCTION gpualloc.utilization(timestamptz, timestamptz),

@@ -27,6 +27,14 @@ int			gpualloc_half_life_minutes = 12 * 60;
 int			gpualloc_solver_time_limit_ms = 10000;
 double		gpualloc_demand_quantile = GA_DEMAND_QUANTILE_DEFAULT;
 char	   *gpualloc_database = NULL;
+int			gpualloc_booking_timeout_s = 600;
+int			gpualloc_on_gpu_failure = GA_ON_GPU_FAILURE_REQUEUE;
+
+static const struct config_enum_entry on_gpu_failure_options[] = {
+	{"requeue", GA_ON_GPU_FAILURE_REQUEUE, false},
+	{"fail", GA_ON_GPU_FAILURE_FAIL, false},
+	{NULL, 0, false}
+};
 
 /* The demand forecaster works in hours: a step must divide an hour. */
 static bool
@@ -50,6 +58,21 @@ check_horizon(int *newval, void **extra, GucSource source)
 		return false;
 	}
 	return true;
+}
+
+static void
+define_operation_gucs(void)
+{
+	DefineCustomIntVariable("gpualloc.booking_timeout",
+							"How long a booked job may wait for its executor to start it.",
+							"A booking not started within it is released and the job planned again.",
+							&gpualloc_booking_timeout_s, 600, 10, 7 * 24 * 3600,
+							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpualloc.on_gpu_failure",
+							 "What happens to a running job whose GPU goes down.",
+							 "requeue: back to the queue, its lost run counted; fail: the job fails.",
+							 &gpualloc_on_gpu_failure, GA_ON_GPU_FAILURE_REQUEUE, on_gpu_failure_options,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 }
 
 static void
@@ -82,6 +105,7 @@ void
 _PG_init(void)
 {
 	define_planning_gucs();
+	define_operation_gucs();
 	if (process_shared_preload_libraries_in_progress)
 		ga_worker_register();
 	MarkGUCPrefixReserved("gpualloc");

@@ -19,6 +19,11 @@ extern int	gpualloc_half_life_minutes;
 extern int	gpualloc_solver_time_limit_ms;
 extern double gpualloc_demand_quantile;
 extern char *gpualloc_database;
+extern int	gpualloc_booking_timeout_s;
+extern int	gpualloc_on_gpu_failure;
+
+#define GA_ON_GPU_FAILURE_REQUEUE 0
+#define GA_ON_GPU_FAILURE_FAIL 1
 
 #define USECS_PER_MINUTE INT64CONST(60000000)
 
@@ -76,8 +81,7 @@ extern int64 ga_store_plan_run(const char *mode, const char *trigger);
 extern void ga_store_plan_result(int64 plan_id, GaBuild *build, const ga_plan *plan,
 								 const char *status, const char *message);
 extern void ga_store_plan_failure(int64 plan_id, GaBuild *build, const char *message);
-extern int	ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan,
-								   TimestampTz now);
+extern int	ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan);
 
 /* replan.c: one planning run inside the caller's SPI connection */
 typedef struct GaReplanResult

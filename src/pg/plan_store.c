@@ -275,17 +275,16 @@ ga_store_plan_result(int64 plan_id, GaBuild *build, const ga_plan *plan,
 }
 
 /*
- * Make the committed allocation match step 0 of the plan.  Committed rows are
- * open-ended: a GPU's workload stays in force until a later plan changes it,
- * so a planner that stops or fails never leaves a GPU unassigned.  A GPU that
- * keeps its workload keeps its row; a service GPU whose workload changes has
- * its row cut at now and a new open row begins.  Job rows are never cut here:
- * committed jobs are pinned by the plan, and a disagreement would be refused
- * by the exclusion constraint.  Returns the number of GPUs whose workload changed and queues
- * the NOTIFY, delivered at commit.
+ * Make the committed allocation match step 0 of the plan, through the one
+ * commit path (gpualloc._commit_plan_step): under the commit lock it re-reads
+ * the jobs and GPUs and writes around whatever changed while the plan was
+ * solved, at the commit moment.  Committed rows are open-ended: a GPU's
+ * workload stays in force until a later change, so a planner that stops or
+ * fails never leaves a GPU unassigned.  Returns the number of GPUs whose
+ * workload changed; the NOTIFY is queued by the commit path.
  */
 int
-ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan, TimestampTz now)
+ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan)
 {
 	ga_problem *p = build->problem;
 	int			n = 0;
@@ -294,10 +293,10 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan, Times
 	bool	   *job_null = palloc(sizeof(bool) * (p->n_gpus + 1));
 	Datum	   *svc = palloc(sizeof(Datum) * (p->n_gpus + 1));
 	bool	   *svc_null = palloc(sizeof(bool) * (p->n_gpus + 1));
+	Datum	   *known = palloc(sizeof(Datum) * (p->n_jobs + 1));
 	Datum		args[5];
-	Oid			types[5] = {INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, INT8OID};
+	Oid			types[5] = {INT8OID, INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
 	bool		isnull;
-	int			changed;
 
 	for (int g = 0; g < p->n_gpus; g++)
 	{
@@ -312,72 +311,13 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan, Times
 		svc[n] = Int32GetDatum(svc_null[n] ? 0 : (int32) p->services[w - p->n_jobs].id);
 		n++;
 	}
-	args[0] = int_array(gpu, NULL, n, INT4OID);
-	args[1] = int_array(job, job_null, n, INT8OID);
-	args[2] = int_array(svc, svc_null, n, INT4OID);
-	args[3] = TimestampTzGetDatum(now);
-	args[4] = Int64GetDatum(plan_id);
-
-	/* submit_job's fast path books blocks too: one booker at a time */
-	{
-		Datum		key = Int64GetDatum(GPUALLOC_COMMIT_LOCK_KEY);
-		Oid			key_type = INT8OID;
-
-		run_write("SELECT pg_advisory_xact_lock($1)", 1, &key_type, &key, NULL, SPI_OK_SELECT);
-	}
-
-#define DESIRED "WITH desired AS (SELECT * FROM unnest($1, $2, $3) AS d(gpu_id, job_id, service_id)) "
-#define DIFFERS "(a.job_id IS DISTINCT FROM d.job_id OR a.service_id IS DISTINCT FROM d.service_id)"
-
-	run_write(DESIRED
-			  "SELECT count(*) FROM desired d "
-			  "LEFT JOIN gpualloc.allocations a ON a.gpu_id = d.gpu_id AND upper_inf(a.during) "
-			  "WHERE " DIFFERS, 5, types, args, NULL, SPI_OK_SELECT);
-	changed = (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-
-	/*
-	 * Only service rows are ever cut: a job's block, once committed, is where
-	 * the executor starts it, so the planner pins it until it ends.
-	 */
-	run_write(DESIRED
-			  "UPDATE gpualloc.allocations a SET during = tstzrange(lower(a.during), $4) "
-			  "FROM desired d WHERE a.gpu_id = d.gpu_id AND upper_inf(a.during) AND lower(a.during) < $4 "
-			  "  AND a.service_id IS NOT NULL AND " DIFFERS,
-			  5, types, args, NULL, SPI_OK_UPDATE);
-	run_write(DESIRED
-			  "DELETE FROM gpualloc.allocations a USING desired d "
-			  "WHERE a.gpu_id = d.gpu_id AND upper_inf(a.during) AND lower(a.during) >= $4 "
-			  "  AND a.service_id IS NOT NULL AND " DIFFERS,
-			  5, types, args, NULL, SPI_OK_DELETE);
-	/* services take every planned GPU that has no row in force */
-	run_write(DESIRED
-			  "INSERT INTO gpualloc.allocations (gpu_id, service_id, plan_id, during) "
-			  "SELECT d.gpu_id, d.service_id, $5, tstzrange($4, NULL) FROM desired d "
-			  "WHERE d.service_id IS NOT NULL "
-			  "  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a "
-			  "                  WHERE a.gpu_id = d.gpu_id AND upper_inf(a.during))",
-			  5, types, args, NULL, SPI_OK_INSERT);
-	/*
-	 * A job starting now gets its whole block or waits for the next run: a
-	 * block a concurrent submit booked after this plan was read stays theirs.
-	 */
-	run_write(DESIRED
-			  "INSERT INTO gpualloc.allocations (gpu_id, job_id, plan_id, during) "
-			  "SELECT d.gpu_id, d.job_id, $5, tstzrange($4, NULL) FROM desired d "
-			  "WHERE d.job_id IS NOT NULL "
-			  "  AND NOT EXISTS (SELECT 1 FROM desired d2 JOIN gpualloc.allocations a "
-			  "                    ON a.gpu_id = d2.gpu_id AND upper_inf(a.during) "
-			  "                  WHERE d2.job_id = d.job_id)",
-			  5, types, args, NULL, SPI_OK_INSERT);
-
-	/* JSON built by the server, so the timestamp is ISO 8601 whatever DateStyle says */
-	{
-		Datum		nargs[3] = {Int64GetDatum(plan_id), TimestampTzGetDatum(build->plan_start),
-		Int32GetDatum(changed)};
-		Oid			ntypes[3] = {INT8OID, TIMESTAMPTZOID, INT4OID};
-
-		run_write("SELECT pg_notify('gpualloc', json_build_object('plan_id', $1, 'step_start', $2, "
-				  "'gpus_changed', $3)::text)", 3, ntypes, nargs, NULL, SPI_OK_SELECT);
-	}
-	return changed;
+	for (int j = 0; j < p->n_jobs; j++)
+		known[j] = Int64GetDatum(p->jobs[j].id);
+	args[0] = Int64GetDatum(plan_id);
+	args[1] = int_array(gpu, NULL, n, INT4OID);
+	args[2] = int_array(job, job_null, n, INT8OID);
+	args[3] = int_array(svc, svc_null, n, INT4OID);
+	args[4] = int_array(known, NULL, p->n_jobs, INT8OID);
+	run_write("SELECT gpualloc._commit_plan_step($1, $2, $3, $4, $5)", 5, types, args, NULL, SPI_OK_SELECT);
+	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }

@@ -154,22 +154,18 @@ load_gpus(GaBuild *build)
 }
 
 /*
- * Queued and running jobs.  A queued job that already holds a block in force
- * (committed by an earlier plan or by submit_job's fast path) is pinned there
- * like a running one: the executor may be starting it on that block.
+ * Queued, booked and running jobs.  Only running jobs are pinned: a booked
+ * job has not started, so every plan places it afresh (on the same block
+ * when that is still best); the commit path moves or releases its booking
+ * only while it is still booked, so an executor's start always wins.
  */
 #define JOBS_SQL \
 	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
-	"       j.status = 'running' OR b.size IS NOT NULL, coalesce(j.started_at, b.since), " \
-	"       coalesce(j.block_first, b.first), coalesce(j.block_size, b.size) " \
-	"FROM gpualloc.jobs j LEFT JOIN LATERAL ( " \
-	"  SELECT min(g.node * p.node_size + g.slot) AS first, count(*)::integer AS size, " \
-	"         min(lower(a.during)) AS since " \
-	"  FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id) JOIN gpualloc.pools p USING (pool_id) " \
-	"  WHERE a.job_id = j.job_id AND upper_inf(a.during) HAVING count(*) > 0) b ON j.status = 'queued' " \
-	"WHERE j.status IN ('queued', 'running') " \
-	"  AND (j.status = 'running' OR b.size IS NOT NULL OR j.est_work_gpu_hours IS NOT NULL) " \
+	"       j.status = 'running', j.started_at, j.block_first, j.block_size " \
+	"FROM gpualloc.jobs j " \
+	"WHERE j.status IN ('queued', 'booked', 'running') " \
+	"  AND (j.status = 'running' OR j.est_work_gpu_hours IS NOT NULL) " \
 	"ORDER BY j.job_id"
 
 static void
@@ -252,8 +248,11 @@ load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now)
 	int			n = 0;
 	ga_error	err;
 
-	run_query("SELECT a.gpu_id, upper_inf(a.during) AND lower(a.during) <= $2 "
-			  "FROM gpualloc.allocations a WHERE a.service_id = $1", 2, types, args);
+	/* the open rows, and the latest ended one to tell "held none" from "never held" */
+	run_query("SELECT a.gpu_id, a.end_seq IS NULL AND pg_catalog.lower(a.during) <= $2 "
+			  "FROM gpualloc.allocations a WHERE a.service_id = $1 AND (a.end_seq IS NULL "
+			  "  OR a.allocation_id = (SELECT pg_catalog.max(b.allocation_id) FROM gpualloc.allocations b "
+			  "                        WHERE b.service_id = $1))", 2, types, args);
 	if (SPI_processed == 0)
 		return;					/* first plan for this service */
 	held = palloc(sizeof(int) * (SPI_processed + 1));
@@ -340,7 +339,7 @@ ga_build_problem(TimestampTz now)
 	n_jobs = count_rows("SELECT count(*) FROM (" JOBS_SQL ") j");
 	n_services = count_rows("SELECT count(*) FROM gpualloc.services");
 	build->jobs_without_estimate =
-		count_rows("SELECT count(*) FROM gpualloc.jobs WHERE status = 'queued' AND est_work_gpu_hours IS NULL");
+		count_rows("SELECT count(*) FROM gpualloc.jobs WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL");
 
 	build->problem = ga_problem_create(n_pools, n_gpus, n_jobs, n_services, &params);
 	if (build->problem == NULL)

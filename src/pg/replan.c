@@ -12,6 +12,7 @@
 
 #include <math.h>
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -73,6 +74,15 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 	GaBuild    *build;
 	char		why[GA_ERROR_MESSAGE_LEN * 2];
 
+	/*
+	 * The commit re-reads under its lock what changed during the solve; a
+	 * transaction snapshot would hide it.
+	 */
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("gpualloc.replan() runs only in READ COMMITTED transactions"),
+				 errhint("Call it outside an explicit REPEATABLE READ or SERIALIZABLE transaction.")));
 	if (!take_planner_lock(wait_for_lock))
 		return false;
 	build = ga_build_problem(now);
@@ -102,7 +112,7 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 		snprintf(r->message, sizeof(r->message), "%d queued jobs have no work estimate and were not planned",
 				 build->jobs_without_estimate);
 	ga_store_plan_result(r->plan_id, build, r->plan, r->status, r->message[0] ? r->message : NULL);
-	r->gpus_changed = ga_commit_current_step(r->plan_id, build, r->plan, now);
+	r->gpus_changed = ga_commit_current_step(r->plan_id, build, r->plan);
 	return true;
 }
 

@@ -39,6 +39,9 @@ PG_FUNCTION_INFO_V1(gpualloc_request_replan);
 /* How soon the worker looks again for an extension not yet installed. */
 #define EXTENSION_RECHECK_MS 10000
 
+/* How often expired bookings are looked for between runs. */
+#define HOUSEKEEPING_MS 5000
+
 bool		gpualloc_enabled = true;
 int			gpualloc_replan_interval_s = 30 * 60;
 int			gpualloc_replan_debounce_s = 10;
@@ -149,14 +152,76 @@ detach_from_shared(int code, Datum arg)
 		ga_shared->worker_pgprocno = -1;
 }
 
-/* Refresh estimates, then plan; both inside the caller's transaction. */
+static bool
+extension_installed(void)
+{
+	bool		installed;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	installed = OidIsValid(get_extension_oid("gpualloc", true));
+	CommitTransactionCommand();
+	return installed;
+}
+
+/* Plan inside the caller's transaction. */
 static void
 plan_once(GaReplanResult *r)
 {
-	if (SPI_execute("SELECT gpualloc._refresh_estimates()", false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "gpualloc: could not refresh job estimates");
 	if (!ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, r))
 		elog(LOG, "gpualloc planner: another planner is running; skipping this run");
+}
+
+/*
+ * Run one housekeeping statement returning a count in a transaction of its
+ * own, so the row locks it takes are not held through a solve (a cancel
+ * waiting on them would wait for the whole plan).  A failure is logged and
+ * counts as 0: the next tick tries again.
+ */
+static int64
+housekeeping(const char *sql, MemoryContext run_ctx)
+{
+	int64		n = 0;
+
+	PG_TRY();
+	{
+		bool		isnull;
+
+		SetCurrentStatementStartTimestamp();
+		StartTransactionCommand();
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pgstat_report_activity(STATE_RUNNING, sql);
+		if (SPI_execute(sql, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "gpualloc: housekeeping failed: %s", sql);
+		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		SPI_finish();
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(run_ctx);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		ereport(LOG, (errmsg("gpualloc planner: %s failed: %s", sql, edata->message)));
+		n = 0;
+	}
+	PG_END_TRY();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	return n;
+}
+
+/* Bookings past gpualloc.booking_timeout go back to the queue. */
+static int64
+expire_bookings(MemoryContext run_ctx)
+{
+	if (RecoveryInProgress() || !extension_installed())
+		return 0;
+	return housekeeping("SELECT gpualloc._expire_bookings()::bigint", run_ctx);
 }
 
 static void
@@ -177,17 +242,6 @@ record_failure(const char *message)
 	CommitTransactionCommand();
 }
 
-static bool
-extension_installed(void)
-{
-	bool		installed;
-
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	installed = OidIsValid(get_extension_oid("gpualloc", true));
-	CommitTransactionCommand();
-	return installed;
-}
 
 /*
  * One run in its own transaction; false when there was nothing to plan in
@@ -202,6 +256,8 @@ run_once(MemoryContext run_ctx)
 
 	if (RecoveryInProgress() || !extension_installed())
 		return false;
+	(void) housekeeping("SELECT gpualloc._refresh_estimates()::bigint", run_ctx);
+	(void) expire_bookings(run_ctx);
 	PG_TRY();
 	{
 		SetCurrentStatementStartTimestamp();
@@ -257,6 +313,7 @@ gpualloc_worker_main(Datum arg)
 	MemoryContext run_ctx;
 	TimestampTz last_run = 0;
 	TimestampTz woken_at = 0;
+	TimestampTz next_housekeeping = 0;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -279,7 +336,7 @@ gpualloc_worker_main(Datum arg)
 		if (ga_shared != NULL && pg_atomic_exchange_u32(&ga_shared->wake_requested, 0) != 0 &&
 			woken_at == 0)
 			woken_at = GetCurrentTimestamp();
-		wait_ms = ms_until_next_run(last_run, woken_at);
+		wait_ms = Min(ms_until_next_run(last_run, woken_at), HOUSEKEEPING_MS);
 		if (wait_ms > 0)
 		{
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -291,6 +348,15 @@ gpualloc_worker_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (gpualloc_enabled && GetCurrentTimestamp() >= next_housekeeping)
+		{
+			next_housekeeping = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), HOUSEKEEPING_MS);
+			MemoryContextReset(run_ctx);
+			MemoryContextSwitchTo(run_ctx);
+			if (expire_bookings(run_ctx) > 0 && woken_at == 0)
+				woken_at = GetCurrentTimestamp();
+			MemoryContextSwitchTo(TopMemoryContext);
 		}
 		if (ms_until_next_run(last_run, woken_at) > 0)
 			continue;

@@ -178,38 +178,3 @@ TEST(scenario_missing_directory_is_an_error)
 	CHECK(ga_scenario_read("/nonexistent/gpualloc", &err) == NULL);
 	CHECK_STR_CONTAINS(err.message, "/nonexistent/gpualloc/scenario.csv");
 }
-
-TEST(scenario_parses_times)
-{
-	int64_t		m;
-
-	CHECK_INT_EQ(ga_parse_minutes("1970-01-01 00:00", &m, NULL), GA_OK);
-	CHECK_INT_EQ(m, 0);
-	CHECK_INT_EQ(ga_parse_minutes("2024-03-01T10:30:00", &m, NULL), GA_OK);
-	/* 2024-03-01 is day 19783 since the epoch */
-	CHECK_INT_EQ(m, (19783LL * 24 + 10) * 60 + 30);
-	CHECK_INT_EQ(ga_parse_minutes("2024-03-01 25:00", &m, NULL), GA_EINVAL);
-	CHECK_INT_EQ(ga_parse_minutes("2024-03-01 10:00 junk", &m, NULL), GA_EINVAL);
-}
-
-TEST(scenario_formats_times_it_parses)
-{
-	char		buf[32];
-	int64_t		m;
-
-	ga_format_minutes((19783LL * 24 + 10) * 60 + 30, buf, sizeof(buf));
-	CHECK_MSG(strcmp(buf, "2024-03-01 10:30") == 0, "got %s", buf);
-	ga_format_minutes(0, buf, sizeof(buf));
-	CHECK_MSG(strcmp(buf, "1970-01-01 00:00") == 0, "got %s", buf);
-	/* every 7 hours and 13 minutes over 60 years, leap days included */
-	for (int64_t t = 0; t < 60LL * 366 * 1440; t += 433)
-	{
-		ga_format_minutes(t, buf, sizeof(buf));
-		if (ga_parse_minutes(buf, &m, NULL) != GA_OK || m != t)
-		{
-			CHECK_MSG(false, "%lld formats as %s, which parses back as %lld",
-					  (long long) t, buf, (long long) m);
-			break;
-		}
-	}
-}

@@ -121,15 +121,6 @@ ga_demand_model_last_hour(const ga_demand_model *model)
 	return model->n_observed ? model->last_hour : -1;
 }
 
-int
-ga_hour_of_week(int64_t hour)
-{
-	/* 1970-01-01 was a Thursday: Monday 00:00 lies 72 hours earlier. */
-	int64_t		b = (hour + 72) % GA_WEEK_HOURS;
-
-	return (int) (b < 0 ? b + GA_WEEK_HOURS : b);
-}
-
 static int
 slot(int64_t hour)
 {
@@ -603,25 +594,6 @@ read_digits(const char **s, int n, int *out)
 }
 
 static bool
-is_leap(int y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-/* Days from 1970-01-01 to a date of year 1970 or later. */
-static int64_t
-days_since_epoch(int y, int m, int d)
-{
-	static const int before_month[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-	int64_t		days = 0;
-
-	for (int year = 1970; year < y; year++)
-		days += is_leap(year) ? 366 : 365;
-	days += before_month[m - 1] + (m > 2 && is_leap(y)) + d - 1;
-	return days;
-}
-
-static bool
 expect_char(const char **s, const char *allowed)
 {
 	if (**s == '\0' || strchr(allowed, **s) == NULL)
@@ -651,6 +623,6 @@ ga_parse_hour(const char *text, int64_t *hour, ga_error *err)
 		return ga_error_set(err, GA_EINVAL,
 							"timestamp \"%s\" must be YYYY-MM-DD HH:00 (UTC, whole hours)",
 							text ? text : "(null)");
-	*hour = days_since_epoch(y, mo, d) * 24 + h;
+	*hour = ga_civil_days(y, mo, d) * 24 + h;
 	return GA_OK;
 }

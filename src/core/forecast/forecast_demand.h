@@ -38,9 +38,8 @@
 #ifndef GPUALLOC_FORECAST_DEMAND_H
 #define GPUALLOC_FORECAST_DEMAND_H
 
-#include "model/common.h"
-
-#define GA_WEEK_HOURS 168
+/* GA_WEEK_HOURS and ga_hour_of_week, the profile's buckets */
+#include "model/calendar.h"
 
 #define GA_DEMAND_MAX_PROFILES 4
 
@@ -130,9 +129,6 @@ ga_status	ga_demand_forecast(const ga_demand_model *model, int64_t from_hour,
  * step, and out never exceeds max(q).  in and out may be the same array.
  */
 void		ga_churn_shape(const int *q, int n, int churn_limit, int *out);
-
-/* Hour of week (Monday 00:00 = 0) of an hour index. */
-int			ga_hour_of_week(int64_t hour);
 
 /*
  * Parse "YYYY-MM-DD HH:MM" (UTC; "T" also accepted as separator, minutes

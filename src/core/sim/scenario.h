@@ -3,7 +3,8 @@
  * format described in docs/model.md, Scenario format (scenario.csv, gpus.csv, services.csv, demand.csv,
  * jobs.csv and optionally history.csv).
  *
- * Times are kept as whole minutes since 1970-01-01 00:00 UTC.  Columns a
+ * Times are kept as whole minutes since 1970-01-01 00:00 UTC, the count
+ * of model/calendar.h, which parses and formats them.  Columns a
  * file does not need are ignored, so tools may add their own.  Every error
  * names the file, the line and, where one is at fault, the column.
  *
@@ -88,12 +89,6 @@ void		ga_scenario_destroy(ga_scenario *scn);
 
 /* Steps of the evaluation window (whole steps only). */
 int			ga_scenario_steps(const ga_scenario *scn);
-
-/* Minutes since the epoch of "YYYY-MM-DD HH:MM" (or with "T", ":SS"). */
-ga_status	ga_parse_minutes(const char *text, int64_t *minutes, ga_error *err);
-
-/* "YYYY-MM-DD HH:MM" of minutes since the epoch, the format's own form. */
-void		ga_format_minutes(int64_t minutes, char *buf, size_t len);
 
 /*
  * True demand of service s in GPUs over the step starting at minute t:

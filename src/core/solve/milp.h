@@ -7,6 +7,12 @@
  * solver did, for benchmarks and tests, and a fault-injection switch used
  * by the tests to prove that GLPK's internal errors are contained.
  *
+ * The implementation is one file per concept, sharing milp_internal.h:
+ * milp_model.c (the model's columns and rows, and the bounds that need no
+ * search), milp_occupancy.c (bitsets of taken (GPU, step) cells),
+ * milp_map.c (an aggregate schedule mapped onto aligned GPU blocks) and
+ * milp_search.c (the GLPK run and the entry points).
+ *
  * GLPK ownership: every call builds its own GLPK objects and releases all of
  * GLPK's memory (glp_free_env) before it returns, on every path.  No GLPK
  * object may therefore live across a call into this module; the core has no

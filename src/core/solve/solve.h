@@ -3,9 +3,10 @@
  *
  *   fast  (heuristic.c): constructive, legal by construction, deterministic;
  *         improves its grid while options->time_limit_ms lasts (default 1 ms).
- *   full  (milp.c): the time-indexed MILP in GLPK, warm-started with the fast
- *         grid, under options->time_limit_ms; never worse than fast; reports
- *         the LP-relaxation bound and the gap.
+ *   full  (milp.h; milp_model.c, milp_map.c, milp_search.c): the
+ *         time-indexed MILP in GLPK, warm-started with the fast grid, under
+ *         options->time_limit_ms; never worse than fast; reports the
+ *         LP-relaxation bound and the gap.
  *
  * Every function returns GA_OK and a plan the caller destroys, or an error
  * code with a message; on error *out is NULL and nothing leaks.

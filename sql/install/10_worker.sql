@@ -97,7 +97,7 @@ BEGIN
 		WHERE g.pool_id = j.pool_id AND g.state = 'up'
 		UNION
 		SELECT g.node * p.node_size + g.slot FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
-		WHERE g.pool_id = j.pool_id AND a.during && tstzrange(now(), NULL)
+		WHERE g.pool_id = j.pool_id AND a.end_seq IS NULL
 		UNION
 		SELECT generate_series(b.gpu_first, b.gpu_first + b.gpu_count - 1) FROM gpualloc.plan_blocks b
 		WHERE b.plan_id = l.plan_id AND b.pool_id = j.pool_id
@@ -133,7 +133,7 @@ BEGIN
 	IF b.size IS NULL THEN
 		RETURN NULL;
 	END IF;
-	PERFORM pg_advisory_xact_lock(1735423330);	-- GPUALLOC_COMMIT_LOCK_KEY
+	PERFORM gpualloc._commit_lock();
 	b := gpualloc._free_block_now(j);
 	IF b.size IS NULL THEN
 		RETURN NULL;
@@ -142,13 +142,10 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
-	INSERT INTO gpualloc.allocations (gpu_id, job_id, during)
-	SELECT g.gpu_id, j.job_id, tstzrange(now(), NULL)
+	PERFORM gpualloc._allocations_set(pg_catalog.array_agg(g.gpu_id), pg_catalog.array_agg(j.job_id), '{}', 'submit')
 	FROM gpualloc.gpus g
 	WHERE g.pool_id = j.pool_id
 	  AND g.node * p.node_size + g.slot >= b.first AND g.node * p.node_size + g.slot < b.first + b.size;
-	PERFORM pg_notify('gpualloc', json_build_object('job_id', j.job_id, 'step_start', now(),
-													'gpus_changed', b.size, 'fast_path', true)::text);
 	RETURN b.first;
 END
 $$;

@@ -228,22 +228,24 @@ WITH latest AS (
 )
 SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submitted_at,
 	   q.not_before, q.deadline, q.est_work_gpu_hours,
-	   CASE WHEN q.status = 'running' THEN q.block_size ELSE p.gpus END AS gpus,
-	   CASE WHEN q.status = 'running' THEN q.block_first ELSE p.block_first END AS block_first,
-	   CASE WHEN q.status = 'running' THEN q.started_at ELSE p.planned_start END AS planned_start,
-	   CASE WHEN q.status = 'running' THEN q.est_finish
+	   CASE WHEN q.status IN ('running', 'booked') THEN q.block_size ELSE p.gpus END AS gpus,
+	   CASE WHEN q.status IN ('running', 'booked') THEN q.block_first ELSE p.block_first END AS block_first,
+	   CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
+			ELSE p.planned_start END AS planned_start,
+	   CASE WHEN q.status IN ('running', 'booked') THEN q.est_finish
 			WHEN p.planned_start IS NOT NULL AND q.est_work_gpu_hours IS NOT NULL
 			THEN p.planned_start + make_interval(secs => 3600 * q.est_work_gpu_hours / p.gpus)
 	   END AS est_finish,
-	   CASE WHEN q.status = 'queued' THEN now() - q.submitted_at END AS waiting,
+	   CASE WHEN q.status IN ('queued', 'booked') THEN now() - q.submitted_at END AS waiting,
 	   q.deadline IS NOT NULL AND p.planned_start IS NOT NULL AND q.est_work_gpu_hours IS NOT NULL
 		   AND p.planned_start + make_interval(secs => 3600 * q.est_work_gpu_hours / p.gpus) > q.deadline
 		   AS misses_deadline,
 	   p.plan_id
 FROM gpualloc.queue q
 LEFT JOIN planned p ON p.job_id = q.job_id
-ORDER BY q.status DESC, coalesce(CASE WHEN q.status = 'running' THEN q.started_at ELSE p.planned_start END,
-								 'infinity'), q.priority DESC, q.job_id;
+ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
+		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
+					   ELSE p.planned_start END, 'infinity'), q.priority DESC, q.job_id;
 
 -- Plan runs: how long they took, how far from optimal, what they placed.
 CREATE VIEW gpualloc.plan_history AS

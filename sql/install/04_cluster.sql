@@ -35,8 +35,8 @@ DECLARE
 BEGIN
 	PERFORM gpualloc._require_admin('remove a pool');
 	p := gpualloc._pool(name);
-	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.pool_id = p.pool_id AND j.status IN ('queued', 'running')) THEN
-		RAISE EXCEPTION 'pool "%" still has queued or running jobs', name
+	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.pool_id = p.pool_id AND j.status IN ('queued', 'booked', 'running')) THEN
+		RAISE EXCEPTION 'pool "%" still has queued, booked or running jobs', name
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  HINT = 'Cancel or finish them first.';
 	END IF;
@@ -113,8 +113,8 @@ DECLARE
 BEGIN
 	PERFORM gpualloc._require_admin('remove a GPU');
 	g := gpualloc._gpu(pool, node, slot);
-	IF EXISTS (SELECT 1 FROM gpualloc.allocations a
-			   WHERE a.gpu_id = g.gpu_id AND (upper_inf(a.during) OR upper(a.during) > now())) THEN
+	PERFORM gpualloc._commit_lock();
+	IF EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL) THEN
 		RAISE EXCEPTION 'GPU node % slot % of pool "%" is allocated now or later', node, slot, pool
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  HINT = 'Drain it with gpualloc.drain_gpu() and remove it once its work has finished.';
@@ -136,8 +136,59 @@ BEGIN
 		RAISE EXCEPTION 'state must be one of up, drain, down; got %', coalesce(state, 'NULL')
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	PERFORM gpualloc._commit_lock();
 	UPDATE gpualloc.gpus SET state = set_gpu_state.state, state_changed_at = now()
 	WHERE gpu_id = g.gpu_id AND gpus.state IS DISTINCT FROM set_gpu_state.state;
+	IF state = 'down' THEN
+		PERFORM gpualloc._gpu_failed(g.gpu_id);
+	END IF;
+END
+$$;
+
+-- A GPU went down: a service's row on it ends; a job booked on it loses its
+-- booking and goes back to the queue; a job running on it is handled by
+-- gpualloc.on_gpu_failure: 'requeue' (back to the queue, the lost run
+-- counted) or 'fail'.  Every change goes through the commit path, so the
+-- executor hears of it; the planner is asked for a run at once.
+CREATE FUNCTION gpualloc._gpu_failed(p_gpu_id integer) RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	a gpualloc.allocations;
+	j gpualloc.jobs;
+	what text;
+	policy text := gpualloc._setting('gpualloc.on_gpu_failure', 'requeue');
+BEGIN
+	SELECT * INTO a FROM gpualloc.allocations WHERE gpu_id = p_gpu_id AND end_seq IS NULL;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	SELECT format('GPU node %s slot %s of pool "%s" went down', g.node, g.slot, p.name) INTO what
+	FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id) WHERE g.gpu_id = p_gpu_id;
+	IF a.service_id IS NOT NULL THEN
+		PERFORM gpualloc._allocations_set(ARRAY[p_gpu_id], '{}', '{}', 'gpu_down');
+		RETURN;
+	END IF;
+	SELECT * INTO j FROM gpualloc.jobs WHERE job_id = a.job_id FOR UPDATE;
+	IF j.status = 'booked' THEN
+		UPDATE gpualloc.jobs SET status_message = what || ' before the job started: booking released'
+		WHERE job_id = j.job_id;
+	ELSIF policy = 'fail' THEN
+		UPDATE gpualloc.jobs
+		SET status = 'failed', finished_at = greatest(now(), j.started_at),
+			status_message = what || ' while it ran'
+		WHERE job_id = j.job_id;
+	ELSE
+		UPDATE gpualloc.jobs
+		SET status = 'queued', started_at = NULL, block_first = NULL, block_size = NULL,
+			requeues = requeues + 1,
+			lost_gpu_hours = lost_gpu_hours + j.block_size *
+				greatest(0, extract(epoch FROM pg_catalog.clock_timestamp() - j.started_at)) / 3600,
+			status_message = what || ' while it ran: requeued'
+		WHERE job_id = j.job_id;
+	END IF;
+	PERFORM gpualloc._release_job(j.job_id, 'gpu_down');
+	PERFORM gpualloc.request_replan();
 END
 $$;
 

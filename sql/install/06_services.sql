@@ -57,8 +57,12 @@ DECLARE
 	s gpualloc.services;
 BEGIN
 	PERFORM gpualloc._require_admin('remove a service');
+	PERFORM gpualloc._commit_lock();
 	s := gpualloc._service(name);
-	-- its allocations and demand history go with it (foreign keys cascade)
+	-- its GPUs are given back through the commit path (executors are told),
+	-- then its rows and demand history go with it (foreign keys cascade)
+	PERFORM gpualloc._allocations_set(coalesce(pg_catalog.array_agg(a.gpu_id), '{}'), '{}', '{}', 'service_removed')
+	FROM gpualloc.allocations a WHERE a.service_id = s.service_id AND a.end_seq IS NULL;
 	DELETE FROM gpualloc.services WHERE service_id = s.service_id;
 END
 $$;

@@ -2,7 +2,7 @@
 
 -- A tenant runs at most one active job of a given name.
 CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
-	WHERE status IN ('queued', 'running');
+	WHERE status IN ('queued', 'booked', 'running');
 
 CREATE FUNCTION gpualloc._pool_capacity(p_pool_id integer) RETURNS integer
 LANGUAGE sql STABLE
@@ -87,7 +87,8 @@ CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
 									tenant name DEFAULT NULL,
 									not_before timestamptz DEFAULT NULL,
 									deadline timestamptz DEFAULT NULL,
-									work_gpu_hours double precision DEFAULT NULL)
+									work_gpu_hours double precision DEFAULT NULL,
+									command text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -119,12 +120,17 @@ BEGIN
 	IF work_gpu_hours IS NOT NULL THEN
 		PERFORM gpualloc._check_positive('work_gpu_hours', work_gpu_hours);
 	END IF;
+	IF command IS NOT NULL AND (pg_catalog.octet_length(command) > 8192 OR command !~ '\S') THEN
+		RAISE EXCEPTION 'command must be 1 to 8192 bytes and not blank, got % bytes', pg_catalog.octet_length(command)
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'The command is the shell command line the executor runs for the job.';
+	END IF;
 	PERFORM gpualloc._check_tenant(who);
 	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = who AND j.name = submit_job.name
-			   AND j.status IN ('queued', 'running')) THEN
+			   AND j.status IN ('queued', 'booked', 'running')) THEN
 		RAISE EXCEPTION 'tenant "%" already has an active job named "%"', who, name
 			USING ERRCODE = 'unique_violation',
-				  HINT = 'Job names are unique per tenant among queued and running jobs.';
+				  HINT = 'Job names are unique per tenant among queued, booked and running jobs.';
 	END IF;
 	-- the work the planner books: the submitter's figure, else the estimate at gpus_max
 	IF work_gpu_hours IS NULL THEN
@@ -137,10 +143,11 @@ BEGIN
 	INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max,
 							   not_before, deadline, features,
 							   est_gpus, est_hours_p10, est_hours_p50, est_hours_p90,
-							   est_work_gpu_hours, est_method)
+							   est_work_gpu_hours, est_method, command)
 	VALUES (submit_job.name, submit_job.kind, who, p.pool_id, submit_job.priority, submit_job.gpus_min, hi,
 			submit_job.not_before, submit_job.deadline, submit_job.features,
-			est.gpus_used, est.hours_p10, est.hours_p50, est.hours_p90, est.work_gpu_hours, est.method)
+			est.gpus_used, est.hours_p10, est.hours_p50, est.hours_p90, est.work_gpu_hours, est.method,
+			submit_job.command)
 	RETURNING job_id INTO new_id;
 	-- the fast path: a block free now and for the job's duration is booked at once
 	PERFORM gpualloc._start_now_if_free(new_id);
@@ -148,33 +155,27 @@ BEGIN
 END
 $$;
 
--- End a job's allocations at a time: rows running past it are cut, rows that
--- would only begin after it are dropped.
-CREATE FUNCTION gpualloc._release_job_allocations(p_job_id bigint, at timestamptz) RETURNS void
-LANGUAGE sql
-AS $$
-	DELETE FROM gpualloc.allocations WHERE job_id = p_job_id AND lower(during) >= at;
-	UPDATE gpualloc.allocations SET during = tstzrange(lower(during), at)
-	WHERE job_id = p_job_id AND during @> at;
-$$;
-
 CREATE FUNCTION gpualloc.cancel_job(job_id bigint, reason text DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
-	j gpualloc.jobs := gpualloc._job_for_update(job_id);
+	j gpualloc.jobs;
 BEGIN
-	IF j.status NOT IN ('queued', 'running') THEN
+	PERFORM gpualloc._check_reason('reason', reason);
+	PERFORM gpualloc._commit_lock();
+	j := gpualloc._job_for_update(job_id);
+	IF j.status NOT IN ('queued', 'booked', 'running') THEN
 		RAISE EXCEPTION 'job % is already %', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  DETAIL = 'Only queued or running jobs can be cancelled.';
+				  DETAIL = 'Only queued, booked or running jobs can be cancelled.';
 	END IF;
-	PERFORM gpualloc._release_job_allocations(j.job_id, now());
 	UPDATE gpualloc.jobs
-	SET status = 'cancelled', finished_at = CASE WHEN j.status = 'running' THEN now() END,
+	SET status = 'cancelled', booked_at = NULL,
+		finished_at = CASE WHEN j.status = 'running' THEN now() END,
 		status_message = reason
 	WHERE jobs.job_id = j.job_id;
+	PERFORM gpualloc._release_job(j.job_id, 'cancel');
 END
 $$;
 
@@ -186,7 +187,7 @@ AS $$
 	FROM gpualloc.allocations a
 	JOIN gpualloc.gpus g USING (gpu_id)
 	JOIN gpualloc.pools p USING (pool_id)
-	WHERE a.job_id = p_job_id AND (upper_inf(a.during) OR upper(a.during) > now())
+	WHERE a.job_id = p_job_id AND a.end_seq IS NULL
 $$;
 
 CREATE FUNCTION gpualloc._check_block(j gpualloc.jobs, first integer, size integer) RETURNS void
@@ -195,7 +196,7 @@ AS $$
 DECLARE
 	p gpualloc.pools;
 	present integer;
-	clash bigint;
+	clash record;
 BEGIN
 	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
 	PERFORM gpualloc._check_pow2('block_size', size);
@@ -216,48 +217,21 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = 'Every GPU of the block must exist and not be down.';
 	END IF;
-	SELECT o.job_id INTO clash FROM gpualloc.jobs o
-	WHERE o.pool_id = j.pool_id AND o.status = 'running' AND o.job_id <> j.job_id
-	  AND o.block_first < first + size AND first < o.block_first + o.block_size
-	LIMIT 1;
-	IF FOUND THEN
-		RAISE EXCEPTION 'block [%, %) of pool "%" overlaps running job %', first, first + size, p.name, clash
-			USING ERRCODE = 'exclusion_violation';
-	END IF;
-END
-$$;
-
--- Book the job's block from its start until it finishes; other workloads'
--- bookings in the way are reported by name rather than by constraint.
-CREATE FUNCTION gpualloc._book_running_job(j gpualloc.jobs, at timestamptz) RETURNS void
-LANGUAGE plpgsql
-AS $$
-DECLARE
-	clash record;
-BEGIN
+	-- other workloads' rows in force on the block are reported by name
 	SELECT g.node, g.slot, coalesce('job ' || a.job_id, 'service ' || s.name) AS holder INTO clash
 	FROM gpualloc.allocations a
 	JOIN gpualloc.gpus g USING (gpu_id)
-	JOIN gpualloc.pools p USING (pool_id)
 	LEFT JOIN gpualloc.services s ON s.service_id = a.service_id
-	WHERE g.pool_id = j.pool_id
-	  AND g.node * p.node_size + g.slot >= j.block_first
-	  AND g.node * p.node_size + g.slot < j.block_first + j.block_size
+	WHERE g.pool_id = j.pool_id AND a.end_seq IS NULL
+	  AND g.node * p.node_size + g.slot >= first AND g.node * p.node_size + g.slot < first + size
 	  AND a.job_id IS DISTINCT FROM j.job_id
-	  AND a.during && tstzrange(at, NULL)
+	ORDER BY g.node, g.slot
 	LIMIT 1;
 	IF FOUND THEN
-		RAISE EXCEPTION 'GPU node % slot % is allocated to % at or after %', clash.node, clash.slot, clash.holder, at
+		RAISE EXCEPTION 'GPU node % slot % is allocated to %', clash.node, clash.slot, clash.holder
 			USING ERRCODE = 'exclusion_violation',
 				  HINT = 'Start the job on the block gpualloc.allocations gives it.';
 	END IF;
-	DELETE FROM gpualloc.allocations WHERE job_id = j.job_id;
-	INSERT INTO gpualloc.allocations (gpu_id, job_id, during)
-	SELECT g.gpu_id, j.job_id, tstzrange(at, NULL)
-	FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id)
-	WHERE g.pool_id = j.pool_id
-	  AND g.node * p.node_size + g.slot >= j.block_first
-	  AND g.node * p.node_size + g.slot < j.block_first + j.block_size;
 END
 $$;
 
@@ -272,12 +246,13 @@ DECLARE
 	j gpualloc.jobs;
 	b record;
 BEGIN
-	PERFORM gpualloc._require_admin('report a job start');
-	j := gpualloc._job_for_update(job_id);
-	IF j.status <> 'queued' THEN
+	PERFORM gpualloc._require_executor('report a job start');
+	PERFORM gpualloc._commit_lock();
+	j := gpualloc._job_for_update(job_id, true);
+	IF j.status NOT IN ('queued', 'booked') THEN
 		RAISE EXCEPTION 'job % is %, so it cannot start', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  DETAIL = 'Only a queued job can start.';
+				  DETAIL = 'Only a booked job, or a queued one given a block, can start.';
 	END IF;
 	IF started_at IS NULL OR started_at > now() THEN
 		RAISE EXCEPTION 'started_at % is in the future', coalesce(started_at::text, 'NULL')
@@ -299,11 +274,25 @@ BEGIN
 	END IF;
 	PERFORM gpualloc._check_block(j, block_first, block_size);
 	UPDATE gpualloc.jobs
-	SET status = 'running', started_at = job_started.started_at,
+	SET status = 'running', booked_at = NULL, started_at = job_started.started_at,
 		block_first = job_started.block_first, block_size = job_started.block_size
-	WHERE jobs.job_id = j.job_id
-	RETURNING * INTO j;
-	PERFORM gpualloc._book_running_job(j, started_at);
+	WHERE jobs.job_id = j.job_id;
+	-- the block's GPUs carry the job; a booking elsewhere is given back
+	PERFORM gpualloc._allocations_set(pg_catalog.array_agg(u.gpu_id),
+									  pg_catalog.array_agg(CASE WHEN u.in_block THEN j.job_id END),
+									  '{}', 'job_started')
+	FROM (SELECT g.gpu_id, true AS in_block
+		  FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id)
+		  WHERE g.pool_id = j.pool_id
+			AND g.node * p.node_size + g.slot >= job_started.block_first
+			AND g.node * p.node_size + g.slot < job_started.block_first + job_started.block_size
+		  UNION
+		  SELECT a.gpu_id, false FROM gpualloc.allocations a
+		  JOIN gpualloc.gpus g USING (gpu_id) JOIN gpualloc.pools p USING (pool_id)
+		  WHERE a.job_id = j.job_id AND a.end_seq IS NULL
+			AND NOT (g.pool_id = j.pool_id
+					 AND g.node * p.node_size + g.slot >= job_started.block_first
+					 AND g.node * p.node_size + g.slot < job_started.block_first + job_started.block_size)) u;
 END
 $$;
 
@@ -317,12 +306,14 @@ AS $$
 DECLARE
 	j gpualloc.jobs;
 BEGIN
-	PERFORM gpualloc._require_admin('report a job finish');
-	j := gpualloc._job_for_update(job_id);
+	PERFORM gpualloc._require_executor('report a job finish');
+	PERFORM gpualloc._check_reason('message', message);
+	PERFORM gpualloc._commit_lock();
+	j := gpualloc._job_for_update(job_id, true);
 	IF j.status <> 'running' THEN
 		RAISE EXCEPTION 'job % is %, so it cannot finish', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  DETAIL = 'Only a running job can finish; a queued job is cancelled instead.';
+				  DETAIL = 'Only a running job can finish; a queued or booked job is cancelled instead.';
 	END IF;
 	IF succeeded IS NULL THEN
 		RAISE EXCEPTION 'succeeded must be true or false'
@@ -337,10 +328,40 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = 'A job cannot finish before it starts.';
 	END IF;
-	PERFORM gpualloc._release_job_allocations(j.job_id, finished_at);
 	UPDATE gpualloc.jobs
 	SET status = CASE WHEN succeeded THEN 'succeeded' ELSE 'failed' END,
 		finished_at = job_finished.finished_at, status_message = message
 	WHERE jobs.job_id = j.job_id;
+	PERFORM gpualloc._release_job(j.job_id, 'job_finished');
+END
+$$;
+
+-- The executor could not start a booked job (image missing, node trouble):
+-- its booking is released and the planner is asked to place it again.
+CREATE FUNCTION gpualloc.job_rejected(job_id bigint, reason text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	j gpualloc.jobs;
+BEGIN
+	PERFORM gpualloc._require_executor('reject a job');
+	IF reason IS NULL THEN
+		RAISE EXCEPTION 'reason must be given'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Say why the job could not start; it is shown in the job''s status_message.';
+	END IF;
+	PERFORM gpualloc._check_reason('reason', reason);
+	PERFORM gpualloc._commit_lock();
+	j := gpualloc._job_for_update(job_id, true);
+	IF j.status <> 'booked' THEN
+		RAISE EXCEPTION 'job % is %, so it cannot be rejected', j.job_id, j.status
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'Only a booked job can be rejected; a running one finishes as failed.';
+	END IF;
+	UPDATE gpualloc.jobs SET status_message = 'rejected by the executor: ' || reason
+	WHERE jobs.job_id = j.job_id;
+	PERFORM gpualloc._release_job(j.job_id, 'rejected');
+	PERFORM gpualloc.request_replan();
 END
 $$;

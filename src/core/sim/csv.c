@@ -1,0 +1,264 @@
+/*
+ * csv.c — the CSV reader of the scenario format and the real traces (see
+ * csv.h): a file is read whole, its rows unquoted in place, its header
+ * mapped to column positions by name, and each typed field checked with an
+ * error that names the file, the line and the column.
+ */
+#include "sim/csv.h"
+
+#include "model/calendar.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+ga_status
+ga_csv_open(ga_csv_reader *r, const char *dir, const char *name,
+			bool optional, bool *missing, ga_error *err)
+{
+	FILE	   *f;
+	long		size;
+
+	memset(r, 0, sizeof(*r));
+	r->next_line = 1;
+	if (dir != NULL)
+		snprintf(r->path, sizeof(r->path), "%s/%s", dir, name);
+	else
+		snprintf(r->path, sizeof(r->path), "%s", name);
+	if (missing)
+		*missing = false;
+	f = fopen(r->path, "rb");
+	if (f == NULL)
+	{
+		if (optional && errno == ENOENT)
+		{
+			if (missing)
+				*missing = true;
+			return GA_OK;
+		}
+		return ga_error_set(err, GA_EINVAL, "%s: cannot open: %s", r->path, strerror(errno));
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+	{
+		fclose(f);
+		return ga_error_set(err, GA_EINVAL, "%s: cannot read", r->path);
+	}
+	r->data = malloc((size_t) size + 1);
+	if (r->data == NULL)
+	{
+		fclose(f);
+		return ga_error_set(err, GA_ENOMEM, "%s: out of memory", r->path);
+	}
+	if (fread(r->data, 1, (size_t) size, f) != (size_t) size)
+	{
+		fclose(f);
+		free(r->data);
+		r->data = NULL;
+		return ga_error_set(err, GA_EINVAL, "%s: cannot read", r->path);
+	}
+	fclose(f);
+	r->data[size] = '\0';
+	r->len = (size_t) size;
+	return GA_OK;
+}
+
+void
+ga_csv_close(ga_csv_reader *r)
+{
+	free(r->data);
+	r->data = NULL;
+}
+
+static void
+trim(char **s)
+{
+	char	   *p = *s;
+	size_t		n;
+
+	while (*p && isspace((unsigned char) *p))
+		p++;
+	n = strlen(p);
+	while (n > 0 && isspace((unsigned char) p[n - 1]))
+		p[--n] = '\0';
+	*s = p;
+}
+
+/* Fields are unquoted in place, so they point into r->data. */
+int
+ga_csv_next(ga_csv_reader *r, ga_error *err)
+{
+	for (;;)
+	{
+		char	   *out;
+		bool		blank = true;
+
+		if (r->pos >= r->len)
+			return 0;
+		r->line = r->next_line;
+		r->n = 0;
+		out = r->data + r->pos;
+		r->field[r->n++] = out;
+		while (r->pos < r->len)
+		{
+			char		c = r->data[r->pos];
+
+			if (c == '"')
+			{
+				r->pos++;
+				for (;;)
+				{
+					if (r->pos >= r->len)
+					{
+						ga_error_set(err, GA_EINVAL, "%s: line %d: unterminated quoted field",
+									 r->path, r->line);
+						return -1;
+					}
+					c = r->data[r->pos++];
+					if (c == '\n')
+						r->next_line++;
+					if (c == '"' && r->pos < r->len && r->data[r->pos] == '"')
+						r->pos++;
+					else if (c == '"')
+						break;
+					*out++ = c;
+				}
+				blank = false;
+				continue;
+			}
+			r->pos++;
+			if (c == '\n')
+			{
+				r->next_line++;
+				break;
+			}
+			if (c == '\r')
+				continue;
+			if (c == ',')
+			{
+				*out++ = '\0';
+				if (r->n >= GA_CSV_MAX_FIELDS)
+				{
+					ga_error_set(err, GA_EINVAL, "%s: line %d: more than %d fields",
+								 r->path, r->line, GA_CSV_MAX_FIELDS);
+					return -1;
+				}
+				r->field[r->n++] = out;
+				blank = false;
+				continue;
+			}
+			if (!isspace((unsigned char) c))
+				blank = false;
+			*out++ = c;
+		}
+		*out = '\0';
+		if (r->line == r->next_line)
+			r->next_line++;
+		if (blank)
+			continue;
+		for (int i = 0; i < r->n; i++)
+			trim(&r->field[i]);
+		return 1;
+	}
+}
+
+ga_status
+ga_csv_header(ga_csv_reader *r, ga_csv_columns *cols,
+			  const char *const *names, int n, ga_error *err)
+{
+	int			rc;
+
+	if (n > GA_CSV_MAX_FIELDS)
+		return ga_error_set(err, GA_EINVAL, "%s: %d columns asked for, at most %d",
+							r->path, n, GA_CSV_MAX_FIELDS);
+	rc = ga_csv_next(r, err);
+	if (rc < 0)
+		return GA_EINVAL;
+	if (rc == 0)
+		return ga_error_set(err, GA_EINVAL, "%s: line 1: missing header row", r->path);
+	cols->n = n;
+	cols->names = names;
+	for (int c = 0; c < n; c++)
+	{
+		cols->pos[c] = -1;
+		for (int i = 0; i < r->n; i++)
+			if (strcmp(r->field[i], names[c]) == 0)
+				cols->pos[c] = i;
+		if (cols->pos[c] < 0)
+			return ga_error_set(err, GA_EINVAL, "%s: line %d: missing column \"%s\"",
+								r->path, r->line, names[c]);
+	}
+	return GA_OK;
+}
+
+const char *
+ga_csv_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c)
+{
+	int			i = cols->pos[c];
+
+	return i < r->n ? r->field[i] : "";
+}
+
+ga_status
+ga_csv_field_error(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
+				   ga_error *err, const char *rule)
+{
+	return ga_error_set(err, GA_EINVAL, "%s: line %d, column \"%s\": \"%s\" %s",
+						r->path, r->line, cols->names[c], ga_csv_field(r, cols, c), rule);
+}
+
+ga_status
+ga_csv_number(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
+			  double *out, ga_error *err)
+{
+	const char *s = ga_csv_field(r, cols, c);
+	char	   *end;
+	double		v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
+		return ga_csv_field_error(r, cols, c, err, "is not a finite number");
+	*out = v;
+	return GA_OK;
+}
+
+ga_status
+ga_csv_int(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
+		   int *out, ga_error *err)
+{
+	double		v;
+
+	if (ga_csv_number(r, cols, c, &v, err) != GA_OK)
+		return GA_EINVAL;
+	if (v != floor(v) || fabs(v) > 1e9)
+		return ga_csv_field_error(r, cols, c, err, "is not a whole number");
+	*out = (int) v;
+	return GA_OK;
+}
+
+ga_status
+ga_csv_name(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
+			char *out, size_t size, ga_error *err)
+{
+	const char *s = ga_csv_field(r, cols, c);
+
+	if (*s == '\0')
+		return ga_csv_field_error(r, cols, c, err, "must not be empty");
+	if (strlen(s) >= size)
+		return ga_csv_field_error(r, cols, c, err, "is too long");
+	snprintf(out, size, "%s", s);
+	return GA_OK;
+}
+
+ga_status
+ga_csv_minutes(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
+			   int64_t *out, ga_error *err)
+{
+	if (ga_parse_minutes(ga_csv_field(r, cols, c), out, NULL) != GA_OK)
+		return ga_csv_field_error(r, cols, c, err, "must be a UTC time YYYY-MM-DD HH:MM");
+	return GA_OK;
+}
+

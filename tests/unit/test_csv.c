@@ -1,0 +1,139 @@
+/*
+ * test_csv.c — the CSV reader of sim/csv.h on small files written to a
+ * temporary directory: quoting, trimming, header lookup and typed fields.
+ */
+#include "unit.h"
+#include "sim/csv.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Write text to a fresh temporary file; its path is returned in path. */
+static void
+write_csv(char *path, size_t len, const char *text)
+{
+	FILE	   *f;
+	int			fd;
+
+	snprintf(path, len, "/tmp/gpualloc-csv-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (f == NULL)
+	{
+		close(fd);
+		return;
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+TEST(csv_quoted_and_trimmed_fields)
+{
+	static const char *const names[] = {"name", "note"};
+	char		path[64];
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+
+	write_csv(path, sizeof(path),
+			  "  name , note \r\n"
+			  "\n"
+			  " a ,  \"x, \"\"y\"\"\n z\"  \r\n"
+			  "b\n");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 2, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(r.line, 3);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 0), "a") == 0);
+	CHECK_MSG(strcmp(ga_csv_field(&r, &cols, 1), "x, \"y\"\n z") == 0,
+			  "got [%s]", ga_csv_field(&r, &cols, 1));
+	/* a short row reads its missing fields as empty */
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(r.line, 5);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 0), "b") == 0);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 1), "") == 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 0);
+	ga_csv_close(&r);
+	unlink(path);
+}
+
+TEST(csv_header_finds_columns_and_tolerates_extra_ones)
+{
+	static const char *const names[] = {"gpus", "pool"};
+	static const char *const wanted[] = {"pool", "node"};
+	char		path[64];
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+	int			gpus;
+
+	write_csv(path, sizeof(path), "pool,extra,gpus\nh100,x,8.0\n");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 2, &err), GA_OK);
+	CHECK_INT_EQ(cols.pos[0], 2);
+	CHECK_INT_EQ(cols.pos[1], 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_int(&r, &cols, 0, &gpus, &err), GA_OK);
+	CHECK_INT_EQ(gpus, 8);
+	ga_csv_close(&r);
+
+	/* a column asked for and missing names the file, line and column */
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, wanted, 2, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, path);
+	CHECK_STR_CONTAINS(err.message, ": line 1: missing column \"node\"");
+	ga_csv_close(&r);
+	unlink(path);
+}
+
+TEST(csv_typed_fields_report_file_line_and_column)
+{
+	static const char *const names[] = {"n", "name", "ts"};
+	char		path[64];
+	char		name[4];
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+	double		v;
+	int			i;
+	int64_t		t;
+
+	write_csv(path, sizeof(path), "n,name,ts\n1.5,abc,2026-03-02 01:30\nx,abcd,2026-03-02\n");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 3, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_OK);
+	CHECK_NEAR(v, 1.5, 0);
+	CHECK_INT_EQ(ga_csv_int(&r, &cols, 0, &i, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, ": line 2, column \"n\": \"1.5\" is not a whole number");
+	CHECK_INT_EQ(ga_csv_name(&r, &cols, 1, name, sizeof(name), &err), GA_OK);
+	CHECK(strcmp(name, "abc") == 0);
+	CHECK_INT_EQ(ga_csv_minutes(&r, &cols, 2, &t, &err), GA_OK);
+	CHECK_INT_EQ(t % 1440, 90);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, path);
+	CHECK_STR_CONTAINS(err.message, ": line 3, column \"n\": \"x\" is not a finite number");
+	CHECK_INT_EQ(ga_csv_name(&r, &cols, 1, name, sizeof(name), &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "\"abcd\" is too long");
+	CHECK_INT_EQ(ga_csv_minutes(&r, &cols, 2, &t, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "column \"ts\": \"2026-03-02\" must be a UTC time YYYY-MM-DD HH:MM");
+	ga_csv_close(&r);
+	unlink(path);
+}
+
+TEST(csv_open_by_directory_and_optional_files)
+{
+	ga_csv_reader r;
+	ga_error	err;
+	bool		missing = false;
+
+	CHECK_INT_EQ(ga_csv_open(&r, "/nonexistent/gpualloc", "x.csv", true, &missing, &err), GA_OK);
+	CHECK(missing);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 0);
+	ga_csv_close(&r);
+	CHECK_INT_EQ(ga_csv_open(&r, "/nonexistent/gpualloc", "x.csv", false, NULL, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "/nonexistent/gpualloc/x.csv: cannot open");
+}
