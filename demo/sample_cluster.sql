@@ -19,6 +19,10 @@ FROM generate_series(date_trunc('hour', now()) - interval '7 days',
 					 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') AS h;
 SELECT gpualloc.load_demand() AS demand_hours_loaded;
 
+-- the jobs belong to the demo's own role, registered as a tenant
+SELECT gpualloc.add_tenant(current_user)
+WHERE NOT EXISTS (SELECT 1 FROM gpualloc.tenants WHERE tenant = current_user);
+
 SELECT gpualloc.submit_job('llama8b-lora-dpo', 'training', 'a100', 2, 4, priority => 3,
 	features => '{"strategy": "lora", "technique": "dpo", "params_b": 8, "tokens_m": 200}',
 	work_gpu_hours => 12);

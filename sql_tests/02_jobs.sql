@@ -2,6 +2,10 @@
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
 
+-- only a registered tenant owns jobs; the caller here is its own tenant
+SELECT gpualloc.submit_job('early', 'training', 'a100', 1);                   -- not registered yet
+SELECT gpualloc.add_tenant('postgres');
+
 SELECT gpualloc.submit_job('llama8b-dpo', 'training', 'a100', 4, 8, priority => 3,
 	features => '{"strategy": "lora", "technique": "dpo", "params_b": 8, "tokens_m": 200}',
 	work_gpu_hours => 64) AS j1;
@@ -46,6 +50,18 @@ SELECT gpualloc.submit_job('x', 'training', 'a100', 1, not_before => '2099-01-02
 	deadline => '2099-01-01 00:00+00');                                    -- deadline before not_before
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1, work_gpu_hours => 0);  -- zero work
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1, tenant => 'nobody_such_role'); -- unknown tenant
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1, priority => 10.5);     -- above the tenant's maximum
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1, priority => 1.7976931348623157e308); -- far above it
+SELECT gpualloc.add_tenant('gpualloc_submitter');                             -- a shared group role
+SELECT gpualloc.add_tenant('pg_read_all_data');                               -- a predefined role
+SELECT gpualloc.add_tenant('nobody_such_role');                               -- not a role
+SELECT gpualloc.add_tenant('postgres');                                       -- twice
+SELECT gpualloc.add_tenant(NULL);                                             -- no role
+SELECT gpualloc.set_tenant('postgres', 0);                                    -- zero maximum
+SELECT gpualloc.set_tenant('postgres', 'NaN');                                -- NaN maximum
+SELECT gpualloc.set_tenant('postgres', 1e7);                                  -- beyond 1e6
+SELECT gpualloc.set_tenant('nobody_such_role', 5);                            -- not registered
+SELECT gpualloc.remove_tenant('postgres');                                    -- still owns jobs
 SELECT gpualloc.submit_job('quant-70b', 'quantization', 'a100', 1);           -- duplicate active name
 SELECT gpualloc.submit_job('x y', 'training', 'a100', 1);                     -- invalid name
 SELECT gpualloc.job_started(4, 1, 2);                                         -- misaligned block
@@ -72,3 +88,21 @@ SELECT status, finished_at > now() - interval '1 minute' AS stopped_recently FRO
 SELECT count(*) AS open_allocations FROM gpualloc.allocations WHERE job_id = 4 AND upper_inf(during);
 SELECT gpualloc.job_started(5, 0, 2);
 SELECT job_id, status FROM gpualloc.queue ORDER BY job_id;
+
+-- the executor's reports, the change feed and their bad inputs
+SELECT gpualloc.job_rejected(5, 'image missing');                             -- running, not booked
+SELECT gpualloc.job_rejected(5, NULL);                                        -- no reason
+SELECT gpualloc.job_rejected(5, repeat('x', 1001));                           -- reason too long
+SELECT gpualloc.cancel_job(5, repeat('x', 1001));                             -- reason too long
+SELECT gpualloc.job_finished(5, message => repeat('x', 1001));                -- message too long
+SELECT gpualloc.submit_job('cmd', 'training', 'a100', 1, command => repeat('x', 8193)); -- command too long
+SELECT gpualloc.submit_job('cmd', 'training', 'a100', 1, command => '   ');   -- blank command
+SELECT gpualloc.allocation_changes(-1);                                       -- negative sequence
+SELECT gpualloc.allocation_changes(NULL);                                     -- no sequence
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT gpualloc.cancel_job(5);                                                -- needs read committed
+ROLLBACK;
+SELECT status FROM gpualloc.jobs WHERE job_id = 5;
+SELECT gpualloc.allocation_seq() > 0 AS has_changes;
+SELECT change, count(*) FROM gpualloc.allocation_changes(0) GROUP BY change ORDER BY change;
+SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();

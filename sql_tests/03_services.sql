@@ -42,6 +42,18 @@ DELETE FROM gpualloc.demand_staging;
 INSERT INTO gpualloc.demand_staging VALUES ('chat', '2026-11-30 15:00+00', 10), ('chat', '2026-11-30 15:00+00', 11);
 SELECT gpualloc.load_demand();                                                -- duplicate hour
 DELETE FROM gpualloc.demand_staging;
+SELECT gpualloc.record_demand('chat', '1969-12-31 23:00+00', 5);              -- before 2000
+SELECT gpualloc.record_demand('chat', '294276-01-01 00:00+00', 5);            -- far future
+SELECT gpualloc.record_demand('chat', '2099-01-01 00:00+00', 5);             -- not begun yet
+SELECT gpualloc.record_demand('chat', '2026-11-30 10:00+00', 1e308);          -- beyond 1e15
+-- only plain tables are read, with the caller's rights
+CREATE VIEW demand_view AS SELECT 'chat'::text AS service, '2026-11-30 10:00+00'::timestamptz AS hour, 1.0::float8 AS traffic;
+SELECT gpualloc.load_demand('demand_view');                                   -- a view
+SELECT gpualloc.load_demand('gpualloc.pools');                                -- no demand columns
+SELECT gpualloc.load_demand(NULL);                                            -- no source
+CREATE TABLE other_demand (service text, hour timestamptz, traffic float8);
+INSERT INTO other_demand VALUES ('chat', '2026-11-30 13:00+00', 1e308);
+SELECT gpualloc.load_demand('other_demand');                                  -- bad row from another table
 SELECT count(*) AS demand_rows FROM gpualloc.demand_history;
 
 SELECT gpualloc.remove_service('embed');

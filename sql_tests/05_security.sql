@@ -8,11 +8,14 @@ CREATE ROLE alice LOGIN IN ROLE gpualloc_submitter, team_vision;
 CREATE ROLE bob LOGIN IN ROLE gpualloc_submitter, team_speech;
 CREATE ROLE carol LOGIN IN ROLE gpualloc_reader;
 CREATE ROLE mallory LOGIN;
+SELECT gpualloc.add_tenant('team_vision'), gpualloc.add_tenant('team_speech'), gpualloc.add_tenant('alice', max_priority => 2);
 
 SET ROLE alice;
 SELECT gpualloc.submit_job('vit-train', 'training', 'a100', 2, tenant => 'team_vision', work_gpu_hours => 10) > 0 AS alice_submitted;
 SELECT gpualloc.submit_job('sneaky', 'training', 'a100', 2, tenant => 'team_speech');   -- not her tenant
 SELECT gpualloc.submit_job('mine', 'training', 'a100', 1, work_gpu_hours => 2) > 0 AS alice_own_tenant;
+SELECT gpualloc.submit_job('greedy', 'training', 'a100', 1, priority => 3);    -- above alice's maximum of 2
+SELECT gpualloc.submit_job('shared', 'training', 'a100', 1, tenant => 'gpualloc_submitter'); -- every submitter's group
 RESET ROLE;
 
 SET ROLE bob;

@@ -23,6 +23,7 @@ SELECT gpualloc.record_demand('dash-chat', '2025-01-06 00:00+00', 25),
 -- finished jobs: A (team a, priority 3) on GPUs 4-5 from 00:00 to 02:30,
 -- B (team b, priority 1.5) on GPU 3 from 01:15 to 03:15,
 -- C (team a, priority 1) on GPU 6 from 00:00 to 01:00
+INSERT INTO gpualloc.tenants (tenant) VALUES ('dash_team_a'), ('dash_team_b');
 INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, submitted_at,
 						   status, started_at, finished_at, block_first, block_size, est_work_gpu_hours)
 SELECT v.name, v.kind, v.tenant, p.pool_id, v.priority, v.size, v.size, v.started, 'succeeded',

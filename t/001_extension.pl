@@ -20,6 +20,7 @@ $node->safe_psql('postgres', q{
 	SELECT gpualloc.add_node('a100', 0);
 	SELECT gpualloc.add_service('chat', 'a100', 50, 4);
 	SELECT gpualloc.record_demand('chat', '2026-11-30 10:00+00', 120);
+	SELECT gpualloc.add_tenant('postgres');
 	SELECT gpualloc.submit_job('ft', 'training', 'a100', 2, 4, work_gpu_hours => 8);
 	SELECT gpualloc.job_started(1, 0, 4);
 });
@@ -47,8 +48,8 @@ is($node->safe_psql('restored',
 
 # the exclusion constraint survives the round trip
 my ($ret, $out, $err) = $node->psql('restored', q{
-	INSERT INTO gpualloc.allocations (gpu_id, service_id, during)
-	SELECT gpu_id, 1, tstzrange(now(), now() + interval '1 hour') FROM gpualloc.gpus WHERE slot = 0
+	INSERT INTO gpualloc.allocations (gpu_id, service_id, during, begin_seq, end_seq)
+	SELECT gpu_id, 1, tstzrange(now(), now() + interval '1 hour'), 0, 0 FROM gpualloc.gpus WHERE slot = 0
 });
 like($err, qr/allocations_no_double_booking/, 'restored table still refuses double booking');
 

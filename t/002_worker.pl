@@ -21,6 +21,7 @@ $node->start;
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_tenant('postgres');
 	SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312);
 	SELECT gpualloc.add_node('a100', 0);
 	SELECT gpualloc.add_service('chat', 'a100', 100, 4, churn_limit => 2);
@@ -46,9 +47,19 @@ ok($node->safe_psql('postgres',
 	'GPUs are allocated');
 
 # a listener hears each committed run, with a JSON payload
-my ($ret, $out, $err) = $node->psql('postgres', 'LISTEN gpualloc; SELECT pg_sleep(5);');
-like($out, qr/Asynchronous notification "gpualloc" with payload "\{"plan_id" : \d+, "step_start" : "[^"]+", "gpus_changed" : \d+\}"/,
-	'LISTEN gpualloc receives the plan notification');
+# (a change to the allocation: a new job booked on a new node, by the
+# submit's fast path or by the worker's next plan)
+my ($ret, $out, $err) = $node->psql('postgres', q{
+	LISTEN gpualloc;
+	SELECT gpualloc.add_node('a100', 1);
+	SELECT gpualloc.submit_job('probe', 'quantization', 'a100', 1, 1, work_gpu_hours => 0.5) > 0;
+	SELECT pg_sleep(5);
+});
+like($out, qr/Asynchronous notification "gpualloc" with payload "\{"seq" : \d+, "reason" : "(?:plan|submit)", "plan_id" : (?:\d+|null), "gpus" : \[\d+(?:,\d+)*\], "jobs" : \[[\d,]*\], "truncated" : false\}"/,
+	'LISTEN gpualloc receives the change notification');
+my ($seq) = $out =~ /"seq" : (\d+)/;
+ok($node->safe_psql('postgres', "SELECT count(*) > 0 FROM gpualloc.allocation_changes($seq - 1) WHERE seq = $seq"),
+	'the notified change set is in the change feed');
 
 # inject a failure: the plan grid cannot be written
 my $before = $node->safe_psql('postgres',

@@ -3,6 +3,7 @@
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 CREATE EXTENSION gpualloc CASCADE;
+SELECT gpualloc.add_tenant('postgres');
 SELECT gpualloc.add_pool('h100', 'H100-SXM', 80, 989);
 SELECT gpualloc.add_node('h100', n) FROM generate_series(0, 7) n;
 SELECT gpualloc.add_service('chat', 'h100', capacity_per_gpu => 100, max_gpus => 16, priority => 2, churn_limit => 4);

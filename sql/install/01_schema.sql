@@ -28,12 +28,21 @@ CREATE TABLE gpualloc.gpus (
 	UNIQUE (pool_id, node, slot)
 );
 
+-- The tenants: database roles registered to own jobs.  Members of a tenant's
+-- role share its jobs.  max_priority bounds the priority its jobs may ask for
+-- (NULL: gpualloc.max_priority).
+CREATE TABLE gpualloc.tenants (
+	tenant		name PRIMARY KEY,
+	max_priority double precision CHECK (max_priority > 0 AND max_priority <= 1e6),
+	created_at	timestamptz NOT NULL DEFAULT now()
+);
+
 -- Batch work: training, batch inference, quantization.
 CREATE TABLE gpualloc.jobs (
 	job_id		bigserial PRIMARY KEY,
 	name		text NOT NULL,
 	kind		text NOT NULL CHECK (kind IN ('training', 'batch_inference', 'quantization')),
-	tenant		name NOT NULL,
+	tenant		name NOT NULL REFERENCES gpualloc.tenants,
 	pool_id		integer NOT NULL REFERENCES gpualloc.pools,
 	priority	double precision NOT NULL CHECK (priority > 0 AND priority < 'Infinity'),
 	gpus_min	integer NOT NULL CHECK (gpus_min > 0 AND (gpus_min & (gpus_min - 1)) = 0),
@@ -185,6 +194,7 @@ SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools_pool_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.gpus', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.gpus_gpu_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs_job_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.services', '');

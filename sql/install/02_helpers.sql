@@ -1,15 +1,18 @@
 -- Internal helpers: identity, lookups and the checks every entry point shares.
 -- They raise errors that name the field and the rule.  They are not callable
--- by PUBLIC and run inside the API functions, which pin search_path, so they
--- do not pin it again (a SET clause on every nested call costs per call).
+-- by PUBLIC.  Like every function of the extension they pin search_path, so
+-- no object a user creates in another schema (public, say) can stand in for a
+-- built-in they call.
 
 -- The role that called the API, seen through SECURITY DEFINER (C: GetOuterUserId).
 CREATE FUNCTION gpualloc.caller_role() RETURNS name
+SET search_path = pg_catalog, gpualloc, pg_temp
 	AS 'MODULE_PATHNAME', 'gpualloc_caller_role'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION gpualloc._is_admin() RETURNS boolean
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT pg_has_role(gpualloc.caller_role(), 'gpualloc_admin', 'MEMBER')
 		OR (SELECT rolsuper FROM pg_roles WHERE rolname = gpualloc.caller_role())
@@ -17,6 +20,7 @@ $$;
 
 CREATE FUNCTION gpualloc._require_admin(action text) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF NOT gpualloc._is_admin() THEN
@@ -31,18 +35,21 @@ $$;
 -- in this session yet (its GUCs are defined when it loads).
 CREATE FUNCTION gpualloc._setting(setting text, fallback text) RETURNS text
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT coalesce(nullif(pg_catalog.current_setting(setting, true), ''), fallback) $$;
 
 -- Executors report what really happens to jobs: members of
 -- gpualloc_executor, and admins.
 CREATE FUNCTION gpualloc._is_executor() RETURNS boolean
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT gpualloc._is_admin() OR pg_has_role(gpualloc.caller_role(), 'gpualloc_executor', 'MEMBER')
 $$;
 
 CREATE FUNCTION gpualloc._require_executor(action text) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF NOT gpualloc._is_executor() THEN
@@ -56,6 +63,7 @@ $$;
 -- A free-text field (a reason, a message) of bounded length.
 CREATE FUNCTION gpualloc._check_reason(field text, value text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF octet_length(value) > 1000 THEN
@@ -69,6 +77,7 @@ $$;
 -- tenant's role.
 CREATE FUNCTION gpualloc._can_act_for(tenant name) RETURNS boolean
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT gpualloc._is_admin()
 		OR EXISTS (SELECT 1 FROM pg_roles r
@@ -78,6 +87,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_name(field text, value text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF value IS NULL OR value !~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$' THEN
@@ -90,6 +100,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_positive(field text, value double precision) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF value IS NULL OR value = 'NaN' OR value <= 0 OR value = 'Infinity' THEN
@@ -101,6 +112,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_pow2(field text, value integer) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF value IS NULL OR value <= 0 OR (value & (value - 1)) <> 0 THEN
@@ -112,6 +124,7 @@ $$;
 
 CREATE FUNCTION gpualloc._pool(pool text) RETURNS gpualloc.pools
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;
@@ -128,6 +141,7 @@ $$;
 
 CREATE FUNCTION gpualloc._service(service text) RETURNS gpualloc.services
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	s gpualloc.services;
@@ -148,6 +162,7 @@ $$;
 CREATE FUNCTION gpualloc._job_for_update(p_job_id bigint, as_executor boolean DEFAULT false)
 RETURNS gpualloc.jobs
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	j gpualloc.jobs;
@@ -164,10 +179,12 @@ $$;
 -- GPUs of a pool in topology order with their stable index.
 CREATE FUNCTION gpualloc._topology_index(p gpualloc.pools, node integer, slot integer) RETURNS integer
 LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT node * p.node_size + slot $$;
 
 CREATE FUNCTION gpualloc._gpu(pool text, p_node integer, p_slot integer) RETURNS gpualloc.gpus
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools := gpualloc._pool(pool);

@@ -15,6 +15,7 @@
 -- lock then sees what the previous holder committed.
 CREATE FUNCTION gpualloc._commit_lock() RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
@@ -44,6 +45,7 @@ CREATE FUNCTION gpualloc._allocations_set(gpus integer[], jobs bigint[], service
 										  reason text, plan_id bigint DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	c_gpus integer[];
@@ -120,6 +122,7 @@ $$;
 -- its GPU).  Returns the number of GPUs freed.
 CREATE FUNCTION gpualloc._release_job(p_job_id bigint, reason text) RETURNS integer
 LANGUAGE sql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT gpualloc._allocations_set(coalesce(pg_catalog.array_agg(a.gpu_id), '{}'), '{}', '{}', reason)
 	FROM gpualloc.allocations a
@@ -143,6 +146,7 @@ CREATE FUNCTION gpualloc._commit_plan_step(p_plan_id bigint, gpus integer[], job
 										   services integer[], known_jobs bigint[])
 RETURNS integer
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	d_gpus integer[];
@@ -219,6 +223,7 @@ $$;
 -- Returns how many were released.
 CREATE FUNCTION gpualloc._expire_bookings() RETURNS integer
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	timeout interval := gpualloc._setting('gpualloc.booking_timeout', '10min')::interval;

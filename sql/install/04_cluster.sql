@@ -152,6 +152,7 @@ $$;
 -- executor hears of it; the planner is asked for a run at once.
 CREATE FUNCTION gpualloc._gpu_failed(p_gpu_id integer) RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	a gpualloc.allocations;

@@ -6,10 +6,12 @@ CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 
 CREATE FUNCTION gpualloc._pool_capacity(p_pool_id integer) RETURNS integer
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT count(*)::integer FROM gpualloc.gpus WHERE pool_id = p_pool_id AND state <> 'down' $$;
 
 CREATE FUNCTION gpualloc._check_kind(kind text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF kind IS NULL OR kind NOT IN ('training', 'batch_inference', 'quantization') THEN
@@ -22,6 +24,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_job_sizes(gpus_min integer, gpus_max integer, p gpualloc.pools) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	capacity integer := gpualloc._pool_capacity(p.pool_id);
@@ -40,29 +43,127 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_tenant(tenant name) RETURNS void
+CREATE FUNCTION gpualloc._check_tenant(tenant name, priority double precision) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
+DECLARE
+	t gpualloc.tenants;
+	cap double precision;
 BEGIN
-	-- the common case: a role submits for itself
-	IF tenant = gpualloc.caller_role() THEN
-		RETURN;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = tenant) THEN
-		RAISE EXCEPTION 'tenant "%" is not a role', tenant
+	SELECT * INTO t FROM gpualloc.tenants r WHERE r.tenant = _check_tenant.tenant;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'tenant "%" is not registered', tenant
 			USING ERRCODE = 'undefined_object',
-				  DETAIL = 'A tenant is a database role; its members share its jobs.';
+				  DETAIL = 'Only a registered tenant can own jobs.',
+				  HINT = pg_catalog.format('An admin registers it with: SELECT gpualloc.add_tenant(%L);', tenant);
 	END IF;
-	IF NOT gpualloc._can_act_for(tenant) THEN
+	-- the common case: a role submits for itself
+	IF tenant <> gpualloc.caller_role() AND NOT gpualloc._can_act_for(tenant) THEN
 		RAISE EXCEPTION 'permission denied to submit jobs for tenant "%"', tenant
 			USING ERRCODE = 'insufficient_privilege',
 				  HINT = 'Submit as a member of the tenant''s role.';
 	END IF;
+	cap := coalesce(t.max_priority, gpualloc._setting('gpualloc.max_priority', '10')::double precision);
+	IF priority > cap THEN
+		RAISE EXCEPTION 'priority % is above the maximum % of tenant "%"', priority, cap, tenant
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Ask an admin to raise it with gpualloc.set_tenant().';
+	END IF;
+END
+$$;
+
+-- A tenant is a role, never one of the extension's own roles nor a
+-- predefined one: their members are every submitter or executor, so a job
+-- owned by one would be every member's.
+CREATE FUNCTION gpualloc._check_tenant_role(role name) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF role IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = role) THEN
+		RAISE EXCEPTION 'tenant "%" is not a role', coalesce(role::text, 'NULL')
+			USING ERRCODE = 'undefined_object',
+				  DETAIL = 'A tenant is a database role; its members share its jobs.';
+	END IF;
+	IF role LIKE 'gpualloc\_%' OR role LIKE 'pg\_%' THEN
+		RAISE EXCEPTION 'role "%" cannot be a tenant', role
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'The gpualloc_* roles and predefined pg_* roles are shared by many users.',
+				  HINT = 'Create a role for the team: CREATE ROLE team_x NOLOGIN; and grant it to its members.';
+	END IF;
+END
+$$;
+
+CREATE FUNCTION gpualloc._check_max_priority(max_priority double precision) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF max_priority IS NOT NULL AND (max_priority = 'NaN' OR max_priority <= 0 OR max_priority > 1e6) THEN
+		RAISE EXCEPTION 'max_priority must be a number in (0, 1e6], got %', max_priority
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$$;
+
+-- Register a role as a tenant (admin).
+CREATE FUNCTION gpualloc.add_tenant(role name, max_priority double precision DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	PERFORM gpualloc._require_admin('register a tenant');
+	PERFORM gpualloc._check_tenant_role(role);
+	PERFORM gpualloc._check_max_priority(max_priority);
+	IF EXISTS (SELECT 1 FROM gpualloc.tenants t WHERE t.tenant = role) THEN
+		RAISE EXCEPTION 'tenant "%" is already registered', role
+			USING ERRCODE = 'unique_violation',
+				  HINT = 'Change it with gpualloc.set_tenant().';
+	END IF;
+	INSERT INTO gpualloc.tenants (tenant, max_priority) VALUES (role, max_priority);
+END
+$$;
+
+-- Change a tenant's maximum priority (NULL: gpualloc.max_priority).
+CREATE FUNCTION gpualloc.set_tenant(role name, max_priority double precision) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	PERFORM gpualloc._require_admin('change a tenant');
+	PERFORM gpualloc._check_max_priority(max_priority);
+	UPDATE gpualloc.tenants t SET max_priority = set_tenant.max_priority WHERE t.tenant = role;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'tenant "%" is not registered', coalesce(role::text, 'NULL')
+			USING ERRCODE = 'undefined_object';
+	END IF;
+END
+$$;
+
+-- Unregister a tenant: only once it has no job at all (jobs keep their owner).
+CREATE FUNCTION gpualloc.remove_tenant(role name) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	PERFORM gpualloc._require_admin('remove a tenant');
+	IF NOT EXISTS (SELECT 1 FROM gpualloc.tenants t WHERE t.tenant = role) THEN
+		RAISE EXCEPTION 'tenant "%" is not registered', coalesce(role::text, 'NULL')
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = role) THEN
+		RAISE EXCEPTION 'tenant "%" still owns jobs', role
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'Finished jobs keep their tenant for accounting.';
+	END IF;
+	DELETE FROM gpualloc.tenants t WHERE t.tenant = role;
 END
 $$;
 
 CREATE FUNCTION gpualloc._check_times(not_before timestamptz, deadline timestamptz) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
 	IF not_before = '-infinity' OR not_before = 'infinity' THEN
@@ -125,7 +226,7 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = 'The command is the shell command line the executor runs for the job.';
 	END IF;
-	PERFORM gpualloc._check_tenant(who);
+	PERFORM gpualloc._check_tenant(who, priority);
 	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = who AND j.name = submit_job.name
 			   AND j.status IN ('queued', 'booked', 'running')) THEN
 		RAISE EXCEPTION 'tenant "%" already has an active job named "%"', who, name
@@ -182,6 +283,7 @@ $$;
 -- The block a job holds in the committed allocation, if it forms one.
 CREATE FUNCTION gpualloc._allocated_block(p_job_id bigint, OUT first integer, OUT size integer)
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT min(g.node * p.node_size + g.slot), count(DISTINCT g.gpu_id)::integer
 	FROM gpualloc.allocations a
@@ -192,6 +294,7 @@ $$;
 
 CREATE FUNCTION gpualloc._check_block(j gpualloc.jobs, first integer, size integer) RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;

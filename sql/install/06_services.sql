@@ -70,6 +70,7 @@ $$;
 CREATE FUNCTION gpualloc._check_demand_row(service text, hour timestamptz, traffic double precision,
 										   what text DEFAULT '') RETURNS integer
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	s gpualloc.services := gpualloc._service(service);
@@ -79,8 +80,15 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'Use date_trunc(''hour'', ts).';
 	END IF;
-	IF traffic IS NULL OR traffic = 'NaN' OR traffic < 0 OR traffic = 'Infinity' THEN
-		RAISE EXCEPTION '%traffic must be a finite number >= 0, got %', what, coalesce(traffic::text, 'NULL')
+	-- history only, from a sane epoch: a row years off would stretch every
+	-- forecast over an empty past or a future nobody has seen
+	IF hour < '2000-01-01 00:00+00' OR hour > date_trunc('hour', now()) THEN
+		RAISE EXCEPTION '%hour % is outside the demand history range', what, hour
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Demand history holds hours from 2000-01-01 up to the current hour.';
+	END IF;
+	IF traffic IS NULL OR traffic = 'NaN' OR traffic < 0 OR traffic > 1e15 THEN
+		RAISE EXCEPTION '%traffic must be a finite number from 0 to 1e15, got %', what, coalesce(traffic::text, 'NULL')
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	RETURN s.service_id;
@@ -103,46 +111,83 @@ BEGIN
 END
 $$;
 
--- Bulk load from a table with columns (service text, hour timestamptz,
--- traffic double precision), by default gpualloc.demand_staging, which COPY
--- can fill.  Every row is checked before any is written; the staging table is
--- emptied once its rows are in.
+-- Move hourly demand from a table (by default gpualloc.demand_staging) into
+-- demand_history, after checking every row; a bad row stops the load and
+-- nothing is written.  The source is read with the caller's own rights (this
+-- function is not SECURITY DEFINER) and must be a plain or partitioned table,
+-- so no view, function or foreign table the caller controls ever runs with
+-- the extension's rights; the rows then go to _store_demand, which does.
 CREATE FUNCTION gpualloc.load_demand(source regclass DEFAULT 'gpualloc.demand_staging')
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	kind "char";
+	missing text;
+	services text[];
+	hours timestamptz[];
+	traffic double precision[];
+	n bigint;
+BEGIN
+	PERFORM gpualloc._require_admin('load demand');
+	IF source IS NULL THEN
+		RAISE EXCEPTION 'source must name a table, got NULL'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT c.relkind INTO kind FROM pg_catalog.pg_class c WHERE c.oid = source;
+	IF kind NOT IN ('r', 'p') THEN
+		RAISE EXCEPTION 'source % is not a table', source
+			USING ERRCODE = 'wrong_object_type',
+				  DETAIL = 'load_demand reads only plain or partitioned tables, not views, foreign tables or materialized views.',
+				  HINT = 'Copy the rows into gpualloc.demand_staging, or into a table of your own.';
+	END IF;
+	SELECT pg_catalog.string_agg(want, ', ') INTO missing
+	FROM pg_catalog.unnest(ARRAY['service', 'hour', 'traffic']) AS want
+	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+					  WHERE a.attrelid = source AND a.attname = want AND a.attnum > 0 AND NOT a.attisdropped);
+	IF missing IS NOT NULL THEN
+		RAISE EXCEPTION 'source % has no column %', source, missing
+			USING ERRCODE = 'undefined_column',
+				  DETAIL = 'A demand table has the columns service (text), hour (timestamptz) and traffic (a number).';
+	END IF;
+	EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(service::text), pg_catalog.array_agg(hour::timestamptz), '
+							  'pg_catalog.array_agg(traffic::double precision) FROM %s', source)
+	INTO services, hours, traffic;
+	n := gpualloc._store_demand(coalesce(services, '{}'), coalesce(hours, '{}'), coalesce(traffic, '{}'));
+	IF source = 'gpualloc.demand_staging'::regclass THEN
+		DELETE FROM gpualloc.demand_staging;
+	END IF;
+	RETURN n;
+END
+$$;
+
+-- Check and store rows read by load_demand.
+CREATE FUNCTION gpualloc._store_demand(services text[], hours timestamptz[], traffic double precision[])
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
-	r record;
-	n bigint := 0;
+	ids integer[] := '{}';
 	dup record;
 BEGIN
 	PERFORM gpualloc._require_admin('load demand');
-	IF source IS NULL OR NOT has_table_privilege(gpualloc.caller_role(), source, 'SELECT') THEN
-		RAISE EXCEPTION 'permission denied to read %', coalesce(source::text, 'NULL')
-			USING ERRCODE = 'insufficient_privilege';
-	END IF;
-	CREATE TEMP TABLE gpualloc_demand_load (service_id integer, hour timestamptz, traffic double precision)
-		ON COMMIT DROP;
-	FOR r IN EXECUTE format('SELECT service::text AS service, hour::timestamptz AS hour, traffic::double precision AS traffic FROM %s', source)
-	LOOP
-		n := n + 1;
-		INSERT INTO gpualloc_demand_load
-		VALUES (gpualloc._check_demand_row(r.service, r.hour, r.traffic, format('row %s: ', n)), r.hour, r.traffic);
+	FOR i IN 1 .. coalesce(pg_catalog.cardinality(services), 0) LOOP
+		ids := ids || gpualloc._check_demand_row(services[i], hours[i], traffic[i], pg_catalog.format('row %s: ', i));
 	END LOOP;
-	SELECT s.name, l.hour INTO dup FROM gpualloc_demand_load l JOIN gpualloc.services s USING (service_id)
-	GROUP BY s.name, l.hour HAVING count(*) > 1 LIMIT 1;
+	SELECT s.name, r.hour INTO dup
+	FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(hours)) AS r(service_id, hour)
+	JOIN gpualloc.services s ON s.service_id = r.service_id
+	GROUP BY s.name, r.hour HAVING pg_catalog.count(*) > 1 LIMIT 1;
 	IF FOUND THEN
 		RAISE EXCEPTION 'service "%" has more than one row for hour %', dup.name, dup.hour
 			USING ERRCODE = 'unique_violation';
 	END IF;
 	INSERT INTO gpualloc.demand_history (service_id, hour, traffic)
-	SELECT service_id, hour, traffic FROM gpualloc_demand_load
+	SELECT r.service_id, r.hour, r.traffic
+	FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(hours), pg_catalog.unnest(traffic)) AS r(service_id, hour, traffic)
 	ON CONFLICT (service_id, hour) DO UPDATE SET traffic = EXCLUDED.traffic;
-	DROP TABLE gpualloc_demand_load;
-	IF source = 'gpualloc.demand_staging'::regclass THEN
-		DELETE FROM gpualloc.demand_staging;
-	END IF;
-	RETURN n;
+	RETURN coalesce(pg_catalog.cardinality(services), 0);
 END
 $$;

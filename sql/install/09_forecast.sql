@@ -10,6 +10,7 @@ CREATE FUNCTION gpualloc.estimate_job(kind text, features jsonb, gpus integer DE
 									  OUT hours_p90 double precision, OUT work_gpu_hours double precision,
 									  OUT memory_gb double precision, OUT method text)
 RETURNS record
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_estimate_job'
 LANGUAGE C STABLE CALLED ON NULL INPUT;
 
@@ -19,5 +20,6 @@ LANGUAGE C STABLE CALLED ON NULL INPUT;
 CREATE FUNCTION gpualloc.forecast_demand(service text, "from" timestamptz, horizon interval DEFAULT '24 hours')
 RETURNS TABLE (step_start timestamptz, traffic_p50 double precision, traffic_upper double precision,
 			   gpus_upper integer, gpus_planned integer)
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_forecast_demand'
 LANGUAGE C STABLE CALLED ON NULL INPUT;

@@ -4,6 +4,7 @@
 -- Ask the background planner for a run soon (debounced by
 -- gpualloc.replan_debounce).  Returns whether a planner is there to hear it.
 CREATE FUNCTION gpualloc.request_replan() RETURNS boolean
+SET search_path = pg_catalog, gpualloc, pg_temp
 	AS 'MODULE_PATHNAME', 'gpualloc_request_replan'
 	LANGUAGE C VOLATILE;
 
@@ -46,6 +47,7 @@ CREATE TRIGGER jobs_wake_planner AFTER UPDATE OF status ON gpualloc.jobs
 -- figures the submitter gave are kept.
 CREATE FUNCTION gpualloc._refresh_estimates() RETURNS integer
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	n integer;
@@ -67,6 +69,7 @@ $$;
 -- block first, then lowest index.  None while there is no current plan.
 CREATE FUNCTION gpualloc._free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;
@@ -116,6 +119,7 @@ $$;
 -- executor sees it in allocations (and by NOTIFY) and starts it at once.
 CREATE FUNCTION gpualloc._start_now_if_free(p_job_id bigint) RETURNS integer
 LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	j gpualloc.jobs;

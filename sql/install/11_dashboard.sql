@@ -23,6 +23,7 @@ CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id I
 CREATE FUNCTION gpualloc._dashboard_window(from_ts timestamptz, to_ts timestamptz,
 										   OUT lo timestamptz, OUT hi timestamptz)
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT CASE WHEN isfinite(from_ts) THEN from_ts
 				ELSE (SELECT min(lower(a.during)) FROM gpualloc.allocations a) END,
@@ -36,6 +37,7 @@ CREATE FUNCTION gpualloc._allocation_hours(lo timestamptz, hi timestamptz)
 RETURNS TABLE (gpu_id integer, job_id bigint, service_id integer, hour timestamptz,
 			   part tstzrange, gpu_hours double precision)
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT a.gpu_id, a.job_id, a.service_id, h.h,
 		   a.during * tstzrange(h.h, h.h + interval '1 hour') * tstzrange(lo, hi),
@@ -55,6 +57,7 @@ CREATE FUNCTION gpualloc._service_hours(lo timestamptz, hi timestamptz)
 RETURNS TABLE (service_id integer, hour timestamptz, held_gpu_hours double precision,
 			   served_gpu_hours double precision, demand_gpus integer)
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	WITH pieces AS (
 		SELECT p.service_id, p.hour, p.part
@@ -260,6 +263,7 @@ FROM gpualloc.plan_runs r;
 
 -- The plan as an SVG Gantt chart (plan_svg.c).
 CREATE FUNCTION gpualloc.plan_svg(plan_id bigint) RETURNS text
+SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_plan_svg'
 LANGUAGE C STABLE STRICT SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp;

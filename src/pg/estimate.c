@@ -82,7 +82,7 @@ pool_gpu_model(const char *pool)
 	char	   *model;
 	char	   *dash;
 
-	if (SPI_execute_with_args("SELECT lower(gpu_model) FROM gpualloc.pools WHERE name = $1",
+	if (SPI_execute_with_args("SELECT pg_catalog.lower(gpu_model) FROM gpualloc.pools WHERE name = $1",
 							  1, &type, &arg, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "gpualloc: could not read pools");
 	if (SPI_processed == 0)

@@ -28,6 +28,7 @@ int			gpualloc_solver_time_limit_ms = 10000;
 double		gpualloc_demand_quantile = GA_DEMAND_QUANTILE_DEFAULT;
 char	   *gpualloc_database = NULL;
 int			gpualloc_booking_timeout_s = 600;
+double		gpualloc_max_priority = 10.0;
 int			gpualloc_on_gpu_failure = GA_ON_GPU_FAILURE_REQUEUE;
 
 static const struct config_enum_entry on_gpu_failure_options[] = {
@@ -68,6 +69,10 @@ define_operation_gucs(void)
 							"A booking not started within it is released and the job planned again.",
 							&gpualloc_booking_timeout_s, 600, 10, 7 * 24 * 3600,
 							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpualloc.max_priority",
+							 "Highest priority a tenant's job may ask for, unless the tenant has its own.",
+							 "A higher one is refused, not clamped.",
+							 &gpualloc_max_priority, 10.0, 1e-6, 1e6, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpualloc.on_gpu_failure",
 							 "What happens to a running job whose GPU goes down.",
 							 "requeue: back to the queue, its lost run counted; fail: the job fails.",

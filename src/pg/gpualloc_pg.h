@@ -20,6 +20,7 @@ extern int	gpualloc_solver_time_limit_ms;
 extern double gpualloc_demand_quantile;
 extern char *gpualloc_database;
 extern int	gpualloc_booking_timeout_s;
+extern double gpualloc_max_priority;
 extern int	gpualloc_on_gpu_failure;
 
 #define GA_ON_GPU_FAILURE_REQUEUE 0
@@ -39,6 +40,10 @@ ga_pg_step_floor(TimestampTz ts, int step_minutes)
 /* One advisory lock key for every planner: replan() and the worker. */
 #define GPUALLOC_PLANNER_LOCK_KEY INT64CONST(0x67707561) /* "gpua" */
 /* Held while a planner commits step 0 or submit_job books a block now. */
+/* The search_path every function of the extension and the worker pin. */
+#define GPUALLOC_SEARCH_PATH "pg_catalog, gpualloc, pg_temp"
+
+/* Also in sql/install/03_allocations.sql (gpualloc._commit_lock). */
 #define GPUALLOC_COMMIT_LOCK_KEY INT64CONST(0x67707562)
 
 /*

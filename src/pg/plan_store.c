@@ -67,8 +67,8 @@ update_run(int64 plan_id, GaBuild *build, const ga_plan *plan, const char *statu
 	args[9] = float_or_null(plan ? plan->objective : NAN, &nulls[9]);
 	args[10] = float_or_null(plan ? plan->bound : NAN, &nulls[10]);
 	args[11] = float_or_null(plan ? plan->gap : NAN, &nulls[11]);
-	run_write("UPDATE gpualloc.plan_runs SET status = $2, message = $3, finished_at = clock_timestamp(), "
-			  "plan_start = $4, step = make_interval(mins => $5), horizon_steps = $6, "
+	run_write("UPDATE gpualloc.plan_runs SET status = $2, message = $3, finished_at = pg_catalog.clock_timestamp(), "
+			  "plan_start = $4, step = pg_catalog.make_interval(mins => $5), horizon_steps = $6, "
 			  "n_gpus = $7, n_jobs = $8, n_services = $9, objective = $10, bound = $11, gap = $12 "
 			  "WHERE plan_id = $1", 12, types, args, nulls, SPI_OK_UPDATE);
 	if (plan != NULL)
@@ -262,7 +262,7 @@ store_blocks(int64 plan_id, GaBuild *build, const ga_plan *plan)
 	args[7] = int_array(b.step_count, NULL, b.n, INT4OID);
 	run_write("INSERT INTO gpualloc.plan_blocks "
 			  "(plan_id, pool_id, job_id, service_id, gpu_first, gpu_count, step_first, step_count) "
-			  "SELECT $1, * FROM unnest($2, $3, $4, $5, $6, $7, $8)",
+			  "SELECT $1, * FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), pg_catalog.unnest($8))",
 			  8, types, args, NULL, SPI_OK_INSERT);
 }
 

@@ -324,7 +324,7 @@ read_pools(SvgPlan *p)
 
 	if (SPI_execute("SELECT p.pool_id, p.name, p.gpu_model, p.node_size, "
 					"       g.node * p.node_size + g.slot AS idx, g.state, "
-					"       max(g.node * p.node_size + g.slot) OVER (PARTITION BY p.pool_id) + 1 "
+					"       pg_catalog.max(g.node * p.node_size + g.slot) OVER (PARTITION BY p.pool_id) + 1 "
 					"FROM gpualloc.pools p JOIN gpualloc.gpus g USING (pool_id) "
 					"ORDER BY p.name, idx", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpualloc: could not read pools and GPUs");
@@ -544,7 +544,7 @@ read_services(SvgPlan *p)
 		args[1] = TimestampTzGetDatum(p->plan_start);
 		args[2] = TimestampTzGetDatum(p->plan_start + p->T * p->step_usecs);
 		if (SPI_execute_with_args("SELECT hour, traffic FROM gpualloc.demand_history "
-								  "WHERE service_id = $1 AND hour >= date_trunc('hour', $2) AND hour < $3",
+								  "WHERE service_id = $1 AND hour >= pg_catalog.date_trunc('hour', $2) AND hour < $3",
 								  3, types, args, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "gpualloc: could not read demand_history");
 		for (uint64 r = 0; r < SPI_processed; r++)

@@ -92,7 +92,7 @@ release_step(const GaBuild *build, TimestampTz released)
 static void
 count_pools(int *n_pools, int *n_gpus)
 {
-	run_query("SELECT p.pool_id, p.node_size, coalesce(max(g.node), -1) "
+	run_query("SELECT p.pool_id, p.node_size, coalesce(pg_catalog.max(g.node), -1) "
 			  "FROM gpualloc.pools p LEFT JOIN gpualloc.gpus g USING (pool_id) "
 			  "GROUP BY p.pool_id ORDER BY p.pool_id", 0, NULL, NULL);
 	*n_pools = (int) SPI_processed;
@@ -107,7 +107,7 @@ load_pools(GaBuild *build)
 	ga_problem *p = build->problem;
 	int			first = 0;
 
-	run_query("SELECT p.pool_id, p.node_size, coalesce(max(g.node), -1), p.name "
+	run_query("SELECT p.pool_id, p.node_size, coalesce(pg_catalog.max(g.node), -1), p.name "
 			  "FROM gpualloc.pools p LEFT JOIN gpualloc.gpus g USING (pool_id) "
 			  "GROUP BY p.pool_id ORDER BY p.pool_id", 0, NULL, NULL);
 	for (int i = 0; i < p->n_pools; i++)
@@ -336,10 +336,10 @@ ga_build_problem(TimestampTz now)
 	params.half_life_hours = gpualloc_half_life_minutes / 60.0;
 
 	count_pools(&n_pools, &n_gpus);
-	n_jobs = count_rows("SELECT count(*) FROM (" JOBS_SQL ") j");
-	n_services = count_rows("SELECT count(*) FROM gpualloc.services");
+	n_jobs = count_rows("SELECT pg_catalog.count(*) FROM (" JOBS_SQL ") j");
+	n_services = count_rows("SELECT pg_catalog.count(*) FROM gpualloc.services");
 	build->jobs_without_estimate =
-		count_rows("SELECT count(*) FROM gpualloc.jobs WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL");
+		count_rows("SELECT pg_catalog.count(*) FROM gpualloc.jobs WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL");
 
 	build->problem = ga_problem_create(n_pools, n_gpus, n_jobs, n_services, &params);
 	if (build->problem == NULL)

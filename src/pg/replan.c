@@ -54,8 +54,8 @@ take_planner_lock(bool wait)
 	Oid			type = INT8OID;
 	bool		isnull;
 
-	if (SPI_execute_with_args(wait ? "SELECT pg_advisory_xact_lock($1) IS NULL"
-							  : "SELECT pg_try_advisory_xact_lock($1)",
+	if (SPI_execute_with_args(wait ? "SELECT pg_catalog.pg_advisory_xact_lock($1) IS NULL"
+							  : "SELECT pg_catalog.pg_try_advisory_xact_lock($1)",
 							  1, &type, &key, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpualloc: could not take the planner lock");
 	return wait || DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));

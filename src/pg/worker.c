@@ -235,7 +235,7 @@ record_failure(const char *message)
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	SPI_execute_with_args("INSERT INTO gpualloc.plan_runs (mode, trigger, status, message, finished_at) "
-						  "VALUES ('full', 'worker', 'failed', $1, clock_timestamp())",
+						  "VALUES ('full', 'worker', 'failed', $1, pg_catalog.clock_timestamp())",
 						  1, &type, &arg, NULL, false, 0);
 	SPI_finish();
 	PopActiveSnapshot();
@@ -319,6 +319,13 @@ gpualloc_worker_main(Datum arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(gpualloc_database, NULL, 0);
+
+	/*
+	 * The worker runs as the bootstrap superuser: only the extension's own
+	 * schema and the catalog may resolve a name in its queries, never a
+	 * schema other roles can create objects in.
+	 */
+	SetConfigOption("search_path", GPUALLOC_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
 	pgstat_report_appname("gpualloc planner");
 
 	if (ga_shared != NULL)
