@@ -919,16 +919,22 @@ booking_take(struct executor *ex, long long job_id)
 	return 0;
 }
 
-/* Claim a booked job.  False when it is no longer ours to start. */
+/*
+ * Claim a booked job on the block we read.  The block is passed explicitly so
+ * the database records the start where we launch it even if a plan moved the
+ * booking since our read (then the start fails if another workload holds the
+ * block, or the booking elsewhere is given back).  False when it is no
+ * longer ours to start.
+ */
 static bool
-claim_job(struct executor *ex, long long job_id)
+claim_job(struct executor *ex, long long job_id, const char *first, const char *size)
 {
 	char		id[24];
-	const char *params[1] = {id};
+	const char *params[3] = {id, first, size};
 	struct db_error err;
 
 	snprintf(id, sizeof id, "%lld", job_id);
-	if (db_do(ex, "SELECT gpualloc.job_started($1::bigint)", 1, params, &err))
+	if (db_do(ex, "SELECT gpualloc.job_started($1::bigint, $2::integer, $3::integer)", 3, params, &err))
 		return true;
 	if (!err.lost)
 		logmsg("skipped job %lld: %s%s", job_id, err.message,
@@ -985,14 +991,16 @@ launch_describe(const struct executor *ex, const PGresult *work, int row, struct
 
 /* In the child: wait at the gate until the start is confirmed, then exec. */
 static void
-exec_job(int gate, const struct launch *l, int node)
+exec_job(const int gate[2], const struct launch *l, int node)
 {
 	char		c, id[24], nodestr[16];
 	ssize_t		r;
 
 	child_prepare();
+	/* our copy of the write end would keep the gate from ever closing */
+	close(gate[1]);
 	do
-		r = read(gate, &c, 1);
+		r = read(gate[0], &c, 1);
 	while (r < 0 && errno == EINTR);
 	if (r != 1)
 		_exit(0);				/* job_started failed: nothing runs */
@@ -1026,17 +1034,17 @@ log_started(const struct executor *ex, const struct launch *l, pid_t pid,
 
 /* A job without a command cannot run: it fails, visibly, rather than cycle. */
 static void
-fail_commandless(struct executor *ex, long long job_id)
+fail_commandless(struct executor *ex, const struct launch *l)
 {
 	char		id[24];
 	const char *params[1] = {id};
 	struct db_error err;
 
-	snprintf(id, sizeof id, "%lld", job_id);
-	if (claim_job(ex, job_id) &&
+	snprintf(id, sizeof id, "%lld", l->job_id);
+	if (claim_job(ex, l->job_id, l->first, l->size) &&
 		db_do(ex, "SELECT gpualloc.job_finished($1::bigint, false, message => 'no command to run')",
 			  1, params, &err))
-		logmsg("failed job %lld: it has no command", job_id);
+		logmsg("failed job %lld: it has no command", l->job_id);
 }
 
 /* fork() with a gate pipe between parent and child; -1 with errno on failure. */
@@ -1077,7 +1085,7 @@ launch_job(struct executor *ex, const PGresult *work, int row)
 	launch_describe(ex, work, row, &l);
 	if (!l.command || !*l.command)
 	{
-		fail_commandless(ex, l.job_id);
+		fail_commandless(ex, &l);
 		return;
 	}
 	if ((pid = fork_gated(gate)) < 0)
@@ -1089,15 +1097,17 @@ launch_job(struct executor *ex, const PGresult *work, int row)
 		return;
 	}
 	if (pid == 0)
-		exec_job(gate[0], &l, ex->opt.node);
+		exec_job(gate, &l, ex->opt.node);
 	setpgid(pid, pid);			/* also here: whichever of us runs first */
 	close(gate[0]);
 	t_call = now_mono();
 	booked_seq = booking_take(ex, l.job_id);
-	if (!claim_job(ex, l.job_id))
+	if (!claim_job(ex, l.job_id, l.first, l.size))
 	{
+		/* it exits at the closed gate; the kill makes sure it never waits */
 		close(gate[1]);
-		waitpid(pid, NULL, 0);	/* it exits at once at the closed gate */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 		return;
 	}
 	if (write(gate[1], "g", 1) != 1)
