@@ -142,6 +142,12 @@ bench: tools $(BUILD_DIR)/bench_report
 bench-submit: deps
 	@sh tools/bench-submit.sh
 
+# The soak of t/004_soak.pl at scale: 64 GPUs, 8 nodes, 8 reference executors,
+# BENCH_JOBS (3000) short jobs; writes bench/results/ops.json.
+.PHONY: bench-ops
+bench-ops: deps
+	@sh tools/bench-ops.sh
+
 clean: clean-build
 clean-build:
 	rm -rf $(BUILD_DIR) tmp_check tmp_check_iso output_iso results log regression.diffs regression.out

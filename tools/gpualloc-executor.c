@@ -408,6 +408,106 @@ db_do(struct executor *ex, const char *sql, int nparams, const char *const *para
 	return res != NULL;
 }
 
+/* One statement of a pipelined batch, with its result or its error. */
+struct batch_item {
+	const char *sql;
+	int			nparams;
+	const char *params[4];
+	PGresult   *res;			/* NULL when it failed */
+	struct db_error err;
+};
+
+static void
+batch_result(struct executor *ex, struct batch_item *it, PGresult *r)
+{
+	const char *state;
+
+	if (PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK)
+	{
+		it->res = r;
+		return;
+	}
+	if (PQresultStatus(r) == PGRES_PIPELINE_ABORTED)
+		snprintf(it->err.message, sizeof it->err.message, "not run: an earlier statement failed");
+	else
+	{
+		state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+		snprintf(it->err.sqlstate, sizeof it->err.sqlstate, "%s", state ? state : "");
+		snprintf(it->err.message, sizeof it->err.message, "%s", PQresultErrorMessage(r));
+		flatten(it->err.message);
+		it->err.lost = is_connection_error(ex->conn, it->err.sqlstate);
+	}
+	PQclear(r);
+}
+
+/*
+ * Send statements in one round trip (libpq's pipeline mode) and collect each
+ * one's result: a batch of claims does not wait for one commit after another
+ * on our side.  With sync_each every statement is its own transaction, so one
+ * refused does not abort the others; otherwise they are one transaction and
+ * the first failure aborts the rest.  False when the connection is gone (it
+ * has then been dropped).
+ */
+static bool
+db_batch(struct executor *ex, struct batch_item *items, int n, bool sync_each)
+{
+	int			syncs = 0, want = sync_each ? n : 1, next = 0, nulls = 0;
+	char		why[512];
+
+	for (int i = 0; i < n; i++)
+	{
+		items[i].res = NULL;
+		memset(&items[i].err, 0, sizeof items[i].err);
+	}
+	if (!ex->conn || !PQenterPipelineMode(ex->conn))
+		goto lost;
+	for (int i = 0; i < n; i++)
+		if (!PQsendQueryParams(ex->conn, items[i].sql, items[i].nparams, NULL, items[i].params, NULL, NULL, 0) ||
+			((sync_each || i == n - 1) && !PQpipelineSync(ex->conn)))
+			goto lost;
+	while (syncs < want)
+	{
+		PGresult   *r = PQgetResult(ex->conn);
+
+		/* NULL ends one statement's results; more in a row mean trouble */
+		if (!r)
+		{
+			if (PQstatus(ex->conn) == CONNECTION_BAD || ++nulls > 3)
+				goto lost;
+			continue;
+		}
+		nulls = 0;
+		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC)
+		{
+			syncs++;
+			PQclear(r);
+		}
+		else if (next < n)
+			batch_result(ex, &items[next++], r);
+		else
+			PQclear(r);
+	}
+	PQexitPipelineMode(ex->conn);
+	for (int i = 0; i < n; i++)
+		if (items[i].err.lost)
+		{
+			db_drop(ex, items[i].err.message);
+			return false;
+		}
+	return true;
+lost:
+	snprintf(why, sizeof why, "%s", ex->conn ? PQerrorMessage(ex->conn) : "not connected");
+	flatten(why);
+	for (int i = 0; i < n; i++)
+	{
+		PQclear(items[i].res);
+		items[i].res = NULL;
+		items[i].err.lost = true;
+	}
+	db_drop(ex, why);
+	return false;
+}
+
 static PGconn *
 db_open(const struct options *opt)
 {
@@ -648,65 +748,64 @@ snapshot_free(struct snapshot *s)
 	memset(s, 0, sizeof *s);
 }
 
-static bool
-snapshot_queries(struct executor *ex, struct snapshot *s, struct db_error *err)
-{
-	char		node[16], since[24];
-	const char *params[2];
+/* the block's first GPU decides which executor launches it */
+#define WORK_SQL "SELECT job_id, status, command, pool, block_first, block_size, nodes, slots" \
+	" FROM gpualloc.executor_work" \
+	" WHERE nodes[1] = $1::integer AND ($2::text IS NULL OR pool = $2::text)" \
+	" ORDER BY booked_at NULLS LAST, job_id"
+#define GPUS_SQL "SELECT gpu_id, workload_kind, job_id, service, slot, pool" \
+	" FROM gpualloc.current_allocation" \
+	" WHERE node = $1::integer AND ($2::text IS NULL OR pool = $2::text)" \
+	" ORDER BY pool, service, slot"
+/* only our jobs' rows: what booked them, for the notify-to-start time */
+#define CHANGES_SQL "SELECT seq, change, job_id FROM gpualloc.allocation_changes($1::bigint)" \
+	" WHERE job_id IS NOT NULL AND node = $2::integer" \
+	" AND ($3::text IS NULL OR pool = $3::text) ORDER BY seq"
 
-	snprintf(node, sizeof node, "%d", ex->opt.node);
-	params[0] = node;
-	params[1] = ex->opt.pool;
-	if ((s->seq = db_allocation_seq(ex, err)) < 0)
-		return false;
-	if (s->seq > ex->last_seq)
-	{
-		const char *p[1] = {since};
-
-		snprintf(since, sizeof since, "%lld", ex->last_seq);
-		s->changes = db_run(ex, "SELECT seq, change, job_id FROM gpualloc.allocation_changes($1::bigint)"
-							" WHERE job_id IS NOT NULL ORDER BY seq", 1, p, err);
-		if (!s->changes)
-			return false;
-	}
-	/* the block's first GPU decides which executor launches it */
-	s->work = db_run(ex, "SELECT job_id, status, command, pool, block_first, block_size, nodes, slots"
-					 " FROM gpualloc.executor_work"
-					 " WHERE nodes[1] = $1::integer AND ($2::text IS NULL OR pool = $2::text)"
-					 " ORDER BY booked_at NULLS LAST, job_id", 2, params, err);
-	if (!s->work)
-		return false;
-	s->gpus = db_run(ex, "SELECT gpu_id, workload_kind, job_id, service, slot, pool"
-					 " FROM gpualloc.current_allocation"
-					 " WHERE node = $1::integer AND ($2::text IS NULL OR pool = $2::text)"
-					 " ORDER BY pool, service, slot", 2, params, err);
-	return s->gpus != NULL;
-}
-
-/* All reads in one REPEATABLE READ transaction, so they agree with each other. */
+/*
+ * All reads in one REPEATABLE READ transaction, so they agree with each
+ * other, sent in one round trip.
+ */
 static bool
 snapshot_take(struct executor *ex, struct snapshot *s)
 {
-	struct db_error err;
+	char		node[16], since[24];
+	struct batch_item q[6] = {
+		{.sql = "BEGIN ISOLATION LEVEL REPEATABLE READ"},
+		{.sql = "SELECT gpualloc.allocation_seq()"},
+		{.sql = CHANGES_SQL, .nparams = 3, .params = {since, node, ex->opt.pool}},
+		{.sql = WORK_SQL, .nparams = 2, .params = {node, ex->opt.pool}},
+		{.sql = GPUS_SQL, .nparams = 2, .params = {node, ex->opt.pool}},
+		{.sql = "COMMIT"},
+	};
+	int			failed = -1;
 
 	memset(s, 0, sizeof *s);
-	if (!db_do(ex, "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL, &err))
-		goto fail;
-	if (!snapshot_queries(ex, s, &err))
-		goto fail;
-	if (!db_do(ex, "COMMIT", 0, NULL, &err))
-		goto fail;
-	return true;
-fail:
-	if (!err.lost)
+	snprintf(node, sizeof node, "%d", ex->opt.node);
+	snprintf(since, sizeof since, "%lld", ex->last_seq);
+	if (!db_batch(ex, q, 6, false))
+		return false;
+	for (int i = 0; i < 6; i++)
+		if (!q[i].res && failed < 0)
+			failed = i;
+	if (failed >= 0)
 	{
 		struct db_error ignored;
 
-		logmsg("could not read the allocation: %s", err.message);
+		logmsg("could not read the allocation: %s", q[failed].err.message);
 		db_do(ex, "ROLLBACK", 0, NULL, &ignored);
+		for (int i = 0; i < 6; i++)
+			PQclear(q[i].res);
+		return false;
 	}
-	snapshot_free(s);
-	return false;
+	s->seq = PQgetisnull(q[1].res, 0, 0) ? 0 : atoll(PQgetvalue(q[1].res, 0, 0));
+	s->changes = q[2].res;
+	s->work = q[3].res;
+	s->gpus = q[4].res;
+	PQclear(q[0].res);
+	PQclear(q[1].res);
+	PQclear(q[5].res);
+	return true;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1017,16 +1116,21 @@ exec_job(const int gate[2], const struct launch *l, int node)
 	_exit(127);
 }
 
+/*
+ * notify_to_start_ms: from our receipt of the NOTIFY of the change set that
+ * booked the job to our job_started() call; notify_to_confirm_ms: to its
+ * answer, when the job's command is let run.
+ */
 static void
 log_started(const struct executor *ex, const struct launch *l, pid_t pid,
-			long long booked_seq, double t_call)
+			long long booked_seq, double t_call, double t_done)
 {
 	double		t_notice = booked_seq > 0 ? notice_time(ex, booked_seq) : -1;
-	char		timing[80] = "";
+	char		timing[128] = "";
 
 	if (booked_seq > 0 && t_notice >= 0)
-		snprintf(timing, sizeof timing, " booked_seq=%lld notify_to_start_ms=%.3f",
-				 booked_seq, (t_call - t_notice) * 1000.0);
+		snprintf(timing, sizeof timing, " booked_seq=%lld notify_to_start_ms=%.3f notify_to_confirm_ms=%.3f",
+				 booked_seq, (t_call - t_notice) * 1000.0, (t_done - t_notice) * 1000.0);
 	else if (booked_seq > 0)
 		snprintf(timing, sizeof timing, " booked_seq=%lld notify_to_start_ms=before_notify", booked_seq);
 	logmsg("started job %lld pid %d pool %s slots %s%s", l->job_id, (int) pid, l->pool, l->cuda, timing);
@@ -1067,54 +1171,70 @@ fork_gated(int gate[2])
 	return -1;
 }
 
-/*
- * Start one booked job.  The child is forked first and waits at a gate (a
- * pipe) until job_started() has succeeded: so the command never runs for a
- * job we did not claim, and a fork failure can still be reported as a
- * rejection while the job is booked.
- */
-static void
-launch_job(struct executor *ex, const PGresult *work, int row)
-{
+/* A job forked and waiting at its gate for the result of its claim. */
+struct gated {
 	struct launch l;
-	int			gate[2];
 	pid_t		pid;
-	double		t_call;
+	int			gate;			/* write end */
 	long long	booked_seq;
+	char		id[24];
+};
 
-	launch_describe(ex, work, row, &l);
-	if (!l.command || !*l.command)
+/*
+ * Fork one booked job's process, waiting at a gate (a pipe) until its claim
+ * succeeds: so the command never runs for a job we did not claim, and a fork
+ * failure can still be reported as a rejection while the job is booked.
+ */
+static bool
+fork_job(struct executor *ex, const PGresult *work, int row, struct gated *g)
+{
+	int			gate[2];
+
+	launch_describe(ex, work, row, &g->l);
+	if (!g->l.command || !*g->l.command)
 	{
-		fail_commandless(ex, &l);
-		return;
+		fail_commandless(ex, &g->l);
+		return false;
 	}
-	if ((pid = fork_gated(gate)) < 0)
+	if ((g->pid = fork_gated(gate)) < 0)
 	{
 		char		reason[128];
 
 		snprintf(reason, sizeof reason, "could not create a process: %s", strerror(errno));
-		reject_job(ex, l.job_id, reason);
-		return;
+		reject_job(ex, g->l.job_id, reason);
+		return false;
 	}
-	if (pid == 0)
-		exec_job(gate, &l, ex->opt.node);
-	setpgid(pid, pid);			/* also here: whichever of us runs first */
+	if (g->pid == 0)
+		exec_job(gate, &g->l, ex->opt.node);
+	setpgid(g->pid, g->pid);	/* also here: whichever of us runs first */
 	close(gate[0]);
-	t_call = now_mono();
-	booked_seq = booking_take(ex, l.job_id);
-	if (!claim_job(ex, l.job_id, l.first, l.size))
-	{
-		/* it exits at the closed gate; the kill makes sure it never waits */
-		close(gate[1]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return;
-	}
-	if (write(gate[1], "g", 1) != 1)
-		logmsg("job %lld: could not open the gate: %s", l.job_id, strerror(errno));
-	close(gate[1]);
-	child_add(ex, pid, CHILD_JOB)->job_id = l.job_id;
-	log_started(ex, &l, pid, booked_seq, t_call);
+	g->gate = gate[1];
+	g->booked_seq = booking_take(ex, g->l.job_id);
+	snprintf(g->id, sizeof g->id, "%lld", g->l.job_id);
+	return true;
+}
+
+/* The claim succeeded: open the gate. */
+static void
+gate_open(struct executor *ex, struct gated *g, double t_call, double t_done)
+{
+	if (write(g->gate, "g", 1) != 1)
+		logmsg("job %lld: could not open the gate: %s", g->l.job_id, strerror(errno));
+	close(g->gate);
+	child_add(ex, g->pid, CHILD_JOB)->job_id = g->l.job_id;
+	log_started(ex, &g->l, g->pid, g->booked_seq, t_call, t_done);
+}
+
+/* The claim failed: the child exits at the closed gate (the kill makes sure). */
+static void
+gate_close(struct gated *g, const struct db_error *err)
+{
+	close(g->gate);
+	kill(g->pid, SIGKILL);
+	waitpid(g->pid, NULL, 0);
+	if (!err->lost)
+		logmsg("skipped job %lld: %s%s", g->l.job_id, err->message,
+			   strcmp(err->sqlstate, SQLSTATE_NOT_IN_PREREQ) == 0 ? "" : " (will retry)");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1227,17 +1347,46 @@ fail_orphans(struct executor *ex, const struct snapshot *s)
 	}
 }
 
+/*
+ * Start every booked job of this node: fork each at its gate, then claim them
+ * all with job_started() in one round trip (each its own transaction), then
+ * open the gates of the claims that succeeded.
+ */
 static void
 start_booked(struct executor *ex, const struct snapshot *s)
 {
-	for (int i = 0; i < PQntuples(s->work) && ex->conn; i++)
+	int			n = PQntuples(s->work), k = 0;
+	struct gated *g = xrealloc(NULL, (size_t) n * sizeof *g);
+	struct batch_item *claims = xrealloc(NULL, (size_t) n * sizeof *claims);
+	double		t_call, t_done;
+
+	for (int i = 0; i < n && ex->conn; i++)
 	{
 		long long	job_id = atoll(PQgetvalue(s->work, i, 0));
 
 		/* a requeued job's old process must be gone before it starts again */
-		if (strcmp(PQgetvalue(s->work, i, 1), "booked") == 0 && !have_job_child(ex, job_id))
-			launch_job(ex, s->work, i);
+		if (strcmp(PQgetvalue(s->work, i, 1), "booked") != 0 || have_job_child(ex, job_id) ||
+			!fork_job(ex, s->work, i, &g[k]))
+			continue;
+		claims[k] = (struct batch_item) {
+			.sql = "SELECT gpualloc.job_started($1::bigint, $2::integer, $3::integer)",
+			.nparams = 3, .params = {g[k].id, g[k].l.first, g[k].l.size}};
+		k++;
 	}
+	t_call = now_mono();
+	if (k > 0)
+		db_batch(ex, claims, k, true);
+	t_done = now_mono();
+	for (int i = 0; i < k; i++)
+	{
+		if (claims[i].res)
+			gate_open(ex, &g[i], t_call, t_done);
+		else
+			gate_close(&g[i], &claims[i].err);
+		PQclear(claims[i].res);
+	}
+	free(g);
+	free(claims);
 }
 
 /* ------------------------------------------------------------------------ */
