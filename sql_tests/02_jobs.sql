@@ -51,6 +51,14 @@ SELECT gpualloc.submit_job('x', 'training', 'a100', 1, not_before => '2099-01-02
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1, work_gpu_hours => 0);  -- zero work
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1, tenant => 'nobody_such_role'); -- unknown tenant
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1, priority => 10.5);     -- above the tenant's maximum
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1, 16);                   -- gpus_max beyond the pool
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1, work_gpu_hours => 1e308); -- absurd work
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1, work_gpu_hours => 2,
+	features => '{"junk": 1}');                                                -- unknown feature, work given
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1, work_gpu_hours => 2,
+	features => '{"params_b": 1e300}');                                        -- feature out of range, work given
+SELECT gpualloc.submit_job('x', 'training', 'a100', 1, work_gpu_hours => 2,
+	features => jsonb_build_object('notes', repeat('x', 70000)));              -- over 64 kB
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1, priority => 1.7976931348623157e308); -- far above it
 SELECT gpualloc.add_tenant('gpualloc_submitter');                             -- a shared group role
 SELECT gpualloc.add_tenant('pg_read_all_data');                               -- a predefined role

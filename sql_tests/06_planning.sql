@@ -94,3 +94,25 @@ SELECT * FROM gpualloc.plan_grid(NULL);
 SET gpualloc.step = '7min';
 SET gpualloc.horizon = '100min';
 SHOW gpualloc.step;
+
+-- each planning setting is checked when set, and the two together when used
+SET gpualloc.horizon = '90min';
+SET gpualloc.step = '60min';
+SELECT status FROM gpualloc.replan('fast');                                   -- 90 min is not whole 60-min steps
+RESET gpualloc.step;
+RESET gpualloc.horizon;
+
+-- node numbers far apart cost the planner their GPUs, not the span between
+-- them: two GPUs at nodes 0 and 4095 of a 1024-slot pool
+SELECT gpualloc.add_pool('sparse', 'H100-SXM', 80, 989, node_size => 1024);
+SELECT gpualloc.add_gpu('sparse', 0, 0) > 0 AS added, gpualloc.add_gpu('sparse', 4095, 1023) > 0 AS added;
+SELECT gpualloc.submit_job('far', 'quantization', 'sparse', 1, work_gpu_hours => 1) AS far \gset
+SELECT status FROM gpualloc.replan('fast');
+SELECT n_gpus AS planner_gpu_numbers FROM gpualloc.plan_runs ORDER BY plan_id DESC LIMIT 1;
+SELECT node, slot FROM gpualloc.current_allocation WHERE job_id = :far;
+SELECT count(*) AS planned_cells_of_far FROM gpualloc.plan_grid((SELECT max(plan_id) FROM gpualloc.plan_runs))
+WHERE pool = 'sparse' AND job_id = :far AND step = 0;
+SELECT gpualloc.cancel_job(:far);
+SELECT status FROM gpualloc.replan('fast');
+SELECT gpualloc.remove_gpu('sparse', 0, 0), gpualloc.remove_gpu('sparse', 4095, 1023);
+SELECT gpualloc.remove_pool('sparse');

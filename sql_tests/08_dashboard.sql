@@ -153,3 +153,7 @@ SELECT xml_is_well_formed_document(gpualloc.plan_svg(:plan)) AS reader_svg;
 SELECT count(*) FROM gpualloc.allocations;
 RESET ROLE;
 DROP ROLE dash_reader;
+
+-- a window reaching back millennia reads only the history there is
+SELECT (SELECT count(*) FROM gpualloc.utilization('4713-01-01 BC', 'infinity'))
+	 = (SELECT count(*) FROM gpualloc.utilization('-infinity', 'infinity')) AS bounded_by_history;

@@ -9,6 +9,13 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT count(*)::integer FROM gpualloc.gpus WHERE pool_id = p_pool_id AND state <> 'down' $$;
 
+-- The largest power of two not above n (0 for n < 1).
+CREATE FUNCTION gpualloc._pow2_floor(n integer) RETURNS integer
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$ SELECT CASE WHEN n < 1 THEN 0
+	ELSE 1 << (pg_catalog.length(pg_catalog.ltrim(n::bit(32)::text, '0')) - 1) END $$;
+
 CREATE FUNCTION gpualloc._check_kind(kind text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -39,6 +46,11 @@ BEGIN
 		RAISE EXCEPTION 'gpus_min % is more GPUs than pool "%" has (% usable)', gpus_min, p.name, capacity
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'Add GPUs to the pool or ask for a smaller block.';
+	END IF;
+	IF gpus_max > capacity THEN
+		RAISE EXCEPTION 'gpus_max % is more GPUs than pool "%" has (% usable)', gpus_max, p.name, capacity
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Ask for at most the pool''s size; the planner picks the size between gpus_min and gpus_max.';
 	END IF;
 END
 $$;
@@ -213,13 +225,19 @@ BEGIN
 	IF gpus_min IS NULL AND gpus_max IS NULL THEN
 		est := gpualloc.estimate_job(kind, features, NULL, pool);
 		gpus_min := est.gpus_min;
-		hi := greatest(est.gpus_used, est.gpus_min);
+		-- the suggestion, not the caller, may exceed the pool: keep it inside
+		hi := greatest(least(est.gpus_used, gpualloc._pow2_floor(gpualloc._pool_capacity(p.pool_id))), est.gpus_min);
 	END IF;
 	PERFORM gpualloc._check_job_sizes(gpus_min, hi, p);
 	PERFORM gpualloc._check_positive('priority', priority);
 	PERFORM gpualloc._check_times(not_before, deadline);
 	IF work_gpu_hours IS NOT NULL THEN
 		PERFORM gpualloc._check_positive('work_gpu_hours', work_gpu_hours);
+		IF work_gpu_hours > 1e7 THEN
+			RAISE EXCEPTION 'work_gpu_hours must be at most 1e7 (a thousand GPU-years), got %', work_gpu_hours
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		PERFORM gpualloc._check_features(kind, features);
 	END IF;
 	IF command IS NOT NULL AND (pg_catalog.octet_length(command) > 8192 OR command !~ '\S') THEN
 		RAISE EXCEPTION 'command must be 1 to 8192 bytes and not blank, got % bytes', pg_catalog.octet_length(command)

@@ -14,6 +14,13 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_estimate_job'
 LANGUAGE C STABLE CALLED ON NULL INPUT;
 
+-- The features of a job whose work the submitter gave: known keys, types
+-- and ranges of its kind, at most 64 kB (estimate.c).
+CREATE FUNCTION gpualloc._check_features(kind text, features jsonb) RETURNS void
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS 'MODULE_PATHNAME', 'gpualloc_check_features'
+LANGUAGE C STABLE;
+
 -- Per step from `from` (floored to a step) over `horizon`: the p50 and upper
 -- quantile of traffic, the upper quantile in GPUs, and the churn-shaped GPU
 -- curve the planner uses, learned only from history before `from`.

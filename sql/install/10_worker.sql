@@ -64,23 +64,23 @@ END
 $$;
 
 -- Aligned blocks of a job's sizes in its pool that are free now and, in the
--- latest plan, for the job's estimated duration: GPUs up, no allocation in
--- force, no planned workload (batch or service) over those steps.  Largest
--- block first, then lowest index.  None while there is no current plan.
+-- latest plan, for the job's estimated duration: every GPU of the block
+-- present and up, no allocation in force, no planned workload (batch or
+-- service) over those steps.  Largest block first, then lowest index.  None
+-- while there is no current plan.  Candidates are only the blocks around
+-- existing GPUs, so the work follows the GPUs, not the node numbers.
 CREATE FUNCTION gpualloc._free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	p gpualloc.pools;
-	span integer;
 	busy integer[];
 	l gpualloc.plan_runs;
 	from_step integer;
 	to_step integer;
 BEGIN
 	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
-	SELECT (max(node) + 1) * p.node_size INTO span FROM gpualloc.gpus WHERE pool_id = j.pool_id;
 	-- without a current plan nobody knows what the services will need: wait
 	SELECT * INTO l FROM gpualloc.plan_runs
 	WHERE status IN ('succeeded', 'fallback') ORDER BY plan_id DESC LIMIT 1;
@@ -92,24 +92,27 @@ BEGIN
 		RETURN;
 	END IF;
 	to_step := from_step + ceil(3600 * j.est_work_gpu_hours / j.gpus_min / extract(epoch FROM l.step));
-	-- every topology index that cannot be used: absent, not up, allocated, or planned
+	-- topology indexes taken now or planned over the job's run
 	SELECT array_agg(i) INTO busy FROM (
-		SELECT i FROM generate_series(0, coalesce(span, 0) - 1) i
-		EXCEPT
-		SELECT g.node * p.node_size + g.slot FROM gpualloc.gpus g
-		WHERE g.pool_id = j.pool_id AND g.state = 'up'
-		UNION
-		SELECT g.node * p.node_size + g.slot FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
+		SELECT g.node * p.node_size + g.slot AS i FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
 		WHERE g.pool_id = j.pool_id AND a.end_seq IS NULL
 		UNION
 		SELECT generate_series(b.gpu_first, b.gpu_first + b.gpu_count - 1) FROM gpualloc.plan_blocks b
 		WHERE b.plan_id = l.plan_id AND b.pool_id = j.pool_id
 		  AND b.step_first < to_step AND from_step < b.step_first + b.step_count) u;
+	WITH sizes AS (
+		SELECT 1 << k AS s FROM generate_series(0, 30) k
+		WHERE (1 << k) BETWEEN j.gpus_min AND j.gpus_max
+	), whole AS (		-- blocks whose every GPU is present and up
+		SELECT sz.s, (g.node * p.node_size + g.slot) / sz.s * sz.s AS f
+		FROM gpualloc.gpus g CROSS JOIN sizes sz
+		WHERE g.pool_id = j.pool_id AND g.state = 'up'
+		GROUP BY 1, 2 HAVING count(*) = sz.s
+	), taken AS (		-- blocks with a busy GPU
+		SELECT DISTINCT sz.s, b / sz.s * sz.s AS f FROM unnest(busy) b CROSS JOIN sizes sz
+	)
 	SELECT c.f, c.s INTO first, size
-	FROM (SELECT s, f FROM generate_series(0, 16) k, LATERAL (SELECT (1 << k) AS s) sz,
-			   LATERAL generate_series(0, coalesce(span, 0) - s, s) f
-		  WHERE s BETWEEN j.gpus_min AND j.gpus_max) c
-	WHERE NOT EXISTS (SELECT 1 FROM unnest(busy) b WHERE b >= c.f AND b < c.f + c.s)
+	FROM (SELECT * FROM whole EXCEPT SELECT * FROM taken) c
 	ORDER BY c.s DESC, c.f
 	LIMIT 1;
 END

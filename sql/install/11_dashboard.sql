@@ -18,18 +18,23 @@ CREATE INDEX allocations_lower_idx ON gpualloc.allocations (lower(during));
 CREATE INDEX demand_history_hour_idx ON gpualloc.demand_history (hour);
 CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id IS NOT NULL;
 
--- The window [lo, hi) a dashboard function reads: an infinite `from` starts at
--- the first allocation, `to` stops at now.
+-- The window [lo, hi) a dashboard function reads: it starts no earlier than
+-- the first recorded allocation or demand hour and stops at now, so the work
+-- of a call follows the history there is, never the width of the range asked
+-- for (a `from` of 4713 BC reads what a `from` of -infinity reads).
 CREATE FUNCTION gpualloc._dashboard_window(from_ts timestamptz, to_ts timestamptz,
 										   OUT lo timestamptz, OUT hi timestamptz)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
-	SELECT CASE WHEN isfinite(from_ts) THEN from_ts
-				ELSE (SELECT min(lower(a.during)) FROM gpualloc.allocations a) END,
-		   greatest(least(to_ts, now()),
-					CASE WHEN isfinite(from_ts) THEN from_ts
-						 ELSE (SELECT min(lower(a.during)) FROM gpualloc.allocations a) END)
+	WITH first_data AS (
+		SELECT date_trunc('hour', least((SELECT min(lower(a.during)) FROM gpualloc.allocations a),
+										(SELECT min(d.hour) FROM gpualloc.demand_history d))) AS t
+	), bounds AS (
+		SELECT greatest(from_ts, coalesce(f.t, least(to_ts, now()))) AS lo, least(to_ts, now()) AS hi
+		FROM first_data f
+	)
+	SELECT b.lo, greatest(b.hi, b.lo) FROM bounds b
 $$;
 
 -- Every allocation row cut into its pieces per hour inside [lo, hi).

@@ -17,6 +17,10 @@
 #include "forecast/forecast_estimator.h"
 
 PG_FUNCTION_INFO_V1(gpualloc_estimate_job);
+PG_FUNCTION_INFO_V1(gpualloc_check_features);
+
+/* Stored features are bounded: they describe a job, not carry its data. */
+#define GA_FEATURES_MAX_BYTES (64 * 1024)
 
 typedef struct FeatureArray
 {
@@ -38,6 +42,12 @@ features_from_jsonb(Jsonb *jb, bool strict)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("features must be a JSON object")));
+	if (strict && VARSIZE(jb) > GA_FEATURES_MAX_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("features take %zu bytes; at most %d are accepted", (size_t) VARSIZE(jb),
+						GA_FEATURES_MAX_BYTES),
+				 errhint("Features describe the job (model size, tokens, ...), not its data.")));
 	fa.items = palloc0(sizeof(ga_feature) * (JB_ROOT_COUNT(jb) + 1));
 	it = JsonbIteratorInit(&jb->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -167,19 +177,10 @@ destroy_estimator_callback(void *arg)
 	ga_estimator_destroy((ga_estimator *) arg);
 }
 
-Datum
-gpualloc_estimate_job(PG_FUNCTION_ARGS)
+static const char *
+kind_argument(FunctionCallInfo fcinfo)
 {
 	const char *kind;
-	FeatureArray fa;
-	int			gpus = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
-	ga_estimator *est;
-	ga_job_estimate e;
-	ga_error	err;
-	TupleDesc	tupdesc;
-	Datum		values[9];
-	bool		nulls[9] = {0};
-	MemoryContextCallback *cb;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -190,12 +191,21 @@ gpualloc_estimate_job(PG_FUNCTION_ARGS)
 						errmsg("kind must be one of training, batch_inference, quantization; got %s", kind)));
 	if (PG_ARGISNULL(1))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("features must be a JSON object, got NULL")));
-	if (gpus < 0 || (gpus > 0 && (gpus & (gpus - 1)) != 0))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("gpus must be a power of two (1, 2, 4, 8, ...), got %d", gpus)));
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "gpualloc.estimate_job must return a record");
-	fa = features_from_jsonb(PG_GETARG_JSONB_P(1), true);
+	return kind;
+}
+
+/*
+ * Estimate a job: the features as the estimator of its kind reads them, on
+ * the pool's GPU model when the pool is given, corrected by finished jobs of
+ * the kind.  Errors name the feature and the rule.
+ */
+static void
+estimate(FunctionCallInfo fcinfo, const char *kind, int gpus, ga_job_estimate *e)
+{
+	FeatureArray fa = features_from_jsonb(PG_GETARG_JSONB_P(1), true);
+	ga_estimator *est;
+	ga_error	err;
+	MemoryContextCallback *cb;
 
 	SPI_connect();
 	if (!PG_ARGISNULL(3))
@@ -213,12 +223,30 @@ gpualloc_estimate_job(PG_FUNCTION_ARGS)
 	cb->arg = est;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 	learn_history(est, kind);
-	if (ga_estimate_job(est, kind, fa.items, fa.n, gpus, &e, &err) != GA_OK)
+	if (ga_estimate_job(est, kind, fa.items, fa.n, gpus, e, &err) != GA_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s", err.message),
 				 errhint("See the README's estimator section for each kind's features.")));
 	SPI_finish();
+}
+
+Datum
+gpualloc_estimate_job(PG_FUNCTION_ARGS)
+{
+	const char *kind = kind_argument(fcinfo);
+	int			gpus = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2);
+	ga_job_estimate e;
+	TupleDesc	tupdesc;
+	Datum		values[9];
+	bool		nulls[9] = {0};
+
+	if (gpus < 0 || (gpus > 0 && (gpus & (gpus - 1)) != 0))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("gpus must be a power of two (1, 2, 4, 8, ...), got %d", gpus)));
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "gpualloc.estimate_job must return a record");
+	estimate(fcinfo, kind, gpus, &e);
 
 	values[0] = Int32GetDatum(e.gpus);
 	values[1] = Int32GetDatum(e.gpus_min);
@@ -230,4 +258,24 @@ gpualloc_estimate_job(PG_FUNCTION_ARGS)
 	values[7] = Float8GetDatum(e.memory_gb);
 	values[8] = CStringGetTextDatum(e.method);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+/*
+ * gpualloc._check_features(kind, features): known keys, types and ranges of
+ * the kind's features, and their size, whether or not the submitter gave its
+ * own work estimate, so no junk is ever stored.
+ */
+Datum
+gpualloc_check_features(PG_FUNCTION_ARGS)
+{
+	const char *kind = kind_argument(fcinfo);
+	FeatureArray fa = features_from_jsonb(PG_GETARG_JSONB_P(1), true);
+	ga_error	err;
+
+	if (ga_job_features_validate(kind, fa.items, fa.n, &err) != GA_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s", err.message),
+				 errhint("See the README's estimator section for each kind's features.")));
+	PG_RETURN_VOID();
 }

@@ -50,6 +50,25 @@ ga_pg_step_floor(TimestampTz ts, int step_minutes)
  * A problem built from the tables, with what it takes to map the core's
  * indexes back to rows: GPU index -> gpu_id, pool index -> pool_id.
  */
+/* topology.c: a pool's GPUs and the planner's numbers for them */
+typedef struct GaPoolLayout
+{
+	int			pool_id;
+	char	   *name;
+	int			chunk;			/* the largest block the pool can hold */
+	int			n_chunks;		/* aligned chunks holding at least one GPU */
+	int		   *chunk_start;	/* [n_chunks] their first topology index */
+	int			first_slot;		/* the planner's number of the pool's first */
+	int			n_gpus;			/* the pool's GPUs, in topology order: */
+	int		   *index;			/* [n_gpus] topology index */
+	int		   *gpu_id;			/* [n_gpus] */
+	bool	   *up;				/* [n_gpus] state = 'up' */
+} GaPoolLayout;
+
+extern GaPoolLayout *ga_layout_load(int *n_pools, int *n_slots);
+extern int	ga_layout_to_planner(const GaPoolLayout *layout, int index);
+extern int	ga_layout_to_index(const GaPoolLayout *layout, int rel);
+
 typedef struct GaBuild
 {
 	ga_problem *problem;
@@ -58,6 +77,7 @@ typedef struct GaBuild
 	int			step_minutes;
 	int		   *gpu_ids;		/* [n_gpus]; 0 where the topology has a hole */
 	int		   *pool_ids;		/* [n_pools] */
+	GaPoolLayout *layouts;		/* [n_pools] */
 	int			jobs_without_estimate;	/* queued jobs left out of the plan */
 } GaBuild;
 

@@ -164,10 +164,10 @@ collect_blocks(GaBuild *build, const ga_plan *plan, BlockArrays *b)
 	for (int g = 0; g < p->n_gpus; g++)
 	{
 		int			pool = pool_of(p, g);
-		int			rel = g - p->pools[pool].first_gpu;
+		int			rel = ga_layout_to_index(&build->layouts[pool], g - p->pools[pool].first_gpu);
 		Datum		pool_id = Int32GetDatum(build->pool_ids[pool]);
 
-		if (rel == 0)
+		if (g == p->pools[pool].first_gpu)
 			for (int t = 0; t < T; t++)
 				prev_block[t] = -1;
 		for (int t = 0; t < T; t++)

@@ -88,39 +88,24 @@ release_step(const GaBuild *build, TimestampTz released)
 	return Max(0, steps_from(build, released, true));
 }
 
-/* Pools in pool_id order; a pool spans (max node + 1) * node_size indexes. */
-static void
-count_pools(int *n_pools, int *n_gpus)
-{
-	run_query("SELECT p.pool_id, p.node_size, coalesce(pg_catalog.max(g.node), -1) "
-			  "FROM gpualloc.pools p LEFT JOIN gpualloc.gpus g USING (pool_id) "
-			  "GROUP BY p.pool_id ORDER BY p.pool_id", 0, NULL, NULL);
-	*n_pools = (int) SPI_processed;
-	*n_gpus = 0;
-	for (uint64 i = 0; i < SPI_processed; i++)
-		*n_gpus += (int_column(i, 3, -1) + 1) * int_column(i, 2, 0);
-}
-
+/*
+ * Pools in pool_id order, each numbered by the planner chunk by chunk
+ * (topology.c); numbers inside a chunk with no GPU behind them are unusable.
+ */
 static void
 load_pools(GaBuild *build)
 {
 	ga_problem *p = build->problem;
-	int			first = 0;
 
-	run_query("SELECT p.pool_id, p.node_size, coalesce(pg_catalog.max(g.node), -1), p.name "
-			  "FROM gpualloc.pools p LEFT JOIN gpualloc.gpus g USING (pool_id) "
-			  "GROUP BY p.pool_id ORDER BY p.pool_id", 0, NULL, NULL);
 	for (int i = 0; i < p->n_pools; i++)
 	{
-		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4);
+		GaPoolLayout *l = &build->layouts[i];
 
-		build->pool_ids[i] = int_column(i, 1, 0);
-		strlcpy(p->pools[i].name, name, GA_NAME_LEN);
-		p->pools[i].first_gpu = first;
-		p->pools[i].n_gpus = (int_column(i, 3, -1) + 1) * int_column(i, 2, 0);
-		first += p->pools[i].n_gpus;
+		build->pool_ids[i] = l->pool_id;
+		strlcpy(p->pools[i].name, l->name, GA_NAME_LEN);
+		p->pools[i].first_gpu = l->first_slot;
+		p->pools[i].n_gpus = l->n_chunks * l->chunk;
 	}
-	/* holes in the topology are not GPUs: unusable until added */
 	for (int g = 0; g < p->n_gpus; g++)
 		p->gpu_usable[g] = false;
 }
@@ -140,16 +125,17 @@ load_gpus(GaBuild *build)
 {
 	ga_problem *p = build->problem;
 
-	run_query("SELECT g.pool_id, g.node * p.node_size + g.slot, g.gpu_id, g.state = 'up' "
-			  "FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id)", 0, NULL, NULL);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	for (int i = 0; i < p->n_pools; i++)
 	{
-		int			pool = pool_index(build, int_column(i, 1, 0));
-		int			g = p->pools[pool].first_gpu + int_column(i, 2, 0);
-		bool		isnull;
+		GaPoolLayout *l = &build->layouts[i];
 
-		build->gpu_ids[g] = int_column(i, 3, 0);
-		p->gpu_usable[g] = DatumGetBool(column(i, 4, &isnull));
+		for (int k = 0; k < l->n_gpus; k++)
+		{
+			int			g = l->first_slot + ga_layout_to_planner(l, l->index[k]);
+
+			build->gpu_ids[g] = l->gpu_id[k];
+			p->gpu_usable[g] = l->up[k];
+		}
 	}
 }
 
@@ -196,9 +182,15 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	if (job->pinned)
 	{
 		TimestampTz started = DatumGetTimestampTz(column(row, 11, &isnull));
+		int			rel;
 
 		job->pinned_size = int_column(row, 13, 1);
-		job->pinned_first_gpu = pool->first_gpu + int_column(row, 12, 0);
+		rel = ga_layout_to_planner(&build->layouts[job->pool], int_column(row, 12, 0));
+		if (rel < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("running job %lld is on a block whose GPUs no longer exist", (long long) job->id)));
+		job->pinned_first_gpu = pool->first_gpu + rel;
 		job->pinned_start = steps_from(build, started, false);
 		job->pinned_end = ga_running_end_step(job->pinned_start,
 											  ga_job_duration(job, job->pinned_size));
@@ -326,6 +318,13 @@ ga_build_problem(TimestampTz now)
 	int			n_services;
 	ga_error	err;
 
+	/* each GUC is checked when set, but not against the other set later */
+	if (gpualloc_horizon_minutes % gpualloc_step_minutes != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpualloc.horizon (%d min) is not a whole number of gpualloc.step (%d min)",
+						gpualloc_horizon_minutes, gpualloc_step_minutes),
+				 errhint("Set gpualloc.horizon to a multiple of gpualloc.step.")));
 	build->now = now;
 	build->step_minutes = gpualloc_step_minutes;
 	build->plan_start = ga_pg_step_floor(now, build->step_minutes);
@@ -335,7 +334,7 @@ ga_build_problem(TimestampTz now)
 	params.penalty = gpualloc_penalty;
 	params.half_life_hours = gpualloc_half_life_minutes / 60.0;
 
-	count_pools(&n_pools, &n_gpus);
+	build->layouts = ga_layout_load(&n_pools, &n_gpus);
 	n_jobs = count_rows("SELECT pg_catalog.count(*) FROM (" JOBS_SQL ") j");
 	n_services = count_rows("SELECT pg_catalog.count(*) FROM gpualloc.services");
 	build->jobs_without_estimate =

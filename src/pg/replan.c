@@ -97,6 +97,12 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 		r->status = "fallback";
 		r->plan = ga_pg_solve(build, "fast", GA_FAST_DEFAULT_MS, why, sizeof(why));
 	}
+	if (r->plan != NULL && !(isfinite(r->plan->objective)))
+	{
+		/* a plan whose value is not a number ranks nothing: never commit it */
+		snprintf(why, sizeof(why), "the plan's objective is not finite (%g)", r->plan->objective);
+		r->plan = NULL;
+	}
 	if (r->plan == NULL)
 	{
 		strlcpy(r->message, why, sizeof(r->message));

@@ -196,3 +196,25 @@ TEST(batch_bad_features_are_named)
 	expect_rejected("inference", text_tokens, 2, "tokens_m");
 	expect_rejected("training_job", none, 1, "kind");
 }
+
+/* Without a work estimate to check, features are still checked for known
+ * keys, types and ranges, but none is required. */
+TEST(features_validate_without_requiring_any)
+{
+	ga_feature	typo[] = {NUM("params_b", 8), NUM("token_m", 1)};
+	ga_feature	huge[] = {NUM("params_b", 1e308)};
+	ga_feature	text_size[] = {TXT("params_b", "big")};
+	ga_feature	fine[] = {NUM("params_b", 8)};
+	ga_error	err = {0};
+
+	CHECK_INT_EQ(ga_job_features_validate("batch_inference", typo, 2, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "token_m");
+	CHECK_INT_EQ(ga_job_features_validate("training", huge, 1, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "params_b");
+	CHECK_INT_EQ(ga_job_features_validate("quantization", text_size, 1, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "params_b");
+	CHECK_INT_EQ(ga_job_features_validate("training", fine, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_job_features_validate("quantization", NULL, 0, &err), GA_OK);
+	CHECK_INT_EQ(ga_job_features_validate("finetune", fine, 1, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "finetune");
+}

@@ -883,3 +883,29 @@ TEST(milp_full_keeps_the_service_demand_fast_meets)
 	ga_plan_destroy(full);
 	ga_problem_destroy(p);
 }
+
+/* A cluster with nothing in it plans to an empty success, never a GLPK error. */
+TEST(milp_empty_problem_is_an_empty_success)
+{
+	ga_params	params = {.n_steps = 4, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(0, 0, 0, 0, &params);
+	ga_solve_options opt = limit_ms(1000);
+	ga_plan    *plan = NULL;
+	ga_error	err = {0};
+	double		bound = NAN;
+
+	CHECK(p != NULL);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full(p, &opt, &plan, &err), GA_OK);
+	CHECK(plan != NULL);
+	if (plan != NULL)
+	{
+		CHECK_NEAR(plan->objective, 0, 1e-9);
+		CHECK_NEAR(plan->bound, 0, 1e-9);
+		CHECK_NEAR(plan->gap, 0, 1e-9);
+	}
+	CHECK_INT_EQ(ga_solve_bound(p, &opt, &bound, &err), GA_OK);
+	CHECK_NEAR(bound, 0, 1e-9);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}

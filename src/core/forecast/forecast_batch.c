@@ -66,6 +66,22 @@ static const ga_feature_spec quant_specs[] = {
 	{"seq_len", GA_FEATURE_NUMBER, 16, 1e7, false},
 };
 
+ga_status
+ga_inference_features_validate(const ga_feature *features, int n_features, ga_error *err)
+{
+	return ga_features_validate(features, n_features, inference_specs,
+								(int) (sizeof(inference_specs) / sizeof(inference_specs[0])),
+								"inference", err);
+}
+
+ga_status
+ga_quant_features_validate(const ga_feature *features, int n_features, ga_error *err)
+{
+	return ga_features_validate(features, n_features, quant_specs,
+								(int) (sizeof(quant_specs) / sizeof(quant_specs[0])),
+								"quantization", err);
+}
+
 static const char *const inference_precisions[] = {"bf16", "fp16", "fp8", "int8", "int4"};
 static const double precision_bytes[] = {2.0, 2.0, 1.0, 1.0, 0.55};
 
@@ -96,9 +112,7 @@ ga_inference_job_parse(const ga_feature *features, int n_features,
 	ga_status	st;
 
 	memset(job, 0, sizeof(*job));
-	st = ga_features_validate(features, n_features, inference_specs,
-							  (int) (sizeof(inference_specs) / sizeof(inference_specs[0])),
-							  "inference", err);
+	st = ga_inference_features_validate(features, n_features, err);
 	if (st == GA_OK)
 		st = ga_feature_gpu_model(features, n_features, "inference", &job->gpu, err);
 	if (st == GA_OK)
@@ -170,9 +184,7 @@ ga_quant_job_parse(const ga_feature *features, int n_features,
 	ga_status	st;
 
 	memset(job, 0, sizeof(*job));
-	st = ga_features_validate(features, n_features, quant_specs,
-							  (int) (sizeof(quant_specs) / sizeof(quant_specs[0])),
-							  "quantization", err);
+	st = ga_quant_features_validate(features, n_features, err);
 	if (st == GA_OK)
 		st = ga_feature_gpu_model(features, n_features, "quantization", &job->gpu, err);
 	if (st == GA_OK)

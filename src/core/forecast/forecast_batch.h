@@ -58,6 +58,12 @@ typedef struct ga_inference_job
 	double		batch_size;
 } ga_inference_job;
 
+/* Known keys, types and ranges only; what a job must give is not asked. */
+ga_status	ga_inference_features_validate(const ga_feature *features, int n_features,
+										   ga_error *err);
+ga_status	ga_quant_features_validate(const ga_feature *features, int n_features,
+									   ga_error *err);
+
 ga_status	ga_inference_job_parse(const ga_feature *features, int n_features,
 								   ga_inference_job *job, ga_error *err);
 

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef enum job_kind
 {
@@ -252,4 +253,17 @@ ga_estimate_job(const ga_estimator *est, const char *kind,
 			return estimate_quant(est, features, n_features, gpus, out, err);
 	}
 	return GA_OK;
+}
+
+ga_status
+ga_job_features_validate(const char *kind, const ga_feature *features, int n_features,
+						 ga_error *err)
+{
+	if (kind != NULL && strcmp(kind, "training") == 0)
+		return ga_training_features_validate(features, n_features, err);
+	if (kind != NULL && strcmp(kind, "batch_inference") == 0)
+		return ga_inference_features_validate(features, n_features, err);
+	if (kind != NULL && strcmp(kind, "quantization") == 0)
+		return ga_quant_features_validate(features, n_features, err);
+	return ga_error_set(err, GA_EINVAL, "unknown job kind \"%s\"", kind ? kind : "(null)");
 }

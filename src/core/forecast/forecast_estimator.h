@@ -75,4 +75,11 @@ ga_status	ga_estimate_job(const ga_estimator *est, const char *kind,
 							const ga_feature *features, int n_features,
 							int gpus, ga_job_estimate *out, ga_error *err);
 
+/*
+ * Check a job's features against its kind's key table (known keys, types,
+ * ranges) without requiring any: for a job whose work the submitter gave.
+ */
+ga_status	ga_job_features_validate(const char *kind, const ga_feature *features,
+									 int n_features, ga_error *err);
+
 #endif

@@ -238,6 +238,12 @@ parse_system_options(const ga_feature *f, int n, ga_training_job *job)
 }
 
 ga_status
+ga_training_features_validate(const ga_feature *features, int n_features, ga_error *err)
+{
+	return ga_features_validate(features, n_features, training_specs, N_TRAINING_SPECS, KIND, err);
+}
+
+ga_status
 ga_training_job_parse(const ga_feature *features, int n_features,
 					  ga_training_job *job, ga_error *err)
 {

@@ -146,6 +146,9 @@ ga_status	ga_variant_lookup(const char *name, ga_train_variant *variant,
 							  bool *mapped, ga_error *err);
 
 /* Validate features and fill job with them and the defaults above. */
+/* Known keys, types and ranges only; what a job must give is not asked. */
+ga_status	ga_training_features_validate(const ga_feature *features, int n_features,
+										  ga_error *err);
 ga_status	ga_training_job_parse(const ga_feature *features, int n_features,
 								  ga_training_job *job, ga_error *err);
 

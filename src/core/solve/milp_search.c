@@ -575,7 +575,16 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
 	if (rc == GA_OK)
 		rc = warm_start(&run, limit, stats, err);
-	if (rc == GA_OK)
+	if (rc == GA_OK && model.n_cols == 0)
+	{
+		/*
+		 * Nothing to decide (no GPU, job or service): the warm start is the
+		 * only plan, so it is optimal; GLPK refuses an empty model.
+		 */
+		run.mip_optimal = true;
+		run.mip_bound = ga_plan_objective(problem, run.best);
+	}
+	else if (rc == GA_OK)
 		rc = glpk_guarded(&run, true, err);
 	if (rc == GA_OK)
 	{
@@ -624,9 +633,11 @@ ga_solve_bound(const ga_problem *problem, const ga_solve_options *options,
 	rc = milp_model_build(&model, problem, err);
 	if (rc == GA_OK && !run_alloc(&run))
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
-	if (rc == GA_OK)
+	if (rc == GA_OK && model.n_cols == 0)
+		*bound = model.constant;	/* nothing to decide: the fixed part is all */
+	else if (rc == GA_OK)
 		rc = glpk_guarded(&run, false, err);
-	if (rc == GA_OK)
+	if (rc == GA_OK && model.n_cols > 0)
 		*bound = run.lp_bound;
 	run_free(&run);
 	milp_model_free(&model);
