@@ -508,6 +508,18 @@ lost:
 	return false;
 }
 
+/* Server notices and warnings go to our log as one line, not raw to stderr. */
+static void
+log_notice(void *arg, const char *message)
+{
+	char		line[1024];
+
+	(void) arg;
+	snprintf(line, sizeof line, "%s", message);
+	flatten(line);
+	logmsg("server says: %s", line);
+}
+
 static PGconn *
 db_open(const struct options *opt)
 {
@@ -564,6 +576,7 @@ db_connect(struct executor *ex)
 		return;
 	}
 	ex->conn = conn;
+	PQsetNoticeProcessor(conn, log_notice, NULL);
 	if (!db_do(ex, "LISTEN gpualloc", 0, NULL, &err) ||
 		(seq = db_allocation_seq(ex, &err)) < 0)
 	{
