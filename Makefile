@@ -2,10 +2,16 @@
 # and the two user-facing commands: `make demo` and `make test`.
 
 EXTENSION    = gpualloc
-EXTVERSION   = 0.1
+EXTVERSION   = 0.2
 MODULE_big   = gpualloc
-DATA_built   = sql/gpualloc--$(EXTVERSION).sql
+# Releases: each version's install script is built from sql/install/; a
+# released version's script is kept as it shipped (sql/gpualloc--0.1.sql),
+# and each upgrade script is its migration in sql/upgrade/ followed by the
+# code of the new version (every file of sql/install/ but the tables).
+DATA         = sql/gpualloc--0.1.sql
+DATA_built   = sql/gpualloc--$(EXTVERSION).sql sql/gpualloc--0.1--0.2.sql
 SQL_SRCS     = $(sort $(wildcard sql/install/*.sql))
+SQL_CODE     = $(filter-out sql/install/01_schema.sql,$(SQL_SRCS))
 PGFILEDESC   = "gpualloc - GPU cluster allocator"
 
 CORE_SRCS    = $(sort $(wildcard src/core/*/*.c))
@@ -24,7 +30,7 @@ ISOLATION_OPTS = --temp-instance=./tmp_check_iso --temp-config=./test.conf
 TAP_TESTS    = 1
 
 SHLIB_LINK  += -lglpk -lm
-PG_CPPFLAGS += -Isrc/core
+PG_CPPFLAGS += -Isrc/core -DGPUALLOC_EXTVERSION='"$(EXTVERSION)"'
 PG_CFLAGS   += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 
 # The core is plain C11: its objects get the strict standard and may declare
@@ -48,6 +54,9 @@ $(OBJS): $(CORE_HDRS) $(wildcard src/pg/*.h)
 # The install script is assembled from sql/install/ in file-name order.
 sql/gpualloc--$(EXTVERSION).sql: $(SQL_SRCS)
 	cat $(SQL_SRCS) > $@
+
+sql/gpualloc--0.1--0.2.sql: sql/upgrade/0.1--0.2.sql $(SQL_CODE)
+	cat $^ > $@
 
 # ---------------------------------------------------------------------------
 # Core unit tests and tools: built straight from the core sources, without

@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -66,7 +67,10 @@ features_from_jsonb(Jsonb *jb, bool strict)
 		if (v.type == jbvNumeric)
 		{
 			f->is_number = true;
-			f->number = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric)));
+			/* through text: a number beyond double's range becomes infinite
+			 * and is refused by name, instead of an anonymous overflow */
+			f->number = strtod(DatumGetCString(DirectFunctionCall1(numeric_out,
+																  NumericGetDatum(v.val.numeric))), NULL);
 		}
 		else if (v.type == jbvString)
 			f->text = pnstrdup(v.val.string.val, v.val.string.len);
@@ -261,7 +265,7 @@ gpualloc_estimate_job(PG_FUNCTION_ARGS)
 }
 
 /*
- * gpualloc._check_features(kind, features): known keys, types and ranges of
+ * gpualloc_internal.check_features(kind, features): known keys, types and ranges of
  * the kind's features, and their size, whether or not the submitter gave its
  * own work estimate, so no junk is ever stored.
  */

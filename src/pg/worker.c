@@ -35,6 +35,7 @@
 PGDLLEXPORT void gpualloc_worker_main(Datum arg);
 
 PG_FUNCTION_INFO_V1(gpualloc_request_replan);
+PG_FUNCTION_INFO_V1(gpualloc_planner_next_run);
 
 /* How soon the worker looks again for an extension not yet installed. */
 #define EXTENSION_RECHECK_MS 10000
@@ -51,6 +52,7 @@ typedef struct GaShared
 {
 	pg_atomic_uint32 wake_requested;
 	int			worker_pgprocno;	/* -1 while no worker runs */
+	pg_atomic_uint64 next_run_due;	/* TimestampTz of the next run; 0 unknown */
 } GaShared;
 
 static GaShared *ga_shared = NULL;
@@ -77,6 +79,7 @@ ga_shmem_startup(void)
 	if (!found)
 	{
 		pg_atomic_init_u32(&ga_shared->wake_requested, 0);
+		pg_atomic_init_u64(&ga_shared->next_run_due, 0);
 		ga_shared->worker_pgprocno = -1;
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -138,6 +141,24 @@ ga_request_replan(void)
 		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
 }
 
+/*
+ * gpualloc_internal.planner_next_run(): when the worker means to run next
+ * (NULL when no worker runs or the library is not preloaded), for
+ * gpualloc.planner_status.
+ */
+Datum
+gpualloc_planner_next_run(PG_FUNCTION_ARGS)
+{
+	uint64		due;
+
+	if (ga_shared == NULL || ga_shared->worker_pgprocno < 0)
+		PG_RETURN_NULL();
+	due = pg_atomic_read_u64(&ga_shared->next_run_due);
+	if (due == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ((TimestampTz) due);
+}
+
 Datum
 gpualloc_request_replan(PG_FUNCTION_ARGS)
 {
@@ -149,19 +170,45 @@ static void
 detach_from_shared(int code, Datum arg)
 {
 	if (ga_shared != NULL)
+	{
 		ga_shared->worker_pgprocno = -1;
+		pg_atomic_write_u64(&ga_shared->next_run_due, 0);
+	}
 }
 
+/*
+ * Whether the extension is installed at the version this library serves: a
+ * database still at an older version (before ALTER EXTENSION gpualloc
+ * UPDATE) lacks what the planner calls, so it is left alone, once logged.
+ */
 static bool
 extension_installed(void)
 {
-	bool		installed;
+	static bool warned = false;
+	bool		ready = false;
+	char	   *version = NULL;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	installed = OidIsValid(get_extension_oid("gpualloc", true));
+	if (OidIsValid(get_extension_oid("gpualloc", true)))
+	{
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SPI_execute("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'gpualloc'",
+						true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+			version = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		ready = version != NULL && strcmp(version, GPUALLOC_EXTVERSION) == 0;
+		if (!ready && !warned)
+			ereport(LOG,
+					(errmsg("gpualloc planner: the extension is at version %s, this library serves %s; "
+							"not planning until ALTER EXTENSION gpualloc UPDATE",
+							version ? version : "?", GPUALLOC_EXTVERSION)));
+		warned = warned || !ready;
+		SPI_finish();
+		PopActiveSnapshot();
+	}
 	CommitTransactionCommand();
-	return installed;
+	return ready;
 }
 
 /* Plan inside the caller's transaction. */
@@ -221,7 +268,7 @@ expire_bookings(MemoryContext run_ctx)
 {
 	if (RecoveryInProgress() || !extension_installed())
 		return 0;
-	return housekeeping("SELECT gpualloc._expire_bookings()::bigint", run_ctx);
+	return housekeeping("SELECT gpualloc_internal.expire_bookings()::bigint", run_ctx);
 }
 
 static void
@@ -256,7 +303,7 @@ run_once(MemoryContext run_ctx)
 
 	if (RecoveryInProgress() || !extension_installed())
 		return false;
-	(void) housekeeping("SELECT gpualloc._refresh_estimates()::bigint", run_ctx);
+	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
 	PG_TRY();
 	{
@@ -343,6 +390,10 @@ gpualloc_worker_main(Datum arg)
 		if (ga_shared != NULL && pg_atomic_exchange_u32(&ga_shared->wake_requested, 0) != 0 &&
 			woken_at == 0)
 			woken_at = GetCurrentTimestamp();
+		if (ga_shared != NULL)
+			pg_atomic_write_u64(&ga_shared->next_run_due, gpualloc_enabled ?
+								(uint64) TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+																	 ms_until_next_run(last_run, woken_at)) : 0);
 		wait_ms = Min(ms_until_next_run(last_run, woken_at), HOUSEKEEPING_MS);
 		if (wait_ms > 0)
 		{
@@ -353,8 +404,13 @@ gpualloc_worker_main(Datum arg)
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
+			bool		was_enabled = gpualloc_enabled;
+
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			/* turned on: plan now, not a whole interval after the last run */
+			if (gpualloc_enabled && !was_enabled)
+				last_run = 0;
 		}
 		if (gpualloc_enabled && GetCurrentTimestamp() >= next_housekeeping)
 		{
