@@ -88,10 +88,10 @@ deps:
 unit: $(BUILD_DIR)/unit_tests
 	./$(BUILD_DIR)/unit_tests
 
-test: deps
+test:
 	@sh tools/run-tests.sh
 
-demo: deps
+demo:
 	@sh tools/demo.sh
 
 bench-solver: $(BUILD_DIR)/bench_solver

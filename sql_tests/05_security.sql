@@ -76,3 +76,17 @@ VALUES (1, 5, tstzrange(now(), NULL), 99);                                   -- 
 DELETE FROM gpualloc.allocations;                                            -- around the commit path
 SELECT count(*) >= 0 AS admin_reads_allocations FROM gpualloc.allocations;
 RESET ROLE;
+
+-- the catalogue explains the extension: every schema, table, view and
+-- function has a comment
+SELECT kind, name FROM (
+	SELECT 'function' AS kind, p.oid::regprocedure::text AS name, obj_description(p.oid, 'pg_proc') AS c
+	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ('gpualloc', 'gpualloc_internal')
+	UNION ALL
+	SELECT 'relation', c.oid::regclass::text, obj_description(c.oid, 'pg_class')
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE n.nspname IN ('gpualloc', 'gpualloc_internal') AND c.relkind IN ('r', 'v', 'p')
+	UNION ALL
+	SELECT 'schema', n.nspname::text, obj_description(n.oid, 'pg_namespace')
+	FROM pg_namespace n WHERE n.nspname IN ('gpualloc', 'gpualloc_internal')) o
+WHERE c IS NULL ORDER BY 1, 2;

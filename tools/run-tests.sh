@@ -1,12 +1,16 @@
 #!/bin/sh
-# Runs every test suite — core unit tests, pg_regress, isolation, TAP — and
-# ends with the line "N passed, N failed".  Exit status 0 only when all pass.
+# sh tools/run-tests.sh (or make test): installs what is missing through apt,
+# then runs every test suite — core unit tests, pg_regress, isolation, TAP —
+# and ends with the line "N passed, N failed".  Exit status 0 only when all
+# pass.
 #
 # PostgreSQL refuses to run as root, so when started as root the database
 # suites run as the postgres user on a copy of the tree that user owns.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# on a bare machine: make, gcc, PostgreSQL 15 and the rest through apt
+sh tools/install-deps.sh || exit 1
 passed=0
 failed=0
 

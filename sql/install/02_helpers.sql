@@ -176,12 +176,6 @@ BEGIN
 END
 $$;
 
--- GPUs of a pool in topology order with their stable index.
-CREATE FUNCTION gpualloc_internal.topology_index(p gpualloc.pools, node integer, slot integer) RETURNS integer
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$ SELECT node * p.node_size + slot $$;
-
 CREATE FUNCTION gpualloc_internal.gpu(pool text, p_node integer, p_slot integer) RETURNS gpualloc.gpus
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp

@@ -244,8 +244,21 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 	   q.deadline IS NOT NULL AND p.planned_start IS NOT NULL AND q.est_work_gpu_hours IS NOT NULL
 		   AND p.planned_start + make_interval(secs => 3600 * q.est_work_gpu_hours / p.gpus) > q.deadline
 		   AS misses_deadline,
-	   p.plan_id
+	   p.plan_id,
+	   -- why a job that has not started waits
+	   CASE WHEN q.status = 'running' THEN NULL
+			WHEN q.status = 'booked' THEN 'booked: waiting for the executor to start it'
+			WHEN q.est_work_gpu_hours IS NULL THEN 'no work estimate: not planned'
+			WHEN q.gpus_min > gpualloc_internal.pool_capacity(pl.pool_id)
+			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min,
+								   gpualloc_internal.pool_capacity(pl.pool_id))
+			WHEN q.not_before > now() THEN 'not before ' || q.not_before
+			WHEN p.planned_start IS NOT NULL THEN 'planned to start at ' || p.planned_start
+			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
+			ELSE 'no block free within the horizon'
+	   END AS pending_reason
 FROM gpualloc.queue q
+JOIN gpualloc.pools pl ON pl.name = q.pool
 LEFT JOIN planned p ON p.job_id = q.job_id
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)

@@ -211,37 +211,25 @@ extension_installed(void)
 	return ready;
 }
 
-/* Plan inside the caller's transaction. */
-static void
-plan_once(GaReplanResult *r)
-{
-	if (!ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, r))
-		elog(LOG, "gpualloc planner: another planner is running; skipping this run");
-}
-
 /*
- * Run one housekeeping statement returning a count in a transaction of its
- * own, so the row locks it takes are not held through a solve (a cancel
- * waiting on them would wait for the whole plan).  A failure is logged and
- * counts as 0: the next tick tries again.
+ * Run body(arg) in a transaction of its own with an SPI connection.  An
+ * error rolls the transaction back whole (nothing it wrote survives) and is
+ * logged, prefixed with what; its message is copied into run_ctx and
+ * returned, NULL on success.
  */
-static int64
-housekeeping(const char *sql, MemoryContext run_ctx)
+static char *
+in_transaction(void (*body) (void *), void *arg, const char *what, MemoryContext run_ctx)
 {
-	int64		n = 0;
+	char	   *volatile failure = NULL;
 
 	PG_TRY();
 	{
-		bool		isnull;
-
 		SetCurrentStatementStartTimestamp();
 		StartTransactionCommand();
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, sql);
-		if (SPI_execute(sql, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "gpualloc: housekeeping failed: %s", sql);
-		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		pgstat_report_activity(STATE_RUNNING, what);
+		body(arg);
 		SPI_finish();
 		PopActiveSnapshot();
 		CommitTransactionCommand();
@@ -254,12 +242,43 @@ housekeeping(const char *sql, MemoryContext run_ctx)
 		edata = CopyErrorData();
 		FlushErrorState();
 		AbortCurrentTransaction();
-		ereport(LOG, (errmsg("gpualloc planner: %s failed: %s", sql, edata->message)));
-		n = 0;
+		ereport(LOG, (errmsg("gpualloc planner: %s failed: %s", what, edata->message)));
+		failure = edata->message;
 	}
 	PG_END_TRY();
 	pgstat_report_activity(STATE_IDLE, NULL);
-	return n;
+	return failure;
+}
+
+typedef struct CountQuery
+{
+	const char *sql;
+	int64		count;
+} CountQuery;
+
+static void
+run_count_query(void *arg)
+{
+	CountQuery *q = (CountQuery *) arg;
+	bool		isnull;
+
+	if (SPI_execute(q->sql, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "gpualloc: %s returned no count", q->sql);
+	q->count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * One housekeeping statement returning a count, in a transaction of its own
+ * so the row locks it takes are not held through a solve (a cancel waiting
+ * on them would wait for the whole plan).  A failure counts as 0: the next
+ * tick tries again.
+ */
+static int64
+housekeeping(const char *sql, MemoryContext run_ctx)
+{
+	CountQuery	q = {sql, 0};
+
+	return in_transaction(run_count_query, &q, sql, run_ctx) == NULL ? q.count : 0;
 }
 
 /* Bookings past gpualloc.booking_timeout go back to the queue. */
@@ -272,66 +291,43 @@ expire_bookings(MemoryContext run_ctx)
 }
 
 static void
-record_failure(const char *message)
+plan_body(void *arg)
 {
-	Datum		arg = CStringGetTextDatum(message);
-	Oid			type = TEXTOID;
-
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	SPI_execute_with_args("INSERT INTO gpualloc.plan_runs (mode, trigger, status, message, finished_at) "
-						  "VALUES ('full', 'worker', 'failed', $1, pg_catalog.clock_timestamp())",
-						  1, &type, &arg, NULL, false, 0);
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
+	if (!ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, (GaReplanResult *) arg))
+		elog(LOG, "gpualloc planner: another planner is running; skipping this run");
 }
 
+static void
+record_failure_body(void *arg)
+{
+	Datum		message = CStringGetTextDatum((const char *) arg);
+	Oid			type = TEXTOID;
+
+	SPI_execute_with_args("INSERT INTO gpualloc.plan_runs (mode, trigger, status, message, finished_at) "
+						  "VALUES ('full', 'worker', 'failed', $1, pg_catalog.clock_timestamp())",
+						  1, &type, &message, NULL, false, 0);
+}
 
 /*
- * One run in its own transaction; false when there was nothing to plan in
- * (a standby, or the extension not installed yet).  Errors are caught here: the transaction is
- * rolled back (nothing it wrote survives, the allocation included) and the
- * reason recorded.
+ * One run: housekeeping, then the plan in its own transaction; false when
+ * there was nothing to plan in (a standby, or the extension not installed
+ * yet).  A failed plan leaves the last committed allocation in force, and
+ * its reason is recorded.
  */
 static bool
 run_once(MemoryContext run_ctx)
 {
 	GaReplanResult r = {0};
+	char	   *failure;
 
 	if (RecoveryInProgress() || !extension_installed())
 		return false;
 	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
-	PG_TRY();
-	{
-		SetCurrentStatementStartTimestamp();
-		StartTransactionCommand();
-		SPI_connect();
-		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, "gpualloc: planning");
-		plan_once(&r);
-		SPI_finish();
-		PopActiveSnapshot();
-		CommitTransactionCommand();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(run_ctx);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
-		ereport(LOG,
-				(errmsg("gpualloc planner: run failed, the last committed allocation stays in force: %s",
-						edata->message)));
-		record_failure(edata->message);
-	}
-	PG_END_TRY();
-	pgstat_report_activity(STATE_IDLE, NULL);
+	/* logged as "run failed: ..."; the last committed allocation stays */
+	failure = in_transaction(plan_body, &r, "run", run_ctx);
+	if (failure != NULL)
+		(void) in_transaction(record_failure_body, failure, "recording a failed run", run_ctx);
 	return true;
 }
 
