@@ -100,22 +100,27 @@ bench-solver: $(BUILD_DIR)/bench_solver
 bench-forecast: $(BUILD_DIR)/bench_forecast
 	./$(BUILD_DIR)/bench_forecast --data data/real --out bench/results/forecast.json
 
-# The simulator lives at tools/gpualloc-sim, the path its usage names.
-tools: tools/gpualloc-sim tools/gpualloc
+# make tools: the simulator (at tools/gpualloc-sim, the path its usage
+# names), the reference executor and the command-line client.
+tools: tools/gpualloc-sim tools/gpualloc-executor tools/gpualloc
+
+# The reference executor: plain C11 over libpq, none of the core.
+PQ_INCLUDEDIR = $(shell $(PG_CONFIG) --includedir 2>/dev/null)
+tools/gpualloc-executor: tools/gpualloc-executor.c
+	$(CORE_CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(PQ_INCLUDEDIR) -o $@ $< -lpq
 
 tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_LIBS)
 
-# The command-line client: C11 over libpq, no server header.
-PG_INCLUDEDIR := $(shell $(PG_CONFIG) --includedir 2>/dev/null)
-PG_LIBDIR    := $(shell $(PG_CONFIG) --libdir 2>/dev/null)
+# The command-line client: C11 over libpq, no server header; its version
+# is the extension's.
+PQ_LIBDIR    = $(shell $(PG_CONFIG) --libdir 2>/dev/null)
 CLI_SRCS     = $(sort $(wildcard tools/cli/*.c))
 CLI_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror \
-			   $(if $(PG_INCLUDEDIR),-I$(PG_INCLUDEDIR))
+			   $(if $(PQ_INCLUDEDIR),-I$(PQ_INCLUDEDIR)) -DCLI_VERSION='"$(EXTVERSION)"'
 
 tools/gpualloc: $(CLI_SRCS) tools/cli/cli.h Makefile
-	$(CORE_CC) $(CLI_FLAGS) -DCLI_VERSION='"$(EXTVERSION)"' -o $@ $(CLI_SRCS) \
-		$(if $(PG_LIBDIR),-L$(PG_LIBDIR)) -lpq -lm
+	$(CORE_CC) $(CLI_FLAGS) -o $@ $(CLI_SRCS) $(if $(PQ_LIBDIR),-L$(PQ_LIBDIR)) -lpq -lm
 
 # ---------------------------------------------------------------------------
 # Benchmark scenarios and the side-by-side simulator benchmark.  The
@@ -156,6 +161,12 @@ bench: tools $(BUILD_DIR)/bench_report
 .PHONY: bench-submit
 bench-submit: deps
 	@sh tools/bench-submit.sh
+
+# The soak of t/004_soak.pl at scale: 64 GPUs, 8 nodes, 8 reference executors,
+# BENCH_JOBS (3000) short jobs; writes bench/results/ops.json.
+.PHONY: bench-ops
+bench-ops: deps
+	@sh tools/bench-ops.sh
 
 clean: clean-build
 clean-build:
