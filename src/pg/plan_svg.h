@@ -26,7 +26,9 @@
 #define SMALL_LABEL_H	8.0		/* ... in a smaller font from this tall */
 #define SERVICE_MIN_H	3.0		/* a service block is stretched to this */
 #define MIN_DRAWN_H		2.5		/* no block is drawn thinner */
-#define GRID_BUDGET_H	3000.0	/* stretched rows stop growing the grid here */
+#define GRID_BUDGET_H	3000.0	/* stretched rows stop growing the grid here, */
+#define GRID_JOB_H		6.0		/* or this much per planned job, */
+#define GRID_MAX_H		8000.0	/* but not past this */
 #define LEFT			170.0	/* row labels */
 #define RIGHT			24.0
 #define HEADER_H		44.0	/* title and summary line */

@@ -430,8 +430,8 @@ job_label(StringInfo buf, SvgPlan *p, SvgBlock *b, double x, double y, double w,
 	char		cls[48];
 	char	   *full;
 
-	/* a block under way: its name starts after the now line */
-	if (p->has_now && p->now_x > x && p->now_x < x + w)
+	/* a block under way: its name starts after the now line, if it fits */
+	if (p->has_now && p->now_x > x && (x + w - p->now_x - 5) / cw >= 3)
 	{
 		w -= p->now_x - x;
 		x = p->now_x;

@@ -12,8 +12,9 @@
  * its name (a service's block at least SERVICE_MIN_H): at 512 or 1024 GPUs a
  * 1-GPU job would otherwise be a sliver of 1.5-3 px.  GPUs keep their order,
  * so blocks keep their place and rows their order; only heights differ.
- * When the stretched grid would pass GRID_BUDGET_H, the label height is
- * lowered until it fits, and no block is drawn thinner than MIN_DRAWN_H.
+ * When the stretched grid would pass GRID_BUDGET_H (or GRID_JOB_H per
+ * planned job, up to GRID_MAX_H), the label height is lowered until it fits,
+ * and no block is drawn thinner than MIN_DRAWN_H.
  */
 #include "postgres.h"
 
@@ -95,7 +96,7 @@ layout_rows(SvgPlan *p)
 	smallest_blocks(p, job_min, service_min);
 	if (!p->detailed)
 	{
-		double		budget = Max(GRID_BUDGET_H, rows * base);
+		double		budget = Max(Max(GRID_BUDGET_H, Min(GRID_JOB_H * p->n_jobs, GRID_MAX_H)), rows * base);
 		double		lo = MIN_DRAWN_H;
 		double		hi = LABEL_H;
 
