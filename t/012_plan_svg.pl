@@ -115,7 +115,7 @@ is($node->safe_psql('postgres', "SELECT gpualloc.plan_svg($plan) = gpualloc.plan
 	't', 'the same plan at the same moment draws the same SVG');
 
 # the legend: what appears, nothing else
-is(legend_keys($by_kind, 'kind'), 'batch inference,quantization,training', 'by kind: a legend entry per kind');
+is(legend_keys($by_kind, 'kind'), 'batch_inference,quantization,training', 'by kind: a legend entry per kind');
 is(legend_keys($by_kind, 'tenant'), '', 'by kind: no tenant entries');
 is(legend_keys($by_tenant, 'tenant'), 'svg_alice,svg_bob', 'by tenant: the tenants with blocks, not svg_carol');
 is(legend_keys($by_tenant, 'kind'), '', 'by tenant: no kind entries');

@@ -28,7 +28,7 @@ static const char *const kinds[][3] = {
 	{"training", "training", "#4e79a7"},
 	{"batch_inference", "batch inference", "#f28e2b"},
 	{"quantization", "quantization", "#b07aa1"},
-	{"", "other", "#7f7f7f"},
+	{"other", "other", "#7f7f7f"},
 };
 
 /* no greens: those are the services' */
@@ -164,7 +164,7 @@ svg_assign_colors(SvgPlan *p)
 	kind_first = p->n_colors;
 	if (p->color_by == SVG_BY_KIND)
 		for (int k = 0; k < (int) lengthof(kinds); k++)
-			add_color(p, "kind", kinds[k][1], kinds[k][1], kinds[k][2]);
+			add_color(p, "kind", kinds[k][0], kinds[k][1], kinds[k][2]);
 	else
 	{
 		for (int i = 0; i < p->n_blocks; i++)
