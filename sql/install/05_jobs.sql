@@ -287,7 +287,9 @@ BEGIN
 	END IF;
 	UPDATE gpualloc.jobs
 	SET status = 'cancelled', booked_at = NULL,
-		finished_at = CASE WHEN j.status = 'running' THEN now() END,
+		-- the commit moment, not the transaction's start: a start that
+		-- committed while this cancel waited for the lock came later
+		finished_at = CASE WHEN j.status = 'running' THEN greatest(pg_catalog.clock_timestamp(), j.started_at) END,
 		status_message = reason
 	WHERE jobs.job_id = j.job_id;
 	PERFORM gpualloc_internal.release_job(j.job_id, 'cancel');

@@ -275,8 +275,8 @@ SELECT r.plan_id, r.mode, r.trigger, r.status, r.started_at, r.finished_at,
 	   r.message
 FROM gpualloc.plan_runs r;
 
--- The plan as an SVG Gantt chart (plan_svg.c).
-CREATE FUNCTION gpualloc.plan_svg(plan_id bigint) RETURNS text
+-- The plan as an SVG Gantt chart (plan_svg*.c); jobs coloured by 'kind' or 'tenant'.
+CREATE FUNCTION gpualloc.plan_svg(plan_id bigint, color_by text DEFAULT 'kind') RETURNS text
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_plan_svg'
 LANGUAGE C STABLE STRICT SECURITY DEFINER

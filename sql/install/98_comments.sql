@@ -86,7 +86,7 @@ COMMENT ON FUNCTION gpualloc.forecast_demand(text, timestamptz, interval) IS 'A 
 COMMENT ON FUNCTION gpualloc.replan(text, interval) IS 'Admin: plan the horizon now (fast: the heuristic; full: the MILP within time_limit) and commit its first step.';
 COMMENT ON FUNCTION gpualloc.request_replan() IS 'Ask the background planner for a run soon (debounced); returns whether one runs to hear it.';
 COMMENT ON FUNCTION gpualloc.plan_grid(bigint) IS 'A plan as a grid: every GPU and step with its workload.';
-COMMENT ON FUNCTION gpualloc.plan_svg(bigint) IS 'A plan as an SVG Gantt chart.';
+COMMENT ON FUNCTION gpualloc.plan_svg(bigint, text) IS 'A plan as an SVG Gantt chart, coloured by job kind or tenant; committed blocks solid, tentative ones hatched, unplanned jobs listed with their reason.';
 COMMENT ON FUNCTION gpualloc.utilization(timestamptz, timestamptz) IS 'Per hour and pool: GPU-hours available, busy with batch work, serving real-time demand, held above it, idle.';
 COMMENT ON FUNCTION gpualloc.tenant_value(timestamptz, timestamptz) IS 'Per hour and tenant: jobs, GPU-hours and priority-weighted value.';
 COMMENT ON FUNCTION gpualloc.service_coverage(timestamptz, timestamptz) IS 'Per hour and service: demanded, held, served and unmet GPU-hours, and coverage.';

@@ -52,4 +52,4 @@ GRANT SELECT ON gpualloc.utilization_hourly, gpualloc.tenant_value_hourly, gpual
 	gpualloc.queue_plan, gpualloc.plan_history TO gpualloc_reader;
 GRANT EXECUTE ON FUNCTION gpualloc.utilization(timestamptz, timestamptz),
 	gpualloc.tenant_value(timestamptz, timestamptz), gpualloc.service_coverage(timestamptz, timestamptz),
-	gpualloc.plan_svg(bigint) TO gpualloc_reader;
+	gpualloc.plan_svg(bigint, text) TO gpualloc_reader;
