@@ -2,10 +2,16 @@
 # and the two user-facing commands: `make demo` and `make test`.
 
 EXTENSION    = gpualloc
-EXTVERSION   = 0.1
+EXTVERSION   = 0.2
 MODULE_big   = gpualloc
-DATA_built   = sql/gpualloc--$(EXTVERSION).sql
+# Releases: each version's install script is built from sql/install/; a
+# released version's script is kept as it shipped (sql/gpualloc--0.1.sql),
+# and each upgrade script is its migration in sql/upgrade/ followed by the
+# code of the new version (every file of sql/install/ but the tables).
+DATA         = sql/gpualloc--0.1.sql
+DATA_built   = sql/gpualloc--$(EXTVERSION).sql sql/gpualloc--0.1--0.2.sql
 SQL_SRCS     = $(sort $(wildcard sql/install/*.sql))
+SQL_CODE     = $(filter-out sql/install/01_schema.sql,$(SQL_SRCS))
 PGFILEDESC   = "gpualloc - GPU cluster allocator"
 
 CORE_SRCS    = $(sort $(wildcard src/core/*/*.c))
@@ -24,7 +30,7 @@ ISOLATION_OPTS = --temp-instance=./tmp_check_iso --temp-config=./test.conf
 TAP_TESTS    = 1
 
 SHLIB_LINK  += -lglpk -lm
-PG_CPPFLAGS += -Isrc/core
+PG_CPPFLAGS += -Isrc/core -DGPUALLOC_EXTVERSION='"$(EXTVERSION)"'
 PG_CFLAGS   += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 
 # The core is plain C11: its objects get the strict standard and may declare
@@ -48,6 +54,9 @@ $(OBJS): $(CORE_HDRS) $(wildcard src/pg/*.h)
 # The install script is assembled from sql/install/ in file-name order.
 sql/gpualloc--$(EXTVERSION).sql: $(SQL_SRCS)
 	cat $(SQL_SRCS) > $@
+
+sql/gpualloc--0.1--0.2.sql: sql/upgrade/0.1--0.2.sql $(SQL_CODE)
+	cat $^ > $@
 
 # ---------------------------------------------------------------------------
 # Core unit tests and tools: built straight from the core sources, without
@@ -79,10 +88,10 @@ deps:
 unit: $(BUILD_DIR)/unit_tests
 	./$(BUILD_DIR)/unit_tests
 
-test: deps
+test:
 	@sh tools/run-tests.sh
 
-demo: deps
+demo:
 	@sh tools/demo.sh
 
 bench-solver: $(BUILD_DIR)/bench_solver
@@ -91,11 +100,27 @@ bench-solver: $(BUILD_DIR)/bench_solver
 bench-forecast: $(BUILD_DIR)/bench_forecast
 	./$(BUILD_DIR)/bench_forecast --data data/real --out bench/results/forecast.json
 
-# The simulator lives at tools/gpualloc-sim, the path its usage names.
-tools: tools/gpualloc-sim
+# make tools: the simulator (at tools/gpualloc-sim, the path its usage
+# names), the reference executor and the command-line client.
+tools: tools/gpualloc-sim tools/gpualloc-executor tools/gpualloc
+
+# The reference executor: plain C11 over libpq, none of the core.
+PQ_INCLUDEDIR = $(shell $(PG_CONFIG) --includedir 2>/dev/null)
+tools/gpualloc-executor: tools/gpualloc-executor.c
+	$(CORE_CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(PQ_INCLUDEDIR) -o $@ $< -lpq
 
 tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_LIBS)
+
+# The command-line client: C11 over libpq, no server header; its version
+# is the extension's.
+PQ_LIBDIR    = $(shell $(PG_CONFIG) --libdir 2>/dev/null)
+CLI_SRCS     = $(sort $(wildcard tools/cli/*.c))
+CLI_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror \
+			   $(if $(PQ_INCLUDEDIR),-I$(PQ_INCLUDEDIR)) -DCLI_VERSION='"$(EXTVERSION)"'
+
+tools/gpualloc: $(CLI_SRCS) tools/cli/cli.h Makefile
+	$(CORE_CC) $(CLI_FLAGS) -o $@ $(CLI_SRCS) $(if $(PQ_LIBDIR),-L$(PQ_LIBDIR)) -lpq -lm
 
 # ---------------------------------------------------------------------------
 # Benchmark scenarios and the side-by-side simulator benchmark.  The
@@ -136,6 +161,12 @@ bench: tools $(BUILD_DIR)/bench_report
 .PHONY: bench-submit
 bench-submit: deps
 	@sh tools/bench-submit.sh
+
+# The soak of t/004_soak.pl at scale: 64 GPUs, 8 nodes, 8 reference executors,
+# BENCH_JOBS (3000) short jobs; writes bench/results/ops.json.
+.PHONY: bench-ops
+bench-ops: deps
+	@sh tools/bench-ops.sh
 
 clean: clean-build
 clean-build:

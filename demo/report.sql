@@ -26,9 +26,10 @@ WITH latest AS (
 					  E'\n' ORDER BY pool, gpu_index) AS rows
 	FROM gpualloc.current_allocation
 ), queue AS (
-	SELECT string_agg(format('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>',
+	SELECT string_agg(format('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>',
 							 pg_temp.h(name), pg_temp.h(kind), priority, pg_temp.h(status),
-							 coalesce(gpus::text, ''), pg_temp.ts(planned_start), pg_temp.ts(est_finish)),
+							 coalesce(gpus::text, '-'), coalesce(pg_temp.ts(planned_start), '-'),
+							 coalesce(pg_temp.ts(est_finish), '-'), pg_temp.h(coalesce(pending_reason, 'running'))),
 					  E'\n') AS rows
 	FROM gpualloc.queue_plan
 ), sim AS (
@@ -72,7 +73,7 @@ format('<h1>gpualloc demo report</h1><p class="note">Generated %s UTC on the dem
 (SELECT rows FROM alloc),
 '</table></div><div>',
 '<h2>Queue</h2>',
-'<table><tr><th>job</th><th>kind</th><th>priority</th><th>status</th><th>GPUs</th><th>planned start</th><th>estimated finish</th></tr>',
+'<table><tr><th>job</th><th>kind</th><th>priority</th><th>status</th><th>GPUs</th><th>planned start</th><th>estimated finish</th><th>why it waits</th></tr>',
 (SELECT rows FROM queue),
 '</table>',
 (SELECT format('<h2>Plan run</h2><table><tr><th>plan</th><td>%s (%s, %s)</td></tr><tr><th>solve time</th><td>%s ms</td></tr>'

@@ -22,10 +22,9 @@ SELECT plan_id, status, solved_by, round(objective::numeric, 2) AS objective,
 	   round(bound::numeric, 2) AS bound, round((100 * gap)::numeric, 2) AS gap_pct,
 	   round(solve_ms::numeric, 1) AS solve_ms, gpus_changed
 FROM gpualloc.replan('full', time_limit => '2 seconds');
-\echo '== Planned start of each job'
-SELECT job_name, min(step_start) AS planned_start, count(DISTINCT gpu_index) AS gpus
-FROM gpualloc.plan_grid((SELECT max(plan_id) FROM gpualloc.plan_runs))
-WHERE workload_kind = 'job' GROUP BY job_name ORDER BY 2;
+\echo '== The queue against the plan: planned start, or why a job waits'
+SELECT name, status, gpus, planned_start, est_finish, coalesce(pending_reason, 'running') AS why
+FROM gpualloc.queue_plan;
 \echo '== Current allocation'
 SELECT pool, node, slot, state, coalesce(workload_kind, 'idle') AS workload,
 	   coalesce(job_name, service) AS name

@@ -1,7 +1,13 @@
 -- Pools and GPUs: the happy path and every rule the cluster API enforces.
+\set SHOW_CONTEXT never
+-- gpualloc lives in its own schema, CASCADE or not
+CREATE SCHEMA other;
+CREATE EXTENSION gpualloc SCHEMA other;
+CREATE EXTENSION gpualloc SCHEMA other CASCADE;
+SELECT count(*) AS extensions_in_other FROM pg_extension WHERE extnamespace = 'other'::regnamespace;
+DROP SCHEMA other;
 CREATE EXTENSION gpualloc;
 SET client_min_messages = warning;
-\set SHOW_CONTEXT never
 
 SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312) AS pool_id;
 SELECT gpualloc.add_pool('h100', 'H100-SXM', 80, 989, node_size => 4) AS pool_id;

@@ -56,3 +56,37 @@ WHERE n.nspname = 'gpualloc' AND p.prosecdef
 SELECT count(*) AS callable_by_public
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE n.nspname = 'gpualloc' AND has_function_privilege('public', p.oid, 'EXECUTE');
+
+-- every function pins its search_path, definer or not, internal or API
+SELECT count(*) AS functions_without_search_path
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname IN ('gpualloc', 'gpualloc_internal')
+  AND NOT coalesce(p.proconfig::text[] && ARRAY['search_path=pg_catalog, gpualloc, pg_temp'], false);
+-- the API schema shows only the API; internals are usable by no role
+SELECT count(*) AS internal_names_in_api
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname = 'gpualloc' AND p.proname LIKE '\_%';
+SELECT r AS role, has_schema_privilege(r, 'gpualloc_internal', 'USAGE') AS uses_internals
+FROM unnest(ARRAY['gpualloc_admin', 'gpualloc_submitter', 'gpualloc_executor', 'gpualloc_reader', 'public']) r;
+CREATE ROLE dave LOGIN IN ROLE gpualloc_admin;
+SET ROLE dave;
+SELECT gpualloc_internal.allocations_set(ARRAY[1], ARRAY[5::bigint], NULL, 'by hand'); -- an internal
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq)
+VALUES (1, 5, tstzrange(now(), NULL), 99);                                   -- around the commit path
+DELETE FROM gpualloc.allocations;                                            -- around the commit path
+SELECT count(*) >= 0 AS admin_reads_allocations FROM gpualloc.allocations;
+RESET ROLE;
+
+-- the catalogue explains the extension: every schema, table, view and
+-- function has a comment
+SELECT kind, name FROM (
+	SELECT 'function' AS kind, p.oid::regprocedure::text AS name, obj_description(p.oid, 'pg_proc') AS c
+	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ('gpualloc', 'gpualloc_internal')
+	UNION ALL
+	SELECT 'relation', c.oid::regclass::text, obj_description(c.oid, 'pg_class')
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE n.nspname IN ('gpualloc', 'gpualloc_internal') AND c.relkind IN ('r', 'v', 'p')
+	UNION ALL
+	SELECT 'schema', n.nspname::text, obj_description(n.oid, 'pg_namespace')
+	FROM pg_namespace n WHERE n.nspname IN ('gpualloc', 'gpualloc_internal')) o
+WHERE c IS NULL ORDER BY 1, 2;

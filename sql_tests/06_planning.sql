@@ -116,3 +116,21 @@ SELECT gpualloc.cancel_job(:far);
 SELECT status FROM gpualloc.replan('fast');
 SELECT gpualloc.remove_gpu('sparse', 0, 0), gpualloc.remove_gpu('sparse', 4095, 1023);
 SELECT gpualloc.remove_pool('sparse');
+
+-- bookings made before a service existed give way to it: a booked job has
+-- not started, so the next plan may move it
+SELECT gpualloc.add_pool('late', 'L40S', 48, 362, node_size => 4);
+SELECT gpualloc.add_node('late', 0);
+SELECT gpualloc.submit_job('fill-' || i, 'batch_inference', 'late', 2, 2, work_gpu_hours => 40) > 0 AS submitted
+FROM generate_series(1, 2) i;
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(*) AS booked_gpus FROM gpualloc.current_allocation WHERE pool = 'late' AND workload_kind = 'job';
+SELECT gpualloc.add_service('late-chat', 'late', capacity_per_gpu => 10, max_gpus => 4, priority => 5, churn_limit => 4);
+SELECT count(*) AS hours FROM (
+	SELECT gpualloc.record_demand('late-chat', date_trunc('hour', now()) - make_interval(hours => h), 30)
+	FROM generate_series(1, 48) h) d;
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(*) AS service_gpus FROM gpualloc.current_allocation WHERE service = 'late-chat';
+SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
+SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs WHERE name LIKE 'fill-%' AND status IN ('queued', 'booked');
+SELECT gpualloc.remove_service('late-chat');

@@ -13,7 +13,8 @@ $node->start;
 
 $node->safe_psql('postgres', 'CREATE EXTENSION gpualloc CASCADE');
 is($node->safe_psql('postgres', "SELECT extversion FROM pg_extension WHERE extname = 'gpualloc'"),
-	'0.1', 'extension installs with the library preloaded');
+	$node->safe_psql('postgres', "SELECT default_version FROM pg_available_extensions WHERE name = 'gpualloc'"),
+	'extension installs at its current version with the library preloaded');
 
 $node->safe_psql('postgres', q{
 	SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312);

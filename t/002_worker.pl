@@ -73,12 +73,21 @@ ok($node->poll_query_until('postgres',
 is($node->safe_psql('postgres',
 	"SELECT string_agg(allocation_id::text, ',' ORDER BY allocation_id) FROM gpualloc.allocations WHERE upper_inf(during)"),
 	$before, 'the last committed allocation stays in force');
+is($node->safe_psql('postgres', q{
+	SELECT worker_alive, consecutive_failures >= 1, last_error LIKE '%injected_failure%', plan_id IS NOT NULL
+	FROM gpualloc.planner_status}),
+	't|t|t|t', 'planner_status shows the failing runs, their error and the plan still in force');
 $node->safe_psql('postgres', 'ALTER TABLE gpualloc.plan_blocks DROP CONSTRAINT injected_failure');
 $last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
 ok($node->poll_query_until('postgres',
 	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND status IN ('succeeded', 'fallback')"),
 	'the worker carries on after the failure');
 ok($node->log_contains('gpualloc planner: run failed'), 'the failure is logged');
+ok($node->poll_query_until('postgres', q{
+	SELECT consecutive_failures = 0 AND last_run_status IN ('succeeded', 'fallback')
+	   AND next_run_due > now() - interval '5 seconds' AND plan_age < interval '1 minute'
+	FROM gpualloc.planner_status}),
+	'planner_status shows the recovery, the next run due and a fresh plan');
 
 # a long interval: only a wake-up can trigger the next run
 $node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.replan_interval = '1h'; SELECT pg_reload_conf();");
@@ -92,6 +101,18 @@ is($node->safe_psql('postgres', q{
 	SELECT count(*) FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
 	WHERE g.state = 'down' AND upper_inf(a.during) AND a.service_id IS NOT NULL}),
 	'0', 'no service keeps a GPU that went down');
+
+# turned off and on again with a 1 h interval: it plans soon after, not an
+# hour later
+$node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.enabled = off; SELECT pg_reload_conf();");
+sleep 2;
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+my $turned_on = time;
+$node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.enabled = on; SELECT pg_reload_conf();");
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker'"),
+	'gpualloc.enabled turned on plans again');
+cmp_ok(time - $turned_on, '<', 60, 'and soon, not a whole interval later');
 
 # a killed planner is restarted by the postmaster
 my $pid = $node->safe_psql('postgres',

@@ -17,6 +17,7 @@ make -s install >/dev/null
 TEMPDB_CONF="gpualloc.enabled = off"
 . "$ROOT/tools/tempdb.sh"
 tempdb_start bench
+cd "$ROOT"
 $PSQL -f "$ROOT/bench/submit/setup.sql" >/dev/null
 $PSQL -c "CREATE TABLE commit_floor (x integer)"
 cp "$ROOT/bench/submit/submit.sql" "$TMP/submit.sql"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# make demo: build and install gpualloc, start a throwaway PostgreSQL in a
+# sh tools/demo.sh (or make demo): install what is missing through apt, build and install gpualloc, start a throwaway PostgreSQL in a
 # temporary directory with the extension preloaded, load the sample cluster,
 # plan it and show what the extension holds.  It ends by writing the plan's
 # SVG and a one-page HTML report (with the simulator's comparison against
@@ -9,13 +9,16 @@ set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT=$ROOT/demo-output
+sh tools/install-deps.sh
 make -s >/dev/null
 make -s install >/dev/null
 
-# the demo plans explicitly, so the background planner waits its interval
-TEMPDB_CONF="gpualloc.replan_interval = '1h'"
+# the demo plans explicitly: the background planner stays idle, so the plan
+# shown, drawn and reported is one and the same
+TEMPDB_CONF="gpualloc.enabled = off"
 . "$ROOT/tools/tempdb.sh"
 tempdb_start demo
+cd "$ROOT"
 echo "PostgreSQL started in $TMP (port $PORT)"
 $PSQL -f "$ROOT/demo/sample_cluster.sql" >/dev/null
 $PSQL -f "$ROOT/demo/show.sql"

@@ -3,7 +3,7 @@
 # only when something is missing.
 set -eu
 need=""
-for pkg in postgresql-15 postgresql-server-dev-15 postgresql-contrib libglpk-dev libipc-run-perl libxml2-utils make gcc; do
+for pkg in postgresql-15 postgresql-server-dev-15 postgresql-contrib libpq-dev libglpk-dev libipc-run-perl libxml2-utils make gcc; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

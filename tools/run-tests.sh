@@ -1,12 +1,16 @@
 #!/bin/sh
-# Runs every test suite — core unit tests, pg_regress, isolation, TAP — and
-# ends with the line "N passed, N failed".  Exit status 0 only when all pass.
+# sh tools/run-tests.sh (or make test): installs what is missing through apt,
+# then runs every test suite — core unit tests, pg_regress, isolation, TAP —
+# and ends with the line "N passed, N failed".  Exit status 0 only when all
+# pass.
 #
 # PostgreSQL refuses to run as root, so when started as root the database
 # suites run as the postgres user on a copy of the tree that user owns.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# on a bare machine: make, gcc, PostgreSQL 15 and the rest through apt
+sh tools/install-deps.sh || exit 1
 passed=0
 failed=0
 
@@ -76,6 +80,10 @@ count_tap() {	# count_tap LOGFILE
 
 run_pg_suites() {
 	make -s >/dev/null && make -s install >/dev/null || { count build 0 1; return; }
+	# the TAP suite runs the command-line client (t/006_cli.pl); the copy
+	# below takes the built binary along.  A client that does not build
+	# fails that test, not the other suites.
+	make -s tools/gpualloc >/dev/null || echo "tools/gpualloc did not build: t/006_cli.pl will fail"
 	work=$ROOT
 	as=""
 	if [ "$(id -u)" = 0 ]; then

@@ -7,6 +7,7 @@
 BINDIR=$(pg_config --bindir)
 
 tempdb_stop() {
+	cd /
 	$AS "$BINDIR/pg_ctl" -D "$TMP/data" -m immediate stop >/dev/null 2>&1 || true
 	rm -rf "$TMP"
 }
@@ -20,6 +21,8 @@ tempdb_start() {
 	fi
 	PORT=$((20000 + $$ % 20000))
 	trap tempdb_stop EXIT INT TERM
+	# the postgres user may not enter the caller's directory (/root/...)
+	cd "$TMP"
 	$AS "$BINDIR/initdb" -D "$TMP/data" -A trust -U postgres >/dev/null
 	cat >>"$TMP/data/postgresql.conf" <<CONF
 listen_addresses = ''

@@ -2,6 +2,43 @@
 -- Complain if the script is sourced in psql rather than via CREATE EXTENSION.
 \echo Use "CREATE EXTENSION gpualloc CASCADE" to load this file. \quit
 
+-- gpualloc lives in schema gpualloc.  PostgreSQL refuses another SCHEMA for
+-- it, except with CASCADE, where it installs gpualloc in gpualloc anyway and
+-- puts the extensions it requires into the schema asked for: refuse that too.
+DO $$
+DECLARE
+	asked text := substring(pg_catalog.current_query()
+							FROM '(?i)create\s+extension\s+(?:if\s+not\s+exists\s+)?"?gpualloc"?\s.*?\mschema\M\s+("[^"]+"|[A-Za-z_][A-Za-z0-9_$]*)');
+BEGIN
+	IF asked IS NOT NULL
+	   AND (CASE WHEN asked LIKE '"%' THEN btrim(asked, '"') ELSE lower(asked) END) <> 'gpualloc' THEN
+		RAISE EXCEPTION 'extension "gpualloc" must be installed in schema "gpualloc", not %', asked
+			USING ERRCODE = 'feature_not_supported',
+				  HINT = 'Run CREATE EXTENSION gpualloc CASCADE without SCHEMA; btree_gist may be created in any schema beforehand.';
+	END IF;
+END
+$$;
+
+-- Roles are cluster-wide, so they are created only when missing and outlive
+-- the extension (see 99_security.sql for what each may do).
+DO $$
+DECLARE
+	r text;
+BEGIN
+	FOREACH r IN ARRAY ARRAY['gpualloc_admin', 'gpualloc_submitter', 'gpualloc_executor', 'gpualloc_reader'] LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
+			EXECUTE format('CREATE ROLE %I NOLOGIN', r);
+		END IF;
+	END LOOP;
+END
+$$;
+
+-- Internals (helpers, the commit path, checks) live in a schema of their own
+-- that no role but the extension's owner can use: gpualloc shows only the
+-- API.
+CREATE SCHEMA gpualloc_internal;
+REVOKE ALL ON SCHEMA gpualloc_internal FROM PUBLIC;
+
 -- A pool is one GPU model.  GPUs of a pool are addressed by (node, slot); the
 -- topology index node * node_size + slot is stable when nodes are added, so a
 -- block "first index, size" keeps meaning the same GPUs.
@@ -62,18 +99,19 @@ CREATE TABLE gpualloc.jobs (
 	-- executor has not started it yet; running; then one of the three ends
 	status		text NOT NULL DEFAULT 'queued'
 				CHECK (status IN ('queued', 'booked', 'running', 'succeeded', 'failed', 'cancelled')),
-	booked_at	timestamptz,
-	-- what the executor runs (a shell command line); NULL: the executor knows
-	command		text CHECK (octet_length(command) <= 8192),
-	-- runs lost to a failed GPU: how many, and their GPU-hours
-	requeues	integer NOT NULL DEFAULT 0,
-	lost_gpu_hours double precision NOT NULL DEFAULT 0,
 	started_at	timestamptz,
 	finished_at	timestamptz,
 	-- the block the job runs on: topology indexes [block_first, block_first + block_size)
 	block_first	integer,
 	block_size	integer,
 	status_message text,
+	-- since 0.2 (appended, so an upgraded table has the same shape):
+	booked_at	timestamptz,
+	-- what the executor runs (a shell command line); NULL: the executor knows
+	command		text CHECK (octet_length(command) <= 8192),
+	-- runs lost to a failed GPU: how many, and their GPU-hours
+	requeues	integer NOT NULL DEFAULT 0,
+	lost_gpu_hours double precision NOT NULL DEFAULT 0,
 	CONSTRAINT jobs_size_range CHECK (gpus_min <= gpus_max),
 	CONSTRAINT jobs_deadline_after_not_before CHECK (deadline IS NULL OR not_before IS NULL OR deadline > not_before),
 	CONSTRAINT jobs_block_aligned CHECK (block_size IS NULL OR
@@ -176,9 +214,9 @@ CREATE TABLE gpualloc.allocations (
 	service_id	integer REFERENCES gpualloc.services ON DELETE CASCADE,
 	plan_id		bigint REFERENCES gpualloc.plan_runs ON DELETE SET NULL,
 	during		tstzrange NOT NULL,
-	begin_seq	bigint NOT NULL,
-	end_seq		bigint,
 	created_at	timestamptz NOT NULL DEFAULT now(),
+	begin_seq	bigint NOT NULL,	-- 0: history from before the change log
+	end_seq		bigint,
 	CONSTRAINT allocations_open_until_ended CHECK ((end_seq IS NULL) = upper_inf(during)),
 	CONSTRAINT allocations_one_workload CHECK (num_nonnulls(job_id, service_id) = 1),
 	CONSTRAINT allocations_not_empty CHECK (NOT isempty(during)),
@@ -189,6 +227,26 @@ CREATE UNIQUE INDEX allocations_open_gpu_idx ON gpualloc.allocations (gpu_id) WH
 CREATE INDEX allocations_begin_seq_idx ON gpualloc.allocations (begin_seq);
 CREATE INDEX allocations_end_seq_idx ON gpualloc.allocations (end_seq) WHERE end_seq IS NOT NULL;
 CREATE INDEX allocations_service_idx ON gpualloc.allocations (service_id) WHERE service_id IS NOT NULL;
+
+-- A tenant runs at most one active job of a given name.
+CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
+	WHERE status IN ('queued', 'booked', 'running');
+
+-- Months of history: allocations by time, demand by hour.
+CREATE INDEX allocations_during_idx ON gpualloc.allocations USING gist (during);
+CREATE INDEX allocations_lower_idx ON gpualloc.allocations (lower(during));
+CREATE INDEX demand_history_hour_idx ON gpualloc.demand_history (hour);
+CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id IS NOT NULL;
+
+ALTER TABLE gpualloc.jobs ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY jobs_admin_all ON gpualloc.jobs TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+
+-- A submitter sees the jobs of every tenant role it is a member of.
+CREATE POLICY jobs_submitter_own_tenant ON gpualloc.jobs FOR SELECT TO gpualloc_submitter
+	USING (tenant IN (SELECT r.rolname FROM pg_catalog.pg_roles r
+					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
 
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools_pool_id_seq', '');

@@ -10,7 +10,7 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 	AS 'MODULE_PATHNAME', 'gpualloc_caller_role'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION gpualloc._is_admin() RETURNS boolean
+CREATE FUNCTION gpualloc_internal.is_admin() RETURNS boolean
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -18,12 +18,12 @@ AS $$
 		OR (SELECT rolsuper FROM pg_roles WHERE rolname = gpualloc.caller_role())
 $$;
 
-CREATE FUNCTION gpualloc._require_admin(action text) RETURNS void
+CREATE FUNCTION gpualloc_internal.require_admin(action text) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
-	IF NOT gpualloc._is_admin() THEN
+	IF NOT gpualloc_internal.is_admin() THEN
 		RAISE EXCEPTION 'permission denied to %', action
 			USING ERRCODE = 'insufficient_privilege',
 				  HINT = 'Only members of gpualloc_admin may do this.';
@@ -33,26 +33,26 @@ $$;
 
 -- A gpualloc setting as text, or its default when the library is not loaded
 -- in this session yet (its GUCs are defined when it loads).
-CREATE FUNCTION gpualloc._setting(setting text, fallback text) RETURNS text
+CREATE FUNCTION gpualloc_internal.setting(setting text, fallback text) RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT coalesce(nullif(pg_catalog.current_setting(setting, true), ''), fallback) $$;
 
 -- Executors report what really happens to jobs: members of
 -- gpualloc_executor, and admins.
-CREATE FUNCTION gpualloc._is_executor() RETURNS boolean
+CREATE FUNCTION gpualloc_internal.is_executor() RETURNS boolean
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
-	SELECT gpualloc._is_admin() OR pg_has_role(gpualloc.caller_role(), 'gpualloc_executor', 'MEMBER')
+	SELECT gpualloc_internal.is_admin() OR pg_has_role(gpualloc.caller_role(), 'gpualloc_executor', 'MEMBER')
 $$;
 
-CREATE FUNCTION gpualloc._require_executor(action text) RETURNS void
+CREATE FUNCTION gpualloc_internal.require_executor(action text) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
-	IF NOT gpualloc._is_executor() THEN
+	IF NOT gpualloc_internal.is_executor() THEN
 		RAISE EXCEPTION 'permission denied to %', action
 			USING ERRCODE = 'insufficient_privilege',
 				  HINT = 'Only members of gpualloc_executor or gpualloc_admin may do this.';
@@ -61,7 +61,7 @@ END
 $$;
 
 -- A free-text field (a reason, a message) of bounded length.
-CREATE FUNCTION gpualloc._check_reason(field text, value text) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_reason(field text, value text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -75,17 +75,17 @@ $$;
 
 -- A caller may act for a tenant when it is an admin or a member of the
 -- tenant's role.
-CREATE FUNCTION gpualloc._can_act_for(tenant name) RETURNS boolean
+CREATE FUNCTION gpualloc_internal.can_act_for(tenant name) RETURNS boolean
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
-	SELECT gpualloc._is_admin()
+	SELECT gpualloc_internal.is_admin()
 		OR EXISTS (SELECT 1 FROM pg_roles r
 				   WHERE r.rolname = tenant
 					 AND pg_has_role(gpualloc.caller_role(), r.oid, 'MEMBER'))
 $$;
 
-CREATE FUNCTION gpualloc._check_name(field text, value text) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_name(field text, value text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -98,7 +98,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_positive(field text, value double precision) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_positive(field text, value double precision) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -110,7 +110,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_pow2(field text, value integer) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_pow2(field text, value integer) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -122,7 +122,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._pool(pool text) RETURNS gpualloc.pools
+CREATE FUNCTION gpualloc_internal.pool(pool text) RETURNS gpualloc.pools
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -139,7 +139,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._service(service text) RETURNS gpualloc.services
+CREATE FUNCTION gpualloc_internal.service(service text) RETURNS gpualloc.services
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -159,7 +159,7 @@ $$;
 -- Lock and return a job the caller may act on: its tenant's members and
 -- admins, and executors when as_executor.  Another tenant's job is reported
 -- as missing, so its existence does not leak.
-CREATE FUNCTION gpualloc._job_for_update(p_job_id bigint, as_executor boolean DEFAULT false)
+CREATE FUNCTION gpualloc_internal.job_for_update(p_job_id bigint, as_executor boolean DEFAULT false)
 RETURNS gpualloc.jobs
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -168,7 +168,7 @@ DECLARE
 	j gpualloc.jobs;
 BEGIN
 	SELECT * INTO j FROM gpualloc.jobs WHERE job_id = p_job_id FOR UPDATE;
-	IF NOT FOUND OR NOT (gpualloc._can_act_for(j.tenant) OR (as_executor AND gpualloc._is_executor())) THEN
+	IF NOT FOUND OR NOT (gpualloc_internal.can_act_for(j.tenant) OR (as_executor AND gpualloc_internal.is_executor())) THEN
 		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
 			USING ERRCODE = 'undefined_object';
 	END IF;
@@ -176,18 +176,12 @@ BEGIN
 END
 $$;
 
--- GPUs of a pool in topology order with their stable index.
-CREATE FUNCTION gpualloc._topology_index(p gpualloc.pools, node integer, slot integer) RETURNS integer
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$ SELECT node * p.node_size + slot $$;
-
-CREATE FUNCTION gpualloc._gpu(pool text, p_node integer, p_slot integer) RETURNS gpualloc.gpus
+CREATE FUNCTION gpualloc_internal.gpu(pool text, p_node integer, p_slot integer) RETURNS gpualloc.gpus
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
-	p gpualloc.pools := gpualloc._pool(pool);
+	p gpualloc.pools := gpualloc_internal.pool(pool);
 	g gpualloc.gpus;
 BEGIN
 	SELECT * INTO g FROM gpualloc.gpus WHERE pool_id = p.pool_id AND node = p_node AND slot = p_slot;

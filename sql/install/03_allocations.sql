@@ -4,7 +4,7 @@
 -- Every write to gpualloc.allocations (a planner's step, the submit fast
 -- path, an executor's start and finish, a cancel, a GPU failing, a booking
 -- expiring or rejected, a service removed) goes through
--- gpualloc._allocations_set, under one transaction-level lock, at one commit
+-- gpualloc_internal.allocations_set, under one transaction-level lock, at one commit
 -- moment.  The lock is taken before any job row is locked, by every caller,
 -- so the planner and the executors never deadlock; rows begin and end at the
 -- commit moment taken under the lock (never a transaction's start), so a
@@ -13,7 +13,7 @@
 
 -- Take the commit lock.  Read committed is required: each statement after the
 -- lock then sees what the previous holder committed.
-CREATE FUNCTION gpualloc._commit_lock() RETURNS void
+CREATE FUNCTION gpualloc_internal.commit_lock() RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -41,7 +41,7 @@ AS $$ SELECT coalesce(max(seq), 0) FROM gpualloc.allocation_commits $$;
 -- sequence number, and a NOTIFY lists them.  Jobs follow their rows: a queued
 -- job given rows is booked, a booked job left without rows is queued again.
 -- Returns the number of GPUs changed.
-CREATE FUNCTION gpualloc._allocations_set(gpus integer[], jobs bigint[], services integer[],
+CREATE FUNCTION gpualloc_internal.allocations_set(gpus integer[], jobs bigint[], services integer[],
 										  reason text, plan_id bigint DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
@@ -58,7 +58,7 @@ DECLARE
 	v_at timestamptz;
 	payload text;
 BEGIN
-	PERFORM gpualloc._commit_lock();
+	PERFORM gpualloc_internal.commit_lock();
 	SELECT coalesce(pg_catalog.array_agg(w.gpu_id ORDER BY w.gpu_id), '{}'),
 		   pg_catalog.array_agg(w.job_id ORDER BY w.gpu_id),
 		   pg_catalog.array_agg(w.service_id ORDER BY w.gpu_id),
@@ -91,7 +91,7 @@ BEGIN
 	SET during = pg_catalog.tstzrange(pg_catalog.lower(during), v_at), end_seq = v_seq
 	WHERE allocation_id = ANY (c_old);
 	INSERT INTO gpualloc.allocations (gpu_id, job_id, service_id, plan_id, during, begin_seq)
-	SELECT w.gpu_id, w.job_id, w.service_id, _allocations_set.plan_id, pg_catalog.tstzrange(v_at, NULL), v_seq
+	SELECT w.gpu_id, w.job_id, w.service_id, allocations_set.plan_id, pg_catalog.tstzrange(v_at, NULL), v_seq
 	FROM ROWS FROM (pg_catalog.unnest(c_gpus), pg_catalog.unnest(c_jobs), pg_catalog.unnest(c_svcs)) AS w(gpu_id, job_id, service_id)
 	WHERE w.job_id IS NOT NULL OR w.service_id IS NOT NULL;
 
@@ -103,14 +103,14 @@ BEGIN
 	  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = j.job_id AND a.end_seq IS NULL);
 
 	INSERT INTO gpualloc.allocation_commits (seq, at, reason, plan_id, gpus_changed)
-	VALUES (v_seq, v_at, reason, _allocations_set.plan_id, pg_catalog.cardinality(c_gpus));
+	VALUES (v_seq, v_at, reason, allocations_set.plan_id, pg_catalog.cardinality(c_gpus));
 
 	-- a hint to re-read: ids only, never names; past the payload limit the
 	-- lists are left out and the consumer reads allocation_changes()
-	payload := pg_catalog.json_build_object('seq', v_seq, 'reason', reason, 'plan_id', _allocations_set.plan_id,
+	payload := pg_catalog.json_build_object('seq', v_seq, 'reason', reason, 'plan_id', allocations_set.plan_id,
 											'gpus', c_gpus, 'jobs', touched, 'truncated', false)::text;
 	IF pg_catalog.octet_length(payload) > 7900 THEN
-		payload := pg_catalog.json_build_object('seq', v_seq, 'reason', reason, 'plan_id', _allocations_set.plan_id,
+		payload := pg_catalog.json_build_object('seq', v_seq, 'reason', reason, 'plan_id', allocations_set.plan_id,
 												'gpus', '{}'::integer[], 'jobs', '{}'::bigint[], 'truncated', true)::text;
 	END IF;
 	PERFORM pg_catalog.pg_notify('gpualloc', payload);
@@ -120,11 +120,11 @@ $$;
 
 -- End every open row of a job (it finished, was cancelled, rejected, or lost
 -- its GPU).  Returns the number of GPUs freed.
-CREATE FUNCTION gpualloc._release_job(p_job_id bigint, reason text) RETURNS integer
+CREATE FUNCTION gpualloc_internal.release_job(p_job_id bigint, reason text) RETURNS integer
 LANGUAGE sql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
-	SELECT gpualloc._allocations_set(coalesce(pg_catalog.array_agg(a.gpu_id), '{}'), '{}', '{}', reason)
+	SELECT gpualloc_internal.allocations_set(coalesce(pg_catalog.array_agg(a.gpu_id), '{}'), '{}', '{}', reason)
 	FROM gpualloc.allocations a
 	WHERE a.job_id = p_job_id AND a.end_seq IS NULL
 $$;
@@ -142,7 +142,7 @@ $$;
 --   - a booked job the plan moved or left out loses its old rows and is
 --     queued again.
 -- Returns the number of GPUs changed.
-CREATE FUNCTION gpualloc._commit_plan_step(p_plan_id bigint, gpus integer[], jobs bigint[],
+CREATE FUNCTION gpualloc_internal.commit_plan_step(p_plan_id bigint, gpus integer[], jobs bigint[],
 										   services integer[], known_jobs bigint[])
 RETURNS integer
 LANGUAGE plpgsql
@@ -153,7 +153,7 @@ DECLARE
 	d_jobs bigint[];
 	d_svcs integer[];
 BEGIN
-	PERFORM gpualloc._commit_lock();
+	PERFORM gpualloc_internal.commit_lock();
 	WITH cur AS (
 		SELECT w.gpu_id, w.job_id AS want_job, w.service_id AS want_svc, g.state,
 			   a.job_id AS have_job, a.service_id AS have_svc,
@@ -184,7 +184,7 @@ BEGIN
 		   coalesce(pg_catalog.array_agg(CASE WHEN d.what = 'service' THEN d.want_svc END), '{}')
 	INTO d_gpus, d_jobs, d_svcs
 	FROM decided d WHERE d.what <> 'keep';
-	RETURN gpualloc._allocations_set(d_gpus, d_jobs, d_svcs, 'plan', p_plan_id);
+	RETURN gpualloc_internal.allocations_set(d_gpus, d_jobs, d_svcs, 'plan', p_plan_id);
 END
 $$;
 
@@ -221,12 +221,12 @@ $$;
 -- Booked jobs not started within gpualloc.booking_timeout go back to the
 -- queue (an executor that never starts a job must not hold its GPUs).
 -- Returns how many were released.
-CREATE FUNCTION gpualloc._expire_bookings() RETURNS integer
+CREATE FUNCTION gpualloc_internal.expire_bookings() RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
-	timeout interval := gpualloc._setting('gpualloc.booking_timeout', '10min')::interval;
+	timeout interval := gpualloc_internal.setting('gpualloc.booking_timeout', '10min')::interval;
 	j record;
 	n integer := 0;
 BEGIN
@@ -234,12 +234,12 @@ BEGIN
 				   AND booked_at < pg_catalog.clock_timestamp() - timeout) THEN
 		RETURN 0;
 	END IF;
-	PERFORM gpualloc._commit_lock();
+	PERFORM gpualloc_internal.commit_lock();
 	FOR j IN SELECT job_id FROM gpualloc.jobs
 			 WHERE status = 'booked' AND booked_at < pg_catalog.clock_timestamp() - timeout
 			 ORDER BY job_id FOR UPDATE
 	LOOP
-		PERFORM gpualloc._release_job(j.job_id, 'booking_timeout');
+		PERFORM gpualloc_internal.release_job(j.job_id, 'booking_timeout');
 		UPDATE gpualloc.jobs SET status_message = pg_catalog.format('booking expired: not started within %s', timeout)
 		WHERE job_id = j.job_id;
 		n := n + 1;
@@ -314,10 +314,11 @@ AS $$
 	SELECT 'booking past its timeout', j.job_id, NULL, 'booked at ' || j.booked_at
 	FROM gpualloc.jobs j
 	WHERE j.status = 'booked'
-	  AND j.booked_at < clock_timestamp() - gpualloc._setting('gpualloc.booking_timeout', '10min')::interval
+	  AND j.booked_at < clock_timestamp() - gpualloc_internal.setting('gpualloc.booking_timeout', '10min')::interval
 	UNION ALL
 	SELECT 'row outside the change log', a.job_id, a.gpu_id, 'allocation ' || a.allocation_id
 	FROM gpualloc.allocations a
-	WHERE NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.begin_seq)
-	   OR (a.end_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.end_seq))
+	-- (sequence 0 is history from before the change log)
+	WHERE (a.begin_seq <> 0 AND NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.begin_seq))
+	   OR (a.end_seq <> 0 AND NOT EXISTS (SELECT 1 FROM gpualloc.allocation_commits c WHERE c.seq = a.end_seq))
 $$;

@@ -9,12 +9,12 @@ AS $$
 DECLARE
 	new_id integer;
 BEGIN
-	PERFORM gpualloc._require_admin('add a pool');
-	PERFORM gpualloc._check_name('pool name', name);
-	PERFORM gpualloc._check_name('gpu_model', gpu_model);
-	PERFORM gpualloc._check_positive('memory_gb', memory_gb);
-	PERFORM gpualloc._check_positive('peak_tflops', peak_tflops);
-	PERFORM gpualloc._check_pow2('node_size', node_size);
+	PERFORM gpualloc_internal.require_admin('add a pool');
+	PERFORM gpualloc_internal.check_name('pool name', name);
+	PERFORM gpualloc_internal.check_name('gpu_model', gpu_model);
+	PERFORM gpualloc_internal.check_positive('memory_gb', memory_gb);
+	PERFORM gpualloc_internal.check_positive('peak_tflops', peak_tflops);
+	PERFORM gpualloc_internal.check_pow2('node_size', node_size);
 	IF node_size > 1024 THEN
 		RAISE EXCEPTION 'node_size must be at most 1024 GPUs, got %', node_size
 			USING ERRCODE = 'invalid_parameter_value';
@@ -37,8 +37,8 @@ AS $$
 DECLARE
 	p gpualloc.pools;
 BEGIN
-	PERFORM gpualloc._require_admin('remove a pool');
-	p := gpualloc._pool(name);
+	PERFORM gpualloc_internal.require_admin('remove a pool');
+	p := gpualloc_internal.pool(name);
 	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.pool_id = p.pool_id AND j.status IN ('queued', 'booked', 'running')) THEN
 		RAISE EXCEPTION 'pool "%" still has queued, booked or running jobs', name
 			USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -63,8 +63,8 @@ DECLARE
 	p gpualloc.pools;
 	new_id integer;
 BEGIN
-	PERFORM gpualloc._require_admin('add a GPU');
-	p := gpualloc._pool(pool);
+	PERFORM gpualloc_internal.require_admin('add a GPU');
+	p := gpualloc_internal.pool(pool);
 	IF node IS NULL OR node < 0 OR node > 65535 THEN
 		RAISE EXCEPTION 'node must be between 0 and 65535, got %', coalesce(node::text, 'NULL')
 			USING ERRCODE = 'invalid_parameter_value';
@@ -93,8 +93,8 @@ DECLARE
 	p gpualloc.pools;
 	n integer;
 BEGIN
-	PERFORM gpualloc._require_admin('add a node');
-	p := gpualloc._pool(pool);
+	PERFORM gpualloc_internal.require_admin('add a node');
+	p := gpualloc_internal.pool(pool);
 	n := coalesce(gpus, p.node_size);
 	IF n < 1 OR n > p.node_size THEN
 		RAISE EXCEPTION 'gpus must be between 1 and the node_size % of pool "%", got %', p.node_size, pool, n
@@ -115,9 +115,9 @@ AS $$
 DECLARE
 	g gpualloc.gpus;
 BEGIN
-	PERFORM gpualloc._require_admin('remove a GPU');
-	g := gpualloc._gpu(pool, node, slot);
-	PERFORM gpualloc._commit_lock();
+	PERFORM gpualloc_internal.require_admin('remove a GPU');
+	g := gpualloc_internal.gpu(pool, node, slot);
+	PERFORM gpualloc_internal.commit_lock();
 	IF EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL) THEN
 		RAISE EXCEPTION 'GPU node % slot % of pool "%" is allocated now or later', node, slot, pool
 			USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -134,17 +134,17 @@ AS $$
 DECLARE
 	g gpualloc.gpus;
 BEGIN
-	PERFORM gpualloc._require_admin('change a GPU''s state');
-	g := gpualloc._gpu(pool, node, slot);
+	PERFORM gpualloc_internal.require_admin('change a GPU''s state');
+	g := gpualloc_internal.gpu(pool, node, slot);
 	IF state IS NULL OR state NOT IN ('up', 'drain', 'down') THEN
 		RAISE EXCEPTION 'state must be one of up, drain, down; got %', coalesce(state, 'NULL')
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	PERFORM gpualloc._commit_lock();
+	PERFORM gpualloc_internal.commit_lock();
 	UPDATE gpualloc.gpus SET state = set_gpu_state.state, state_changed_at = now()
 	WHERE gpu_id = g.gpu_id AND gpus.state IS DISTINCT FROM set_gpu_state.state;
 	IF state = 'down' THEN
-		PERFORM gpualloc._gpu_failed(g.gpu_id);
+		PERFORM gpualloc_internal.gpu_failed(g.gpu_id);
 	END IF;
 END
 $$;
@@ -154,7 +154,7 @@ $$;
 -- gpualloc.on_gpu_failure: 'requeue' (back to the queue, the lost run
 -- counted) or 'fail'.  Every change goes through the commit path, so the
 -- executor hears of it; the planner is asked for a run at once.
-CREATE FUNCTION gpualloc._gpu_failed(p_gpu_id integer) RETURNS void
+CREATE FUNCTION gpualloc_internal.gpu_failed(p_gpu_id integer) RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -162,7 +162,7 @@ DECLARE
 	a gpualloc.allocations;
 	j gpualloc.jobs;
 	what text;
-	policy text := gpualloc._setting('gpualloc.on_gpu_failure', 'requeue');
+	policy text := gpualloc_internal.setting('gpualloc.on_gpu_failure', 'requeue');
 BEGIN
 	SELECT * INTO a FROM gpualloc.allocations WHERE gpu_id = p_gpu_id AND end_seq IS NULL;
 	IF NOT FOUND THEN
@@ -171,7 +171,7 @@ BEGIN
 	SELECT format('GPU node %s slot %s of pool "%s" went down', g.node, g.slot, p.name) INTO what
 	FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id) WHERE g.gpu_id = p_gpu_id;
 	IF a.service_id IS NOT NULL THEN
-		PERFORM gpualloc._allocations_set(ARRAY[p_gpu_id], '{}', '{}', 'gpu_down');
+		PERFORM gpualloc_internal.allocations_set(ARRAY[p_gpu_id], '{}', '{}', 'gpu_down');
 		RETURN;
 	END IF;
 	SELECT * INTO j FROM gpualloc.jobs WHERE job_id = a.job_id FOR UPDATE;
@@ -192,7 +192,7 @@ BEGIN
 			status_message = what || ' while it ran: requeued'
 		WHERE job_id = j.job_id;
 	END IF;
-	PERFORM gpualloc._release_job(j.job_id, 'gpu_down');
+	PERFORM gpualloc_internal.release_job(j.job_id, 'gpu_down');
 	PERFORM gpualloc.request_replan();
 END
 $$;

@@ -1,22 +1,18 @@
 -- Job API: submit, cancel, and the executor's start and finish reports.
 
--- A tenant runs at most one active job of a given name.
-CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
-	WHERE status IN ('queued', 'booked', 'running');
-
-CREATE FUNCTION gpualloc._pool_capacity(p_pool_id integer) RETURNS integer
+CREATE FUNCTION gpualloc_internal.pool_capacity(p_pool_id integer) RETURNS integer
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT count(*)::integer FROM gpualloc.gpus WHERE pool_id = p_pool_id AND state <> 'down' $$;
 
 -- The largest power of two not above n (0 for n < 1).
-CREATE FUNCTION gpualloc._pow2_floor(n integer) RETURNS integer
+CREATE FUNCTION gpualloc_internal.pow2_floor(n integer) RETURNS integer
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT CASE WHEN n < 1 THEN 0
 	ELSE 1 << (pg_catalog.length(pg_catalog.ltrim(n::bit(32)::text, '0')) - 1) END $$;
 
-CREATE FUNCTION gpualloc._check_kind(kind text) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_kind(kind text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -29,15 +25,15 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_job_sizes(gpus_min integer, gpus_max integer, p gpualloc.pools) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_job_sizes(gpus_min integer, gpus_max integer, p gpualloc.pools) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
-	capacity integer := gpualloc._pool_capacity(p.pool_id);
+	capacity integer := gpualloc_internal.pool_capacity(p.pool_id);
 BEGIN
-	PERFORM gpualloc._check_pow2('gpus_min', gpus_min);
-	PERFORM gpualloc._check_pow2('gpus_max', gpus_max);
+	PERFORM gpualloc_internal.check_pow2('gpus_min', gpus_min);
+	PERFORM gpualloc_internal.check_pow2('gpus_max', gpus_max);
 	IF gpus_min > gpus_max THEN
 		RAISE EXCEPTION 'gpus_min % exceeds gpus_max %', gpus_min, gpus_max
 			USING ERRCODE = 'invalid_parameter_value';
@@ -55,7 +51,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_tenant(tenant name, priority double precision) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_tenant(tenant name, priority double precision) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -63,7 +59,7 @@ DECLARE
 	t gpualloc.tenants;
 	cap double precision;
 BEGIN
-	SELECT * INTO t FROM gpualloc.tenants r WHERE r.tenant = _check_tenant.tenant;
+	SELECT * INTO t FROM gpualloc.tenants r WHERE r.tenant = check_tenant.tenant;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'tenant "%" is not registered', tenant
 			USING ERRCODE = 'undefined_object',
@@ -71,12 +67,12 @@ BEGIN
 				  HINT = pg_catalog.format('An admin registers it with: SELECT gpualloc.add_tenant(%L);', tenant);
 	END IF;
 	-- the common case: a role submits for itself
-	IF tenant <> gpualloc.caller_role() AND NOT gpualloc._can_act_for(tenant) THEN
+	IF tenant <> gpualloc.caller_role() AND NOT gpualloc_internal.can_act_for(tenant) THEN
 		RAISE EXCEPTION 'permission denied to submit jobs for tenant "%"', tenant
 			USING ERRCODE = 'insufficient_privilege',
 				  HINT = 'Submit as a member of the tenant''s role.';
 	END IF;
-	cap := coalesce(t.max_priority, gpualloc._setting('gpualloc.max_priority', '10')::double precision);
+	cap := coalesce(t.max_priority, gpualloc_internal.setting('gpualloc.max_priority', '10')::double precision);
 	IF priority > cap THEN
 		RAISE EXCEPTION 'priority % is above the maximum % of tenant "%"', priority, cap, tenant
 			USING ERRCODE = 'invalid_parameter_value',
@@ -88,7 +84,7 @@ $$;
 -- A tenant is a role, never one of the extension's own roles nor a
 -- predefined one: their members are every submitter or executor, so a job
 -- owned by one would be every member's.
-CREATE FUNCTION gpualloc._check_tenant_role(role name) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_tenant_role(role name) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -107,7 +103,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_max_priority(max_priority double precision) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_max_priority(max_priority double precision) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -125,9 +121,9 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
-	PERFORM gpualloc._require_admin('register a tenant');
-	PERFORM gpualloc._check_tenant_role(role);
-	PERFORM gpualloc._check_max_priority(max_priority);
+	PERFORM gpualloc_internal.require_admin('register a tenant');
+	PERFORM gpualloc_internal.check_tenant_role(role);
+	PERFORM gpualloc_internal.check_max_priority(max_priority);
 	IF EXISTS (SELECT 1 FROM gpualloc.tenants t WHERE t.tenant = role) THEN
 		RAISE EXCEPTION 'tenant "%" is already registered', role
 			USING ERRCODE = 'unique_violation',
@@ -143,8 +139,8 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
-	PERFORM gpualloc._require_admin('change a tenant');
-	PERFORM gpualloc._check_max_priority(max_priority);
+	PERFORM gpualloc_internal.require_admin('change a tenant');
+	PERFORM gpualloc_internal.check_max_priority(max_priority);
 	UPDATE gpualloc.tenants t SET max_priority = set_tenant.max_priority WHERE t.tenant = role;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'tenant "%" is not registered', coalesce(role::text, 'NULL')
@@ -159,7 +155,7 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 BEGIN
-	PERFORM gpualloc._require_admin('remove a tenant');
+	PERFORM gpualloc_internal.require_admin('remove a tenant');
 	IF NOT EXISTS (SELECT 1 FROM gpualloc.tenants t WHERE t.tenant = role) THEN
 		RAISE EXCEPTION 'tenant "%" is not registered', coalesce(role::text, 'NULL')
 			USING ERRCODE = 'undefined_object';
@@ -173,7 +169,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_times(not_before timestamptz, deadline timestamptz) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_times(not_before timestamptz, deadline timestamptz) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -213,9 +209,9 @@ DECLARE
 	est record;
 	new_id bigint;
 BEGIN
-	PERFORM gpualloc._check_name('job name', name);
-	PERFORM gpualloc._check_kind(kind);
-	p := gpualloc._pool(pool);
+	PERFORM gpualloc_internal.check_name('job name', name);
+	PERFORM gpualloc_internal.check_kind(kind);
+	p := gpualloc_internal.pool(pool);
 	IF features IS NULL OR jsonb_typeof(features) <> 'object' THEN
 		RAISE EXCEPTION 'features must be a JSON object, got %', coalesce(jsonb_typeof(features), 'NULL')
 			USING ERRCODE = 'invalid_parameter_value',
@@ -226,25 +222,25 @@ BEGIN
 		est := gpualloc.estimate_job(kind, features, NULL, pool);
 		gpus_min := est.gpus_min;
 		-- the suggestion, not the caller, may exceed the pool: keep it inside
-		hi := greatest(least(est.gpus_used, gpualloc._pow2_floor(gpualloc._pool_capacity(p.pool_id))), est.gpus_min);
+		hi := greatest(least(est.gpus_used, gpualloc_internal.pow2_floor(gpualloc_internal.pool_capacity(p.pool_id))), est.gpus_min);
 	END IF;
-	PERFORM gpualloc._check_job_sizes(gpus_min, hi, p);
-	PERFORM gpualloc._check_positive('priority', priority);
-	PERFORM gpualloc._check_times(not_before, deadline);
+	PERFORM gpualloc_internal.check_job_sizes(gpus_min, hi, p);
+	PERFORM gpualloc_internal.check_positive('priority', priority);
+	PERFORM gpualloc_internal.check_times(not_before, deadline);
 	IF work_gpu_hours IS NOT NULL THEN
-		PERFORM gpualloc._check_positive('work_gpu_hours', work_gpu_hours);
+		PERFORM gpualloc_internal.check_positive('work_gpu_hours', work_gpu_hours);
 		IF work_gpu_hours > 1e7 THEN
 			RAISE EXCEPTION 'work_gpu_hours must be at most 1e7 (a thousand GPU-years), got %', work_gpu_hours
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
-		PERFORM gpualloc._check_features(kind, features);
+		PERFORM gpualloc_internal.check_features(kind, features);
 	END IF;
 	IF command IS NOT NULL AND (pg_catalog.octet_length(command) > 8192 OR command !~ '\S') THEN
 		RAISE EXCEPTION 'command must be 1 to 8192 bytes and not blank, got % bytes', pg_catalog.octet_length(command)
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = 'The command is the shell command line the executor runs for the job.';
 	END IF;
-	PERFORM gpualloc._check_tenant(who, priority);
+	PERFORM gpualloc_internal.check_tenant(who, priority);
 	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = who AND j.name = submit_job.name
 			   AND j.status IN ('queued', 'booked', 'running')) THEN
 		RAISE EXCEPTION 'tenant "%" already has an active job named "%"', who, name
@@ -269,7 +265,7 @@ BEGIN
 			submit_job.command)
 	RETURNING job_id INTO new_id;
 	-- the fast path: a block free now and for the job's duration is booked at once
-	PERFORM gpualloc._start_now_if_free(new_id);
+	PERFORM gpualloc_internal.start_now_if_free(new_id);
 	RETURN new_id;
 END
 $$;
@@ -281,9 +277,9 @@ AS $$
 DECLARE
 	j gpualloc.jobs;
 BEGIN
-	PERFORM gpualloc._check_reason('reason', reason);
-	PERFORM gpualloc._commit_lock();
-	j := gpualloc._job_for_update(job_id);
+	PERFORM gpualloc_internal.check_reason('reason', reason);
+	PERFORM gpualloc_internal.commit_lock();
+	j := gpualloc_internal.job_for_update(job_id);
 	IF j.status NOT IN ('queued', 'booked', 'running') THEN
 		RAISE EXCEPTION 'job % is already %', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -291,15 +287,17 @@ BEGIN
 	END IF;
 	UPDATE gpualloc.jobs
 	SET status = 'cancelled', booked_at = NULL,
-		finished_at = CASE WHEN j.status = 'running' THEN now() END,
+		-- the commit moment, not the transaction's start: a start that
+		-- committed while this cancel waited for the lock came later
+		finished_at = CASE WHEN j.status = 'running' THEN greatest(pg_catalog.clock_timestamp(), j.started_at) END,
 		status_message = reason
 	WHERE jobs.job_id = j.job_id;
-	PERFORM gpualloc._release_job(j.job_id, 'cancel');
+	PERFORM gpualloc_internal.release_job(j.job_id, 'cancel');
 END
 $$;
 
 -- The block a job holds in the committed allocation, if it forms one.
-CREATE FUNCTION gpualloc._allocated_block(p_job_id bigint, OUT first integer, OUT size integer)
+CREATE FUNCTION gpualloc_internal.allocated_block(p_job_id bigint, OUT first integer, OUT size integer)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -310,7 +308,7 @@ AS $$
 	WHERE a.job_id = p_job_id AND a.end_seq IS NULL
 $$;
 
-CREATE FUNCTION gpualloc._check_block(j gpualloc.jobs, first integer, size integer) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_block(j gpualloc.jobs, first integer, size integer) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -320,7 +318,7 @@ DECLARE
 	clash record;
 BEGIN
 	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
-	PERFORM gpualloc._check_pow2('block_size', size);
+	PERFORM gpualloc_internal.check_pow2('block_size', size);
 	IF size < j.gpus_min OR size > j.gpus_max THEN
 		RAISE EXCEPTION 'block_size % is outside the job''s range [%, %]', size, j.gpus_min, j.gpus_max
 			USING ERRCODE = 'invalid_parameter_value';
@@ -367,9 +365,9 @@ DECLARE
 	j gpualloc.jobs;
 	b record;
 BEGIN
-	PERFORM gpualloc._require_executor('report a job start');
-	PERFORM gpualloc._commit_lock();
-	j := gpualloc._job_for_update(job_id, true);
+	PERFORM gpualloc_internal.require_executor('report a job start');
+	PERFORM gpualloc_internal.commit_lock();
+	j := gpualloc_internal.job_for_update(job_id, true);
 	IF j.status NOT IN ('queued', 'booked') THEN
 		RAISE EXCEPTION 'job % is %, so it cannot start', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -384,7 +382,7 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	IF block_first IS NULL AND block_size IS NULL THEN
-		b := gpualloc._allocated_block(j.job_id);
+		b := gpualloc_internal.allocated_block(j.job_id);
 		IF b.size IS NULL OR b.size = 0 THEN
 			RAISE EXCEPTION 'job % has no allocated block', j.job_id
 				USING ERRCODE = 'invalid_parameter_value',
@@ -393,13 +391,13 @@ BEGIN
 		block_first := b.first;
 		block_size := b.size;
 	END IF;
-	PERFORM gpualloc._check_block(j, block_first, block_size);
+	PERFORM gpualloc_internal.check_block(j, block_first, block_size);
 	UPDATE gpualloc.jobs
 	SET status = 'running', booked_at = NULL, started_at = job_started.started_at,
 		block_first = job_started.block_first, block_size = job_started.block_size
 	WHERE jobs.job_id = j.job_id;
 	-- the block's GPUs carry the job; a booking elsewhere is given back
-	PERFORM gpualloc._allocations_set(pg_catalog.array_agg(u.gpu_id),
+	PERFORM gpualloc_internal.allocations_set(pg_catalog.array_agg(u.gpu_id),
 									  pg_catalog.array_agg(CASE WHEN u.in_block THEN j.job_id END),
 									  '{}', 'job_started')
 	FROM (SELECT g.gpu_id, true AS in_block
@@ -427,10 +425,10 @@ AS $$
 DECLARE
 	j gpualloc.jobs;
 BEGIN
-	PERFORM gpualloc._require_executor('report a job finish');
-	PERFORM gpualloc._check_reason('message', message);
-	PERFORM gpualloc._commit_lock();
-	j := gpualloc._job_for_update(job_id, true);
+	PERFORM gpualloc_internal.require_executor('report a job finish');
+	PERFORM gpualloc_internal.check_reason('message', message);
+	PERFORM gpualloc_internal.commit_lock();
+	j := gpualloc_internal.job_for_update(job_id, true);
 	IF j.status <> 'running' THEN
 		RAISE EXCEPTION 'job % is %, so it cannot finish', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -453,7 +451,7 @@ BEGIN
 	SET status = CASE WHEN succeeded THEN 'succeeded' ELSE 'failed' END,
 		finished_at = job_finished.finished_at, status_message = message
 	WHERE jobs.job_id = j.job_id;
-	PERFORM gpualloc._release_job(j.job_id, 'job_finished');
+	PERFORM gpualloc_internal.release_job(j.job_id, 'job_finished');
 END
 $$;
 
@@ -466,15 +464,15 @@ AS $$
 DECLARE
 	j gpualloc.jobs;
 BEGIN
-	PERFORM gpualloc._require_executor('reject a job');
+	PERFORM gpualloc_internal.require_executor('reject a job');
 	IF reason IS NULL THEN
 		RAISE EXCEPTION 'reason must be given'
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'Say why the job could not start; it is shown in the job''s status_message.';
 	END IF;
-	PERFORM gpualloc._check_reason('reason', reason);
-	PERFORM gpualloc._commit_lock();
-	j := gpualloc._job_for_update(job_id, true);
+	PERFORM gpualloc_internal.check_reason('reason', reason);
+	PERFORM gpualloc_internal.commit_lock();
+	j := gpualloc_internal.job_for_update(job_id, true);
 	IF j.status <> 'booked' THEN
 		RAISE EXCEPTION 'job % is %, so it cannot be rejected', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -482,7 +480,7 @@ BEGIN
 	END IF;
 	UPDATE gpualloc.jobs SET status_message = 'rejected by the executor: ' || reason
 	WHERE jobs.job_id = j.job_id;
-	PERFORM gpualloc._release_job(j.job_id, 'rejected');
+	PERFORM gpualloc_internal.release_job(j.job_id, 'rejected');
 	PERFORM gpualloc.request_replan();
 END
 $$;

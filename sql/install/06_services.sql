@@ -13,12 +13,12 @@ DECLARE
 	capacity integer;
 	new_id integer;
 BEGIN
-	PERFORM gpualloc._require_admin('add a service');
-	PERFORM gpualloc._check_name('service name', name);
-	p := gpualloc._pool(pool);
-	capacity := gpualloc._pool_capacity(p.pool_id);
-	PERFORM gpualloc._check_positive('capacity_per_gpu', capacity_per_gpu);
-	PERFORM gpualloc._check_positive('priority', priority);
+	PERFORM gpualloc_internal.require_admin('add a service');
+	PERFORM gpualloc_internal.check_name('service name', name);
+	p := gpualloc_internal.pool(pool);
+	capacity := gpualloc_internal.pool_capacity(p.pool_id);
+	PERFORM gpualloc_internal.check_positive('capacity_per_gpu', capacity_per_gpu);
+	PERFORM gpualloc_internal.check_positive('priority', priority);
 	IF max_gpus IS NULL OR max_gpus < 1 OR max_gpus > capacity THEN
 		RAISE EXCEPTION 'max_gpus must be between 1 and the % usable GPUs of pool "%", got %',
 			capacity, pool, coalesce(max_gpus::text, 'NULL')
@@ -56,24 +56,24 @@ AS $$
 DECLARE
 	s gpualloc.services;
 BEGIN
-	PERFORM gpualloc._require_admin('remove a service');
-	PERFORM gpualloc._commit_lock();
-	s := gpualloc._service(name);
+	PERFORM gpualloc_internal.require_admin('remove a service');
+	PERFORM gpualloc_internal.commit_lock();
+	s := gpualloc_internal.service(name);
 	-- its GPUs are given back through the commit path (executors are told),
 	-- then its rows and demand history go with it (foreign keys cascade)
-	PERFORM gpualloc._allocations_set(coalesce(pg_catalog.array_agg(a.gpu_id), '{}'), '{}', '{}', 'service_removed')
+	PERFORM gpualloc_internal.allocations_set(coalesce(pg_catalog.array_agg(a.gpu_id), '{}'), '{}', '{}', 'service_removed')
 	FROM gpualloc.allocations a WHERE a.service_id = s.service_id AND a.end_seq IS NULL;
 	DELETE FROM gpualloc.services WHERE service_id = s.service_id;
 END
 $$;
 
-CREATE FUNCTION gpualloc._check_demand_row(service text, hour timestamptz, traffic double precision,
+CREATE FUNCTION gpualloc_internal.check_demand_row(service text, hour timestamptz, traffic double precision,
 										   what text DEFAULT '') RETURNS integer
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
-	s gpualloc.services := gpualloc._service(service);
+	s gpualloc.services := gpualloc_internal.service(service);
 BEGIN
 	IF hour IS NULL OR hour = 'infinity' OR hour = '-infinity' OR date_trunc('hour', hour) <> hour THEN
 		RAISE EXCEPTION '%hour % is not the start of an hour', what, coalesce(hour::text, 'NULL')
@@ -103,8 +103,8 @@ AS $$
 DECLARE
 	sid integer;
 BEGIN
-	PERFORM gpualloc._require_admin('record demand');
-	sid := gpualloc._check_demand_row(service, hour, traffic);
+	PERFORM gpualloc_internal.require_admin('record demand');
+	sid := gpualloc_internal.check_demand_row(service, hour, traffic);
 	INSERT INTO gpualloc.demand_history AS d (service_id, hour, traffic)
 	VALUES (sid, record_demand.hour, record_demand.traffic)
 	ON CONFLICT ON CONSTRAINT demand_history_pkey DO UPDATE SET traffic = EXCLUDED.traffic;
@@ -116,7 +116,7 @@ $$;
 -- nothing is written.  The source is read with the caller's own rights (this
 -- function is not SECURITY DEFINER) and must be a plain or partitioned table,
 -- so no view, function or foreign table the caller controls ever runs with
--- the extension's rights; the rows then go to _store_demand, which does.
+-- the extension's rights; the rows then go to record_demand_rows, which does.
 CREATE FUNCTION gpualloc.load_demand(source regclass DEFAULT 'gpualloc.demand_staging')
 RETURNS bigint
 LANGUAGE plpgsql
@@ -130,7 +130,6 @@ DECLARE
 	traffic double precision[];
 	n bigint;
 BEGIN
-	PERFORM gpualloc._require_admin('load demand');
 	IF source IS NULL THEN
 		RAISE EXCEPTION 'source must name a table, got NULL'
 			USING ERRCODE = 'invalid_parameter_value';
@@ -154,7 +153,7 @@ BEGIN
 	EXECUTE pg_catalog.format('SELECT pg_catalog.array_agg(service::text), pg_catalog.array_agg(hour::timestamptz), '
 							  'pg_catalog.array_agg(traffic::double precision) FROM %s', source)
 	INTO services, hours, traffic;
-	n := gpualloc._store_demand(coalesce(services, '{}'), coalesce(hours, '{}'), coalesce(traffic, '{}'));
+	n := gpualloc.record_demand_rows(coalesce(services, '{}'), coalesce(hours, '{}'), coalesce(traffic, '{}'));
 	IF source = 'gpualloc.demand_staging'::regclass THEN
 		DELETE FROM gpualloc.demand_staging;
 	END IF;
@@ -162,8 +161,9 @@ BEGIN
 END
 $$;
 
--- Check and store rows read by load_demand.
-CREATE FUNCTION gpualloc._store_demand(services text[], hours timestamptz[], traffic double precision[])
+-- Check and store hourly demand given as three arrays of one length (what
+-- load_demand read, or a client's batch); a bad row stops it all.
+CREATE FUNCTION gpualloc.record_demand_rows(services text[], hours timestamptz[], traffic double precision[])
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -172,9 +172,9 @@ DECLARE
 	ids integer[] := '{}';
 	dup record;
 BEGIN
-	PERFORM gpualloc._require_admin('load demand');
+	PERFORM gpualloc_internal.require_admin('load demand');
 	FOR i IN 1 .. coalesce(pg_catalog.cardinality(services), 0) LOOP
-		ids := ids || gpualloc._check_demand_row(services[i], hours[i], traffic[i], pg_catalog.format('row %s: ', i));
+		ids := ids || gpualloc_internal.check_demand_row(services[i], hours[i], traffic[i], pg_catalog.format('row %s: ', i));
 	END LOOP;
 	SELECT s.name, r.hour INTO dup
 	FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(hours)) AS r(service_id, hour)

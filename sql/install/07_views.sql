@@ -16,7 +16,7 @@ LEFT JOIN gpualloc.jobs j ON j.job_id = a.job_id
 LEFT JOIN gpualloc.services s ON s.service_id = a.service_id;
 
 -- The block a booked job holds in the allocation (a running job's is in jobs).
-CREATE VIEW gpualloc._bookings AS
+CREATE VIEW gpualloc_internal.bookings AS
 SELECT a.job_id, min(g.node * p.node_size + g.slot) AS block_first, count(*)::integer AS block_size
 FROM gpualloc.allocations a
 JOIN gpualloc.jobs j ON j.job_id = a.job_id AND j.status = 'booked'
@@ -40,7 +40,7 @@ SELECT j.job_id, j.name, j.kind, j.tenant, p.name AS pool, j.priority, j.gpus_mi
 	   j.booked_at
 FROM gpualloc.jobs j
 JOIN gpualloc.pools p USING (pool_id)
-LEFT JOIN gpualloc._bookings b ON b.job_id = j.job_id
+LEFT JOIN gpualloc_internal.bookings b ON b.job_id = j.job_id
 WHERE j.status IN ('queued', 'booked', 'running')
 ORDER BY CASE j.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 j.priority DESC, j.submitted_at, j.job_id;
@@ -60,5 +60,5 @@ SELECT j.job_id, j.name, j.tenant, j.status, j.command, p.name AS pool,
 	   j.booked_at, j.started_at
 FROM gpualloc.jobs j
 JOIN gpualloc.pools p USING (pool_id)
-LEFT JOIN gpualloc._bookings b ON b.job_id = j.job_id
+LEFT JOIN gpualloc_internal.bookings b ON b.job_id = j.job_id
 WHERE j.status IN ('booked', 'running');

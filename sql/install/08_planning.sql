@@ -9,6 +9,7 @@ CREATE FUNCTION gpualloc.replan(mode text DEFAULT 'fast', time_limit interval DE
 								OUT gap double precision, OUT solve_ms double precision,
 								OUT gpus_changed integer, OUT message text)
 RETURNS record
+SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_replan'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;

@@ -16,7 +16,7 @@ LANGUAGE C STABLE CALLED ON NULL INPUT;
 
 -- The features of a job whose work the submitter gave: known keys, types
 -- and ranges of its kind, at most 64 kB (estimate.c).
-CREATE FUNCTION gpualloc._check_features(kind text, features jsonb) RETURNS void
+CREATE FUNCTION gpualloc_internal.check_features(kind text, features jsonb) RETURNS void
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_check_features'
 LANGUAGE C STABLE;

@@ -10,7 +10,7 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 
 -- Freed GPUs should not idle until the next interval: a GPU going down or
 -- draining, or a job ending before its estimate, asks for a run.
-CREATE FUNCTION gpualloc._wake_on_gpu_state() RETURNS trigger
+CREATE FUNCTION gpualloc_internal.wake_on_gpu_state() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -23,9 +23,9 @@ END
 $$;
 
 CREATE TRIGGER gpus_wake_planner AFTER UPDATE OF state ON gpualloc.gpus
-	FOR EACH ROW EXECUTE FUNCTION gpualloc._wake_on_gpu_state();
+	FOR EACH ROW EXECUTE FUNCTION gpualloc_internal.wake_on_gpu_state();
 
-CREATE FUNCTION gpualloc._wake_on_job_end() RETURNS trigger
+CREATE FUNCTION gpualloc_internal.wake_on_job_end() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -41,11 +41,11 @@ END
 $$;
 
 CREATE TRIGGER jobs_wake_planner AFTER UPDATE OF status ON gpualloc.jobs
-	FOR EACH ROW EXECUTE FUNCTION gpualloc._wake_on_job_end();
+	FOR EACH ROW EXECUTE FUNCTION gpualloc_internal.wake_on_job_end();
 
 -- Queued jobs' estimates follow what finished jobs taught the estimators;
 -- figures the submitter gave are kept.
-CREATE FUNCTION gpualloc._refresh_estimates() RETURNS integer
+CREATE FUNCTION gpualloc_internal.refresh_estimates() RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -69,7 +69,7 @@ $$;
 -- service) over those steps.  Largest block first, then lowest index.  None
 -- while there is no current plan.  Candidates are only the blocks around
 -- existing GPUs, so the work follows the GPUs, not the node numbers.
-CREATE FUNCTION gpualloc._free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
+CREATE FUNCTION gpualloc_internal.free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -120,7 +120,7 @@ $$;
 
 -- Book a just-submitted job on a block free now, when there is one: the
 -- executor sees it in allocations (and by NOTIFY) and starts it at once.
-CREATE FUNCTION gpualloc._start_now_if_free(p_job_id bigint) RETURNS integer
+CREATE FUNCTION gpualloc_internal.start_now_if_free(p_job_id bigint) RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -136,12 +136,12 @@ BEGIN
 	-- Nothing free even before others' uncommitted bookings: no need to queue
 	-- behind them.  Otherwise book as the only booker (submits and the
 	-- planner's commit of step 0) and look again with what they committed.
-	b := gpualloc._free_block_now(j);
+	b := gpualloc_internal.free_block_now(j);
 	IF b.size IS NULL THEN
 		RETURN NULL;
 	END IF;
-	PERFORM gpualloc._commit_lock();
-	b := gpualloc._free_block_now(j);
+	PERFORM gpualloc_internal.commit_lock();
+	b := gpualloc_internal.free_block_now(j);
 	IF b.size IS NULL THEN
 		RETURN NULL;
 	END IF;
@@ -149,10 +149,47 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
-	PERFORM gpualloc._allocations_set(pg_catalog.array_agg(g.gpu_id), pg_catalog.array_agg(j.job_id), '{}', 'submit')
+	PERFORM gpualloc_internal.allocations_set(pg_catalog.array_agg(g.gpu_id), pg_catalog.array_agg(j.job_id), '{}', 'submit')
 	FROM gpualloc.gpus g
 	WHERE g.pool_id = j.pool_id
 	  AND g.node * p.node_size + g.slot >= b.first AND g.node * p.node_size + g.slot < b.first + b.size;
 	RETURN b.first;
 END
 $$;
+
+-- When the background planner means to run next (NULL: no worker runs).
+CREATE FUNCTION gpualloc_internal.planner_next_run() RETURNS timestamptz
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS 'MODULE_PATHNAME', 'gpualloc_planner_next_run'
+LANGUAGE C VOLATILE;
+
+-- The planner's health at a glance: is it there, did its runs succeed, when
+-- does it run next, how old is the plan in force.
+CREATE VIEW gpualloc.planner_status AS
+WITH latest AS (
+	SELECT r.plan_id, r.started_at, r.finished_at, r.status, r.message
+	FROM gpualloc.plan_runs r ORDER BY r.plan_id DESC LIMIT 1
+), good AS (
+	SELECT r.plan_id, r.finished_at FROM gpualloc.plan_runs r
+	WHERE r.status IN ('succeeded', 'fallback') ORDER BY r.plan_id DESC LIMIT 1
+), bad AS (
+	SELECT r.finished_at, r.message FROM gpualloc.plan_runs r
+	WHERE r.status = 'failed' ORDER BY r.plan_id DESC LIMIT 1
+)
+SELECT gpualloc_internal.setting('gpualloc.enabled', 'on')::boolean AS enabled,
+	   w.pid IS NOT NULL AS worker_alive,
+	   w.pid AS worker_pid,
+	   (SELECT started_at FROM latest) AS last_run_at,
+	   (SELECT status FROM latest) AS last_run_status,
+	   (SELECT finished_at FROM good) AS last_success_at,
+	   (SELECT count(*) FROM gpualloc.plan_runs r
+		WHERE r.status = 'failed' AND r.plan_id > coalesce((SELECT plan_id FROM good), 0))::integer
+		   AS consecutive_failures,
+	   (SELECT message FROM bad) AS last_error,
+	   (SELECT finished_at FROM bad) AS last_error_at,
+	   gpualloc_internal.planner_next_run() AS next_run_due,
+	   (SELECT plan_id FROM good) AS plan_id,
+	   now() - (SELECT finished_at FROM good) AS plan_age
+FROM (SELECT 1) one
+LEFT JOIN (SELECT a.pid FROM pg_catalog.pg_stat_activity a
+		   WHERE a.backend_type = 'gpualloc planner' LIMIT 1) w ON true;

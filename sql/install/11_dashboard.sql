@@ -12,17 +12,13 @@
 -- all history, for ad-hoc queries (a WHERE on their hour column filters after
 -- the whole history is computed).
 
--- Months of history: allocations by time, demand by hour.
-CREATE INDEX allocations_during_idx ON gpualloc.allocations USING gist (during);
-CREATE INDEX allocations_lower_idx ON gpualloc.allocations (lower(during));
-CREATE INDEX demand_history_hour_idx ON gpualloc.demand_history (hour);
-CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id IS NOT NULL;
+-- (Their indexes are with the tables, in 01_schema.sql.)
 
 -- The window [lo, hi) a dashboard function reads: it starts no earlier than
 -- the first recorded allocation or demand hour and stops at now, so the work
 -- of a call follows the history there is, never the width of the range asked
 -- for (a `from` of 4713 BC reads what a `from` of -infinity reads).
-CREATE FUNCTION gpualloc._dashboard_window(from_ts timestamptz, to_ts timestamptz,
+CREATE FUNCTION gpualloc_internal.dashboard_window(from_ts timestamptz, to_ts timestamptz,
 										   OUT lo timestamptz, OUT hi timestamptz)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -38,7 +34,7 @@ AS $$
 $$;
 
 -- Every allocation row cut into its pieces per hour inside [lo, hi).
-CREATE FUNCTION gpualloc._allocation_hours(lo timestamptz, hi timestamptz)
+CREATE FUNCTION gpualloc_internal.allocation_hours(lo timestamptz, hi timestamptz)
 RETURNS TABLE (gpu_id integer, job_id bigint, service_id integer, hour timestamptz,
 			   part tstzrange, gpu_hours double precision)
 LANGUAGE sql STABLE
@@ -58,7 +54,7 @@ $$;
 -- Per service and hour inside [lo, hi): GPU-hours held, GPU-hours served (at
 -- each instant the GPUs held up to the hour's actual demand; all of them
 -- when the hour has no demand record), and the demand in GPUs.
-CREATE FUNCTION gpualloc._service_hours(lo timestamptz, hi timestamptz)
+CREATE FUNCTION gpualloc_internal.service_hours(lo timestamptz, hi timestamptz)
 RETURNS TABLE (service_id integer, hour timestamptz, held_gpu_hours double precision,
 			   served_gpu_hours double precision, demand_gpus integer)
 LANGUAGE sql STABLE
@@ -66,7 +62,7 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	WITH pieces AS (
 		SELECT p.service_id, p.hour, p.part
-		FROM gpualloc._allocation_hours(lo, hi) p
+		FROM gpualloc_internal.allocation_hours(lo, hi) p
 		WHERE p.service_id IS NOT NULL
 	), points AS (
 		SELECT service_id, hour, lower(part) AS t, 1 AS d FROM pieces
@@ -109,7 +105,7 @@ LANGUAGE sql STABLE STRICT SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	WITH w AS (
-		SELECT * FROM gpualloc._dashboard_window(from_ts, to_ts)
+		SELECT * FROM gpualloc_internal.dashboard_window(from_ts, to_ts)
 	), hours AS (
 		SELECT h AS hour,
 			   extract(epoch FROM least(h + interval '1 hour', w.hi) - greatest(h, w.lo))::double precision / 3600 AS len
@@ -121,13 +117,13 @@ AS $$
 		GROUP BY p.pool_id
 	), batch AS (
 		SELECT g.pool_id, ah.hour, sum(ah.gpu_hours) AS gpu_hours
-		FROM w, gpualloc._allocation_hours(w.lo, w.hi) ah
+		FROM w, gpualloc_internal.allocation_hours(w.lo, w.hi) ah
 		JOIN gpualloc.gpus g ON g.gpu_id = ah.gpu_id
 		WHERE ah.job_id IS NOT NULL
 		GROUP BY g.pool_id, ah.hour
 	), realtime AS (
 		SELECT s.pool_id, sh.hour, sum(sh.served_gpu_hours) AS served, sum(sh.held_gpu_hours) AS held
-		FROM w, gpualloc._service_hours(w.lo, w.hi) sh
+		FROM w, gpualloc_internal.service_hours(w.lo, w.hi) sh
 		JOIN gpualloc.services s ON s.service_id = sh.service_id
 		GROUP BY s.pool_id, sh.hour
 	)
@@ -156,8 +152,8 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT ah.hour, j.tenant, count(DISTINCT j.job_id)::integer, sum(ah.gpu_hours),
 		   sum(j.priority * ah.gpu_hours)
-	FROM gpualloc._dashboard_window(from_ts, to_ts) w,
-		 gpualloc._allocation_hours(w.lo, w.hi) ah
+	FROM gpualloc_internal.dashboard_window(from_ts, to_ts) w,
+		 gpualloc_internal.allocation_hours(w.lo, w.hi) ah
 	JOIN gpualloc.jobs j ON j.job_id = ah.job_id
 	GROUP BY ah.hour, j.tenant
 	ORDER BY ah.hour, j.tenant
@@ -175,7 +171,7 @@ LANGUAGE sql STABLE STRICT SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	WITH w AS (
-		SELECT lo, hi FROM gpualloc._dashboard_window(from_ts, to_ts)
+		SELECT lo, hi FROM gpualloc_internal.dashboard_window(from_ts, to_ts)
 	), w2 AS (
 		-- an infinite start with no allocation at all still covers the demand
 		SELECT coalesce(w.lo, (SELECT min(dh.hour) FROM gpualloc.demand_history dh)) AS lo, w.hi
@@ -190,7 +186,7 @@ AS $$
 		  ON dh.hour >= date_trunc('hour', w2.lo) AND dh.hour < w2.hi
 		JOIN gpualloc.services s ON s.service_id = dh.service_id
 	), served AS (
-		SELECT sh.* FROM w2, gpualloc._service_hours(w2.lo, w2.hi) sh
+		SELECT sh.* FROM w2, gpualloc_internal.service_hours(w2.lo, w2.hi) sh
 	), rows AS (
 		SELECT d.name, p.name AS pool, d.hour, d.traffic, d.gpus, d.gpus * d.len AS demanded,
 			   coalesce(sv.held_gpu_hours, 0) AS held, coalesce(sv.served_gpu_hours, 0) AS served
@@ -248,8 +244,21 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 	   q.deadline IS NOT NULL AND p.planned_start IS NOT NULL AND q.est_work_gpu_hours IS NOT NULL
 		   AND p.planned_start + make_interval(secs => 3600 * q.est_work_gpu_hours / p.gpus) > q.deadline
 		   AS misses_deadline,
-	   p.plan_id
+	   p.plan_id,
+	   -- why a job that has not started waits
+	   CASE WHEN q.status = 'running' THEN NULL
+			WHEN q.status = 'booked' THEN 'booked: waiting for the executor to start it'
+			WHEN q.est_work_gpu_hours IS NULL THEN 'no work estimate: not planned'
+			WHEN q.gpus_min > gpualloc_internal.pool_capacity(pl.pool_id)
+			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min,
+								   gpualloc_internal.pool_capacity(pl.pool_id))
+			WHEN q.not_before > now() THEN 'not before ' || q.not_before
+			WHEN p.planned_start IS NOT NULL THEN 'planned to start at ' || p.planned_start
+			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
+			ELSE 'no block free within the horizon'
+	   END AS pending_reason
 FROM gpualloc.queue q
+JOIN gpualloc.pools pl ON pl.name = q.pool
 LEFT JOIN planned p ON p.job_id = q.job_id
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
@@ -266,8 +275,8 @@ SELECT r.plan_id, r.mode, r.trigger, r.status, r.started_at, r.finished_at,
 	   r.message
 FROM gpualloc.plan_runs r;
 
--- The plan as an SVG Gantt chart (plan_svg.c).
-CREATE FUNCTION gpualloc.plan_svg(plan_id bigint) RETURNS text
+-- The plan as an SVG Gantt chart (plan_svg*.c); jobs coloured by 'kind' or 'tenant'.
+CREATE FUNCTION gpualloc.plan_svg(plan_id bigint, color_by text DEFAULT 'kind') RETURNS text
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_plan_svg'
 LANGUAGE C STABLE STRICT SECURITY DEFINER

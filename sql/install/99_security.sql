@@ -6,28 +6,21 @@
 --                       what really happens to jobs: job_started,
 --                       job_finished, job_rejected.
 --   gpualloc_reader     reads the views, nothing else.
--- Roles are cluster-wide, so they are created only when missing and outlive
--- the extension.
-DO $$
-DECLARE
-	r text;
-BEGIN
-	FOREACH r IN ARRAY ARRAY['gpualloc_admin', 'gpualloc_submitter', 'gpualloc_executor', 'gpualloc_reader'] LOOP
-		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
-			EXECUTE format('CREATE ROLE %I NOLOGIN', r);
-		END IF;
-	END LOOP;
-END
-$$;
+-- The roles themselves are created in 01_schema.sql (they outlive the
+-- extension); this file grants what every version's code needs, so it runs
+-- in the install script and in every upgrade script.
 
 GRANT gpualloc_submitter, gpualloc_executor, gpualloc_reader TO gpualloc_admin;
 
 GRANT USAGE ON SCHEMA gpualloc TO gpualloc_admin, gpualloc_submitter, gpualloc_executor, gpualloc_reader;
 
--- Nothing is callable by PUBLIC unless granted below.
+-- Nothing is callable by PUBLIC unless granted below; internals by nobody.
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc_internal FROM PUBLIC;
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA gpualloc TO gpualloc_admin;
+-- the allocation changes only through its commit path, never by hand
+REVOKE INSERT, UPDATE, DELETE ON gpualloc.allocations, gpualloc.allocation_commits FROM gpualloc_admin;
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA gpualloc TO gpualloc_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 
@@ -53,20 +46,10 @@ GRANT EXECUTE ON FUNCTION
 TO gpualloc_executor;
 
 -- Readers: the views only.
-GRANT SELECT ON gpualloc.current_allocation, gpualloc.queue TO gpualloc_reader;
+GRANT SELECT ON gpualloc.current_allocation, gpualloc.queue, gpualloc.planner_status TO gpualloc_reader;
 GRANT EXECUTE ON FUNCTION gpualloc.allocation_seq(), gpualloc.allocation_changes(bigint) TO gpualloc_reader;
 GRANT SELECT ON gpualloc.utilization_hourly, gpualloc.tenant_value_hourly, gpualloc.service_coverage_hourly,
 	gpualloc.queue_plan, gpualloc.plan_history TO gpualloc_reader;
 GRANT EXECUTE ON FUNCTION gpualloc.utilization(timestamptz, timestamptz),
 	gpualloc.tenant_value(timestamptz, timestamptz), gpualloc.service_coverage(timestamptz, timestamptz),
-	gpualloc.plan_svg(bigint) TO gpualloc_reader;
-
-ALTER TABLE gpualloc.jobs ENABLE ROW LEVEL SECURITY;
-
-CREATE POLICY jobs_admin_all ON gpualloc.jobs TO gpualloc_admin
-	USING (true) WITH CHECK (true);
-
--- A submitter sees the jobs of every tenant role it is a member of.
-CREATE POLICY jobs_submitter_own_tenant ON gpualloc.jobs FOR SELECT TO gpualloc_submitter
-	USING (tenant IN (SELECT r.rolname FROM pg_catalog.pg_roles r
-					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
+	gpualloc.plan_svg(bigint, text) TO gpualloc_reader;

@@ -265,7 +265,7 @@ gpualloc_estimate_job(PG_FUNCTION_ARGS)
 }
 
 /*
- * gpualloc._check_features(kind, features): known keys, types and ranges of
+ * gpualloc_internal.check_features(kind, features): known keys, types and ranges of
  * the kind's features, and their size, whether or not the submitter gave its
  * own work estimate, so no junk is ever stored.
  */

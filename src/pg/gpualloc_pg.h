@@ -43,7 +43,7 @@ ga_pg_step_floor(TimestampTz ts, int step_minutes)
 /* The search_path every function of the extension and the worker pin. */
 #define GPUALLOC_SEARCH_PATH "pg_catalog, gpualloc, pg_temp"
 
-/* Also in sql/install/03_allocations.sql (gpualloc._commit_lock). */
+/* Also in sql/install/03_allocations.sql (gpualloc_internal.commit_lock). */
 #define GPUALLOC_COMMIT_LOCK_KEY INT64CONST(0x67707562)
 
 /*

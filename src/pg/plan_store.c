@@ -276,7 +276,7 @@ ga_store_plan_result(int64 plan_id, GaBuild *build, const ga_plan *plan,
 
 /*
  * Make the committed allocation match step 0 of the plan, through the one
- * commit path (gpualloc._commit_plan_step): under the commit lock it re-reads
+ * commit path (gpualloc_internal.commit_plan_step): under the commit lock it re-reads
  * the jobs and GPUs and writes around whatever changed while the plan was
  * solved, at the commit moment.  Committed rows are open-ended: a GPU's
  * workload stays in force until a later change, so a planner that stops or
@@ -318,6 +318,6 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan)
 	args[2] = int_array(job, job_null, n, INT8OID);
 	args[3] = int_array(svc, svc_null, n, INT4OID);
 	args[4] = int_array(known, NULL, p->n_jobs, INT8OID);
-	run_write("SELECT gpualloc._commit_plan_step($1, $2, $3, $4, $5)", 5, types, args, NULL, SPI_OK_SELECT);
+	run_write("SELECT gpualloc_internal.commit_plan_step($1, $2, $3, $4, $5)", 5, types, args, NULL, SPI_OK_SELECT);
 	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }

@@ -35,6 +35,7 @@
 PGDLLEXPORT void gpualloc_worker_main(Datum arg);
 
 PG_FUNCTION_INFO_V1(gpualloc_request_replan);
+PG_FUNCTION_INFO_V1(gpualloc_planner_next_run);
 
 /* How soon the worker looks again for an extension not yet installed. */
 #define EXTENSION_RECHECK_MS 10000
@@ -51,6 +52,7 @@ typedef struct GaShared
 {
 	pg_atomic_uint32 wake_requested;
 	int			worker_pgprocno;	/* -1 while no worker runs */
+	pg_atomic_uint64 next_run_due;	/* TimestampTz of the next run; 0 unknown */
 } GaShared;
 
 static GaShared *ga_shared = NULL;
@@ -77,6 +79,7 @@ ga_shmem_startup(void)
 	if (!found)
 	{
 		pg_atomic_init_u32(&ga_shared->wake_requested, 0);
+		pg_atomic_init_u64(&ga_shared->next_run_due, 0);
 		ga_shared->worker_pgprocno = -1;
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -138,6 +141,24 @@ ga_request_replan(void)
 		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
 }
 
+/*
+ * gpualloc_internal.planner_next_run(): when the worker means to run next
+ * (NULL when no worker runs or the library is not preloaded), for
+ * gpualloc.planner_status.
+ */
+Datum
+gpualloc_planner_next_run(PG_FUNCTION_ARGS)
+{
+	uint64		due;
+
+	if (ga_shared == NULL || ga_shared->worker_pgprocno < 0)
+		PG_RETURN_NULL();
+	due = pg_atomic_read_u64(&ga_shared->next_run_due);
+	if (due == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ((TimestampTz) due);
+}
+
 Datum
 gpualloc_request_replan(PG_FUNCTION_ARGS)
 {
@@ -149,52 +170,66 @@ static void
 detach_from_shared(int code, Datum arg)
 {
 	if (ga_shared != NULL)
+	{
 		ga_shared->worker_pgprocno = -1;
-}
-
-static bool
-extension_installed(void)
-{
-	bool		installed;
-
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	installed = OidIsValid(get_extension_oid("gpualloc", true));
-	CommitTransactionCommand();
-	return installed;
-}
-
-/* Plan inside the caller's transaction. */
-static void
-plan_once(GaReplanResult *r)
-{
-	if (!ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, r))
-		elog(LOG, "gpualloc planner: another planner is running; skipping this run");
+		pg_atomic_write_u64(&ga_shared->next_run_due, 0);
+	}
 }
 
 /*
- * Run one housekeeping statement returning a count in a transaction of its
- * own, so the row locks it takes are not held through a solve (a cancel
- * waiting on them would wait for the whole plan).  A failure is logged and
- * counts as 0: the next tick tries again.
+ * Whether the extension is installed at the version this library serves: a
+ * database still at an older version (before ALTER EXTENSION gpualloc
+ * UPDATE) lacks what the planner calls, so it is left alone, once logged.
  */
-static int64
-housekeeping(const char *sql, MemoryContext run_ctx)
+static bool
+extension_installed(void)
 {
-	int64		n = 0;
+	static bool warned = false;
+	bool		ready = false;
+	char	   *version = NULL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	if (OidIsValid(get_extension_oid("gpualloc", true)))
+	{
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SPI_execute("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'gpualloc'",
+						true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+			version = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		ready = version != NULL && strcmp(version, GPUALLOC_EXTVERSION) == 0;
+		if (!ready && !warned)
+			ereport(LOG,
+					(errmsg("gpualloc planner: the extension is at version %s, this library serves %s; "
+							"not planning until ALTER EXTENSION gpualloc UPDATE",
+							version ? version : "?", GPUALLOC_EXTVERSION)));
+		warned = warned || !ready;
+		SPI_finish();
+		PopActiveSnapshot();
+	}
+	CommitTransactionCommand();
+	return ready;
+}
+
+/*
+ * Run body(arg) in a transaction of its own with an SPI connection.  An
+ * error rolls the transaction back whole (nothing it wrote survives) and is
+ * logged, prefixed with what; its message is copied into run_ctx and
+ * returned, NULL on success.
+ */
+static char *
+in_transaction(void (*body) (void *), void *arg, const char *what, MemoryContext run_ctx)
+{
+	char	   *volatile failure = NULL;
 
 	PG_TRY();
 	{
-		bool		isnull;
-
 		SetCurrentStatementStartTimestamp();
 		StartTransactionCommand();
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, sql);
-		if (SPI_execute(sql, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "gpualloc: housekeeping failed: %s", sql);
-		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		pgstat_report_activity(STATE_RUNNING, what);
+		body(arg);
 		SPI_finish();
 		PopActiveSnapshot();
 		CommitTransactionCommand();
@@ -207,12 +242,43 @@ housekeeping(const char *sql, MemoryContext run_ctx)
 		edata = CopyErrorData();
 		FlushErrorState();
 		AbortCurrentTransaction();
-		ereport(LOG, (errmsg("gpualloc planner: %s failed: %s", sql, edata->message)));
-		n = 0;
+		ereport(LOG, (errmsg("gpualloc planner: %s failed: %s", what, edata->message)));
+		failure = edata->message;
 	}
 	PG_END_TRY();
 	pgstat_report_activity(STATE_IDLE, NULL);
-	return n;
+	return failure;
+}
+
+typedef struct CountQuery
+{
+	const char *sql;
+	int64		count;
+} CountQuery;
+
+static void
+run_count_query(void *arg)
+{
+	CountQuery *q = (CountQuery *) arg;
+	bool		isnull;
+
+	if (SPI_execute(q->sql, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "gpualloc: %s returned no count", q->sql);
+	q->count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * One housekeeping statement returning a count, in a transaction of its own
+ * so the row locks it takes are not held through a solve (a cancel waiting
+ * on them would wait for the whole plan).  A failure counts as 0: the next
+ * tick tries again.
+ */
+static int64
+housekeeping(const char *sql, MemoryContext run_ctx)
+{
+	CountQuery	q = {sql, 0};
+
+	return in_transaction(run_count_query, &q, sql, run_ctx) == NULL ? q.count : 0;
 }
 
 /* Bookings past gpualloc.booking_timeout go back to the queue. */
@@ -221,70 +287,47 @@ expire_bookings(MemoryContext run_ctx)
 {
 	if (RecoveryInProgress() || !extension_installed())
 		return 0;
-	return housekeeping("SELECT gpualloc._expire_bookings()::bigint", run_ctx);
+	return housekeeping("SELECT gpualloc_internal.expire_bookings()::bigint", run_ctx);
 }
 
 static void
-record_failure(const char *message)
+plan_body(void *arg)
 {
-	Datum		arg = CStringGetTextDatum(message);
-	Oid			type = TEXTOID;
-
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	SPI_execute_with_args("INSERT INTO gpualloc.plan_runs (mode, trigger, status, message, finished_at) "
-						  "VALUES ('full', 'worker', 'failed', $1, pg_catalog.clock_timestamp())",
-						  1, &type, &arg, NULL, false, 0);
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
+	if (!ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, (GaReplanResult *) arg))
+		elog(LOG, "gpualloc planner: another planner is running; skipping this run");
 }
 
+static void
+record_failure_body(void *arg)
+{
+	Datum		message = CStringGetTextDatum((const char *) arg);
+	Oid			type = TEXTOID;
+
+	SPI_execute_with_args("INSERT INTO gpualloc.plan_runs (mode, trigger, status, message, finished_at) "
+						  "VALUES ('full', 'worker', 'failed', $1, pg_catalog.clock_timestamp())",
+						  1, &type, &message, NULL, false, 0);
+}
 
 /*
- * One run in its own transaction; false when there was nothing to plan in
- * (a standby, or the extension not installed yet).  Errors are caught here: the transaction is
- * rolled back (nothing it wrote survives, the allocation included) and the
- * reason recorded.
+ * One run: housekeeping, then the plan in its own transaction; false when
+ * there was nothing to plan in (a standby, or the extension not installed
+ * yet).  A failed plan leaves the last committed allocation in force, and
+ * its reason is recorded.
  */
 static bool
 run_once(MemoryContext run_ctx)
 {
 	GaReplanResult r = {0};
+	char	   *failure;
 
 	if (RecoveryInProgress() || !extension_installed())
 		return false;
-	(void) housekeeping("SELECT gpualloc._refresh_estimates()::bigint", run_ctx);
+	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
-	PG_TRY();
-	{
-		SetCurrentStatementStartTimestamp();
-		StartTransactionCommand();
-		SPI_connect();
-		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, "gpualloc: planning");
-		plan_once(&r);
-		SPI_finish();
-		PopActiveSnapshot();
-		CommitTransactionCommand();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(run_ctx);
-		edata = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
-		ereport(LOG,
-				(errmsg("gpualloc planner: run failed, the last committed allocation stays in force: %s",
-						edata->message)));
-		record_failure(edata->message);
-	}
-	PG_END_TRY();
-	pgstat_report_activity(STATE_IDLE, NULL);
+	/* logged as "run failed: ..."; the last committed allocation stays */
+	failure = in_transaction(plan_body, &r, "run", run_ctx);
+	if (failure != NULL)
+		(void) in_transaction(record_failure_body, failure, "recording a failed run", run_ctx);
 	return true;
 }
 
@@ -343,6 +386,10 @@ gpualloc_worker_main(Datum arg)
 		if (ga_shared != NULL && pg_atomic_exchange_u32(&ga_shared->wake_requested, 0) != 0 &&
 			woken_at == 0)
 			woken_at = GetCurrentTimestamp();
+		if (ga_shared != NULL)
+			pg_atomic_write_u64(&ga_shared->next_run_due, gpualloc_enabled ?
+								(uint64) TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+																	 ms_until_next_run(last_run, woken_at)) : 0);
 		wait_ms = Min(ms_until_next_run(last_run, woken_at), HOUSEKEEPING_MS);
 		if (wait_ms > 0)
 		{
@@ -353,8 +400,13 @@ gpualloc_worker_main(Datum arg)
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
+			bool		was_enabled = gpualloc_enabled;
+
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			/* turned on: plan now, not a whole interval after the last run */
+			if (gpualloc_enabled && !was_enabled)
+				last_run = 0;
 		}
 		if (gpualloc_enabled && GetCurrentTimestamp() >= next_housekeeping)
 		{

@@ -1,0 +1,109 @@
+-- gpualloc 0.1 -> 0.2: the tables take 0.2's shape and keep their data; the
+-- code (every function, view and trigger) of 0.1 is dropped here and 0.2's
+-- is created by what the build appends to this file (sql/install/02..99), so
+-- an upgraded database and a fresh 0.2 install are the same.
+\echo Use "ALTER EXTENSION gpualloc UPDATE TO '0.2'" to load this file. \quit
+
+-- 0.1's code: views first, then functions (their triggers go with them).
+DO $$
+DECLARE
+	views text[];
+	funcs text[];
+	o text;
+BEGIN
+	SELECT array_agg(c.oid::regclass::text) INTO views
+	FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_class c ON c.oid = d.objid
+	WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.deptype = 'e' AND c.relkind = 'v'
+	  AND d.refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'gpualloc');
+	SELECT array_agg(p.oid::regprocedure::text) INTO funcs
+	FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_proc p ON p.oid = d.objid
+	WHERE d.classid = 'pg_catalog.pg_proc'::regclass AND d.deptype = 'e'
+	  AND d.refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'gpualloc');
+	FOREACH o IN ARRAY coalesce(views, '{}') LOOP
+		EXECUTE pg_catalog.format('DROP VIEW IF EXISTS %s CASCADE', o);
+	END LOOP;
+	FOREACH o IN ARRAY coalesce(funcs, '{}') LOOP
+		EXECUTE pg_catalog.format('DROP FUNCTION IF EXISTS %s CASCADE', o);
+	END LOOP;
+END
+$$;
+
+-- the executor role is new
+DO $$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'gpualloc_executor') THEN
+		CREATE ROLE gpualloc_executor NOLOGIN;
+	END IF;
+END
+$$;
+
+CREATE SCHEMA gpualloc_internal;
+REVOKE ALL ON SCHEMA gpualloc_internal FROM PUBLIC;
+
+-- Tenants: every role that owns a job becomes a registered tenant.
+CREATE TABLE gpualloc.tenants (
+	tenant		name PRIMARY KEY,
+	max_priority double precision CHECK (max_priority > 0 AND max_priority <= 1e6),
+	created_at	timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO gpualloc.tenants (tenant) SELECT DISTINCT tenant FROM gpualloc.jobs;
+
+-- Jobs: the booked status, the executor's command, lost runs.
+ALTER TABLE gpualloc.jobs
+	ADD COLUMN booked_at timestamptz,
+	ADD COLUMN command text CHECK (octet_length(command) <= 8192),
+	ADD COLUMN requeues integer NOT NULL DEFAULT 0,
+	ADD COLUMN lost_gpu_hours double precision NOT NULL DEFAULT 0,
+	DROP CONSTRAINT jobs_status_check,
+	ADD CONSTRAINT jobs_status_check
+		CHECK (status IN ('queued', 'booked', 'running', 'succeeded', 'failed', 'cancelled')),
+	ADD CONSTRAINT jobs_tenant_fkey FOREIGN KEY (tenant) REFERENCES gpualloc.tenants;
+
+-- Allocations: every row gets the change set that began it (and ended it);
+-- what was there before the change log is history (sequence 0), what is in
+-- force becomes change set 1.
+CREATE TABLE gpualloc.allocation_commits (
+	seq			bigint PRIMARY KEY CHECK (seq > 0),
+	at			timestamptz NOT NULL,
+	reason		text NOT NULL,
+	plan_id		bigint,
+	gpus_changed integer NOT NULL
+);
+ALTER TABLE gpualloc.allocations ADD COLUMN begin_seq bigint, ADD COLUMN end_seq bigint;
+-- a row 0.1 booked to begin later is in force from now on
+UPDATE gpualloc.allocations SET during = tstzrange(now(), NULL)
+WHERE upper_inf(during) AND lower(during) > now();
+DELETE FROM gpualloc.allocations WHERE NOT upper_inf(during) AND lower(during) > now();
+UPDATE gpualloc.allocations SET begin_seq = 0, end_seq = 0 WHERE NOT upper_inf(during);
+UPDATE gpualloc.allocations SET begin_seq = 1 WHERE upper_inf(during);
+INSERT INTO gpualloc.allocation_commits (seq, at, reason, plan_id, gpus_changed)
+SELECT 1, now(), 'upgrade', NULL, count(*)::integer FROM gpualloc.allocations WHERE upper_inf(during)
+HAVING count(*) > 0;
+ALTER TABLE gpualloc.allocations
+	ALTER COLUMN begin_seq SET NOT NULL,
+	ADD CONSTRAINT allocations_open_until_ended CHECK ((end_seq IS NULL) = upper_inf(during));
+CREATE UNIQUE INDEX allocations_open_gpu_idx ON gpualloc.allocations (gpu_id) WHERE end_seq IS NULL;
+CREATE INDEX allocations_begin_seq_idx ON gpualloc.allocations (begin_seq);
+CREATE INDEX allocations_end_seq_idx ON gpualloc.allocations (end_seq) WHERE end_seq IS NOT NULL;
+
+-- a queued job holding rows was booked in 0.1 without a name for it
+UPDATE gpualloc.jobs j SET status = 'booked',
+	booked_at = (SELECT min(lower(a.during)) FROM gpualloc.allocations a WHERE a.job_id = j.job_id AND a.end_seq IS NULL)
+WHERE j.status = 'queued'
+  AND EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = j.job_id AND a.end_seq IS NULL);
+-- rows of jobs that ended (0.1 could leave them open) end now
+UPDATE gpualloc.allocations a SET during = tstzrange(lower(a.during), greatest(now(), lower(a.during) + interval '1 microsecond')),
+	end_seq = 1
+FROM gpualloc.jobs j
+WHERE j.job_id = a.job_id AND a.end_seq IS NULL AND j.status NOT IN ('booked', 'running');
+ALTER TABLE gpualloc.jobs
+	ADD CONSTRAINT jobs_booked_has_time CHECK ((status = 'booked') = (booked_at IS NOT NULL));
+
+DROP INDEX gpualloc.jobs_active_name_idx;
+CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
+	WHERE status IN ('queued', 'booked', 'running');
+
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');
+
+-- 0.2's code follows.

@@ -1,0 +1,343 @@
+# The command-line client, tools/gpualloc (built by `make tools`), against a
+# live server: every subcommand's table and --json (parsed, with numbers
+# checked to be JSON numbers), a submitted job appearing in the queue, the
+# connection options (-h/-p, a conninfo string, PG* variables), roles, and
+# the exit codes: 2 bad usage, 4 not found, 1 refused with the server's
+# message, 3 no server.
+use strict;
+use warnings;
+use B;
+use JSON::PP;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $cli = ($ENV{TESTDIR} // '.') . '/tools/gpualloc';
+if (!-x $cli)
+{
+	# a failure, not a skip: a client that does not build must not pass
+	fail("$cli is built (make tools)");
+	done_testing();
+	exit;
+}
+
+my $node = PostgreSQL::Test::Cluster->new('cli');
+$node->init;
+# the background planner stays idle: the test plans explicitly, so the
+# queue it reads does not change under it
+$node->append_conf('postgresql.conf', q{
+shared_preload_libraries = 'gpualloc'
+gpualloc.database = 'postgres'
+gpualloc.enabled = off
+});
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_tenant(current_user);
+	SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312);
+	SELECT gpualloc.add_node('a100', 0);
+	SELECT gpualloc.add_node('a100', 1);
+	SELECT gpualloc.drain_gpu('a100', 1, 7);
+	SELECT gpualloc.set_gpu_state('a100', 1, 6, 'down');
+	SELECT gpualloc.add_service('chat', 'a100', 100, 4, churn_limit => 2);
+	INSERT INTO gpualloc.demand_staging
+	SELECT 'chat', h, 200 FROM generate_series(date_trunc('hour', now()) - interval '7 days',
+											   date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+	SELECT gpualloc.load_demand();
+	CREATE ROLE cli_reader LOGIN IN ROLE gpualloc_reader;
+});
+
+# Runs the client against the node; (exit code, stdout, stderr).
+sub run_cli
+{
+	my @args = @_;
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ $cli, '-h', $node->host, '-p', $node->port, '-d', 'postgres', @args ],
+		'>', \$out, '2>', \$err);
+	return ($? >> 8, $out, $err);
+}
+
+# The client's --json, decoded; fails the test when it is not a JSON array.
+sub run_json
+{
+	my ($rc, $out, $err) = run_cli(@_, '--json');
+	my $rows = eval { decode_json($out) };
+	ok(defined $rows && ref $rows eq 'ARRAY', "@_ --json is a JSON array")
+	  or diag("exit $rc\nstdout: $out\nstderr: $err");
+	return $rows // [];
+}
+
+# A JSON number decodes to a Perl number, a JSON string to a Perl string.
+sub is_number
+{
+	my ($v) = @_;
+	return 0 if !defined $v || ref $v;
+	my $flags = B::svref_2object(\$v)->FLAGS;
+	return ($flags & (B::SVp_IOK | B::SVp_NOK)) && !($flags & B::SVp_POK);
+}
+
+my ($rc, $out, $err);
+
+# ---- help and usage errors: exit 2, nothing reaches a server ----
+($rc, $out) = run_cli('--help');
+is($rc, 0, '--help exits 0');
+like($out, qr/Exit status:.*\b4\s+not found/s, '--help documents the exit codes');
+($rc, $out) = run_cli('--version');
+ok($rc == 0 && $out =~ /^gpualloc \d+\.\d+\n\z/, '--version');
+($rc, $out) = run_cli('help', 'history');
+ok($rc == 0 && $out =~ /^usage: gpualloc history/, 'help COMMAND');
+for my $cmd (qw(queue nodes submit cancel plan status history))
+{
+	($rc, $out) = run_cli($cmd, '--help');
+	ok($rc == 0 && $out =~ /^usage: gpualloc $cmd/, "$cmd --help");
+}
+for my $case ([ [], 'no command' ],
+	[ ['frobnicate'], 'an unknown command' ],
+	[ [ 'queue', '--bogus' ], 'an unknown option' ],
+	[ [ 'queue', 'extra' ], 'an extra argument' ],
+	[ [ 'submit', 'x', '--pool', 'a100' ], 'submit without --kind' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--gpus', 'two' ], 'a malformed --gpus' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--priority', 'high' ], 'a malformed --priority' ],
+	[ [ 'cancel', 'abc' ], 'a malformed job id' ],
+	[ ['cancel'], 'cancel without a job id' ],
+	[ [ 'plan', '0' ], 'a plan id below 1' ],
+	[ [ 'history', '--state', 'done' ], 'an unknown --state' ])
+{
+	($rc, $out, $err) = run_cli(@{ $case->[0] });
+	is($rc, 2, "usage error: $case->[1] exits 2");
+}
+like($err, qr/--state must be succeeded, failed or cancelled/, 'a usage error says what is wrong');
+
+# ---- no server: exit 3 ----
+my $free_port = PostgreSQL::Test::Cluster::get_free_port();
+{
+	my ($o, $e) = ('', '');
+	IPC::Run::run([ $cli, '-h', $node->host, '-p', $free_port, 'queue' ], '>', \$o, '2>', \$e);
+	is($? >> 8, 3, 'no server at the port: exit 3');
+	like($e, qr/cannot connect to the server/, 'and it says so');
+}
+
+# ---- submit, then the job is in the queue ----
+($rc, $out, $err) = run_cli('submit', 'train', '--kind', 'training', '--pool', 'a100',
+	'--gpus', '2:4', '--priority', '2', '--work-gpu-hours', '8', '--command', 'python train.py --lr 1e-4');
+is($rc, 0, 'submit exits 0') or diag($err);
+like($out, qr/^\d+\n\z/, 'submit prints the job id alone');
+chomp(my $train = $out);
+
+my $rows = run_json('submit', 'score', '--kind', 'batch_inference', '--pool', 'a100',
+	'--gpus', '1', '--work-gpu-hours', '3', '--features', '{"params_b": 8}');
+ok(@$rows == 1 && is_number($rows->[0]{job_id}), 'submit --json gives the job id as a number');
+my $score = $rows->[0]{job_id};
+
+my $deadline = $node->safe_psql('postgres', "SELECT now() + interval '7 days'");
+my $later = $node->safe_psql('postgres', "SELECT now() + interval '3 hours'");
+($rc, $out, $err) = run_cli('submit', 'wait', '--kind', 'quantization', '--pool', 'a100',
+	'--gpus', '1', '--work-gpu-hours', '1', '--not-before', $later, '--deadline', $deadline);
+is($rc, 0, 'submit with --not-before and --deadline') or diag($err);
+chomp(my $wait = $out);
+is($node->safe_psql('postgres', "SELECT not_before = '$later' AND deadline = '$deadline' FROM gpualloc.jobs WHERE job_id = $wait"),
+	't', 'the times reach the job');
+is($node->safe_psql('postgres', "SELECT command FROM gpualloc.jobs WHERE job_id = $train"),
+	'python train.py --lr 1e-4', 'the command reaches the job untouched');
+
+($rc, $out) = run_cli('queue');
+is($rc, 0, 'queue exits 0');
+like($out, qr/^JOB_ID\s+NAME\s+TENANT\s+POOL\s+STATE\s+PRIORITY\s+GPUS\s+BLOCK\s+START\s+EST_FINISH\s+REASON\n/,
+	'queue prints a header');
+like($out, qr/^\s*$train\s+train\s+\S+\s+a100\s+(queued|booked)\s+2\s/m, 'the submitted job is in the queue table');
+my @lines = split /\n/, $out;
+is(scalar @lines, 4, 'one line per job under the header');
+my $col = index($lines[0], 'NAME');
+ok(!grep({ substr($_, $col - 2, 3) !~ /^  \S/ } @lines), 'columns are aligned');
+
+$rows = run_json('queue');
+my ($j) = grep { $_->{job_id} == $train } @$rows;
+ok($j, 'the submitted job is in queue --json');
+is_deeply([ sort keys %$j ],
+	[ sort qw(job_id name tenant pool state priority gpus block start est_finish reason) ],
+	'queue --json keys are the column names');
+ok(is_number($j->{job_id}) && is_number($j->{priority}) && $j->{priority} == 2,
+	'numbers are JSON numbers');
+my ($w) = grep { $_->{job_id} == $wait } @$rows;
+is($w->{state}, 'queued', 'a job not to start before later is queued');
+ok(!defined $w->{start} && $w->{reason} =~ /^not before /, 'before any plan: no start, and why it waits')
+  or diag(explain $w);
+like($j->{reason}, qr/^no block free/, 'the reason is queue_plan\'s pending_reason');
+
+is_deeply(run_json('queue', '--tenant', 'nobody'), [], 'queue --tenant filters (an empty array)');
+is(scalar @{ run_json('queue', '--pool', 'a100') }, 3, 'queue --pool');
+
+# ---- a plan ----
+$node->safe_psql('postgres', "SELECT gpualloc.replan('fast')");
+$rows = run_json('queue');
+($w) = grep { $_->{job_id} == $wait } @$rows;
+ok(defined $w->{start} && $w->{block} =~ /^\d+$/, 'after a plan: the planned start and block')
+  or diag(explain $w);
+($j) = grep { $_->{job_id} == $train } @$rows;
+like($j->{reason}, qr/^booked: /, 'a booked job waits for the executor');
+ok(is_number($w->{priority}) && $w->{gpus} eq '1', 'gpus is the planned block size');
+
+($rc, $out, $err) = run_cli('plan');
+is($rc, 0, 'plan exits 0');
+like($out, qr/^status\s+succeeded$/m, 'plan shows the status');
+like($out, qr/^gpus_changed\s+\d+$/m, 'and the GPUs it changed');
+my $plan_id = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+$rows = run_json('plan', $plan_id);
+ok(@$rows == 1 && $rows->[0]{plan_id} == $plan_id && $rows->[0]{mode} eq 'fast', 'plan ID --json');
+ok(is_number($rows->[0]{objective}) && is_number($rows->[0]{gpus_changed}) && !defined $rows->[0]{gap},
+	'objective a number, the fast plan\'s gap null');
+for my $k (qw(plan_id mode status objective bound gap solve_ms gpus_changed message))
+{
+	ok(exists $rows->[0]{$k}, "plan --json has $k");
+}
+
+my $svg = PostgreSQL::Test::Utils::tempdir() . '/plan.svg';
+($rc, $out, $err) = run_cli('plan', $plan_id, '--svg', $svg);
+is($rc, 0, 'plan --svg exits 0') or diag($err);
+my $picture = slurp_file($svg);
+like($picture, qr/^<svg\b.*<\/svg>\s*\z/s, 'the file is the plan\'s SVG');
+($rc, $out) = run_cli('plan', $plan_id, '--svg', '-');
+ok($rc == 0 && $out =~ /^<svg\b.*<\/svg>\s*\z/s, '--svg - writes the SVG alone to stdout');
+($rc, $out, $err) = run_cli('plan', $plan_id, '--svg', '/nonexistent/dir/plan.svg');
+is($rc, 5, 'an SVG file that cannot be written: exit 5');
+
+($rc, $out, $err) = run_cli('plan', '987654');
+is($rc, 4, 'an unknown plan: exit 4');
+like($err, qr/plan 987654 does not exist/, 'and it says which');
+
+# ---- nodes ----
+($rc, $out) = run_cli('nodes');
+is($rc, 0, 'nodes exits 0');
+like($out, qr/^POOL\s+NODE\s+GPUS\s+UP\s+DRAIN\s+DOWN\s+JOBS\s+SERVICES\s+IDLE\n/, 'nodes prints a header');
+$rows = run_json('nodes');
+is(scalar @$rows, 2, 'one row per node');
+my %n = map { $_->{node} => $_ } @$rows;
+ok($n{1}{up} == 6 && $n{1}{drain} == 1 && $n{1}{down} == 1 && $n{0}{up} == 8, 'up, drain and down per node');
+my $held = $node->safe_psql('postgres', q{
+	SELECT count(*) FILTER (WHERE workload_kind = 'job') || ' ' || count(*) FILTER (WHERE workload_kind = 'service')
+	FROM gpualloc.current_allocation});
+is(($n{0}{jobs} + $n{1}{jobs}) . ' ' . ($n{0}{services} + $n{1}{services}), $held,
+	'jobs and services as current_allocation has them');
+ok(!grep({ $_->{jobs} + $_->{services} + $_->{idle} > $_->{gpus} } @$rows), 'no GPU counted twice');
+
+# ---- refused by the server: exit 1 with its message; a missing pool: exit 4 ----
+($rc, $out, $err) = run_cli('submit', 'odd', '--kind', 'training', '--pool', 'a100',
+	'--gpus', '3', '--work-gpu-hours', '1');
+is($rc, 1, 'a block size the server refuses: exit 1');
+like($err, qr/ERROR:\s+gpus_min must be a power of two.*SQLSTATE:\s+22023/s, 'with the server\'s message and SQLSTATE');
+($rc, $out, $err) = run_cli('submit', 'twice', '--kind', 'training', '--pool', 'a100',
+	'--gpus', '1', '--work-gpu-hours', '1', '--tenant', 'nobody');
+is($rc, 4, 'a tenant that is not registered: exit 4');
+like($err, qr/tenant "nobody" is not registered/, 'with the server\'s message');
+($rc, $out, $err) = run_cli('submit', 'train', '--kind', 'training', '--pool', 'a100',
+	'--gpus', '1', '--work-gpu-hours', '1');
+is($rc, 1, 'a second active job of the same name: exit 1');
+like($err, qr/HINT:\s+Job names are unique/, 'with the server\'s hint');
+($rc, $out, $err) = run_cli('submit', 'x', '--kind', 'training', '--pool', 'h100', '--gpus', '1',
+	'--work-gpu-hours', '1');
+is($rc, 4, 'a pool that does not exist: exit 4');
+($rc, $out, $err) = run_cli('submit', 'x', '--kind', 'training', '--pool', 'a100', '--gpus', '1',
+	'--work-gpu-hours', '1', '--features', '{not json');
+is($rc, 1, 'features that are not JSON: exit 1');
+($rc, $out, $err) = run_cli('submit', "x'); DROP TABLE gpualloc.jobs; --", '--kind', 'training',
+	'--pool', 'a100', '--gpus', '1', '--work-gpu-hours', '1');
+is($node->safe_psql('postgres', "SELECT count(*) > 0 FROM gpualloc.jobs"), 't',
+	'a name full of SQL is a value, not SQL');
+
+# ---- cancel ----
+($rc, $out, $err) = run_cli('cancel', $score, '--reason', 'not needed');
+is($rc, 0, 'cancel exits 0') or diag($err);
+is($node->safe_psql('postgres', "SELECT status || ' ' || status_message FROM gpualloc.jobs WHERE job_id = $score"),
+	'cancelled not needed', 'the job is cancelled with its reason');
+($rc, $out, $err) = run_cli('cancel', $score);
+is($rc, 1, 'cancelling it again is refused: exit 1');
+like($err, qr/job $score is already cancelled.*DETAIL:/s, 'with the server\'s message and detail');
+($rc, $out, $err) = run_cli('cancel', '987654');
+is($rc, 4, 'an unknown job: exit 4');
+like($err, qr/job 987654 does not exist/, 'and it says which');
+
+# ---- history ----
+is($node->safe_psql('postgres', "SELECT status FROM gpualloc.jobs WHERE job_id = $train"), 'booked',
+	'the plan booked the first job');
+my $size = $node->safe_psql('postgres', qq{
+	SELECT gpualloc.job_started($train);
+	SELECT gpualloc.job_finished($train, succeeded => true, message => 'converged');
+	SELECT block_size FROM gpualloc.jobs WHERE job_id = $train;
+}) =~ s/.*\n//sr;
+($rc, $out) = run_cli('history');
+is($rc, 0, 'history exits 0');
+like($out, qr/^\s*$train\s+train\s.*\ssucceeded\s.*\s\d\d:\d\d:\d\d\s+$size\s+0\s+converged$/m,
+	'the finished job with its elapsed time, GPUs and message');
+$rows = run_json('history');
+my %h = map { $_->{job_id} => $_ } @$rows;
+ok($h{$train} && $h{$train}{state} eq 'succeeded' && is_number($h{$train}{gpus}) && $h{$train}{gpus} == $size,
+	'history --json has the succeeded job');
+ok(defined $h{$train}{start} && defined $h{$train}{end} && defined $h{$train}{elapsed}, 'with start, end, elapsed');
+ok($h{$score} && $h{$score}{state} eq 'cancelled' && !defined $h{$score}{start}
+	  && $h{$score}{message} eq 'not needed', 'and the job cancelled before it started');
+is_deeply([ map { $_->{job_id} } @{ run_json('history', '--state', 'succeeded') } ], [$train],
+	'history --state');
+is_deeply(run_json('history', '--since', 'tomorrow'), [], 'history --since');
+is(scalar @{ run_json('history', '--since', '-infinity', '--tenant', 'postgres') }, 2, 'history --tenant');
+
+# ---- status ----
+($rc, $out, $err) = run_cli('status');
+is($rc, 0, 'status exits 0') or diag($err);
+my $seq = $node->safe_psql('postgres', 'SELECT gpualloc.allocation_seq()');
+like($out, qr/^allocation_seq\s+$seq$/m, 'status shows the allocation\'s sequence');
+like($out, qr/^integrity_problems\s+0$/m, 'and no integrity problem, for an admin');
+$rows = run_json('status');
+is_deeply([ sort keys %{ $rows->[0] } ],
+	[ sort qw(enabled worker_alive worker_pid last_run_at last_run_status last_success_at
+		  consecutive_failures last_error last_error_at next_run_due plan_id plan_age allocation_seq integrity_problems) ],
+	'status --json keys');
+ok(is_number($rows->[0]{allocation_seq}) && JSON::PP::is_bool($rows->[0]{enabled}) && !$rows->[0]{enabled},
+	'numbers as numbers, booleans as booleans (the planner is disabled here)');
+
+# ---- a reader: the views, not the admin's functions or tables ----
+TODO:
+{
+	# planner_status calls gpualloc_internal.setting() and planner_next_run(),
+	# which only the owner may execute, so a reader is refused the view it
+	# is granted (main 9185838): "permission denied for function setting"
+	local $TODO = 'gpualloc.planner_status is not readable by gpualloc_reader';
+	($rc, $out, $err) = run_cli('-U', 'cli_reader', 'status', '--json');
+	is($rc, 0, 'a reader may call status') or diag($err);
+	$rows = eval { decode_json($out) } // [ {} ];
+	ok(exists $rows->[0]{integrity_problems} && !defined $rows->[0]{integrity_problems},
+		'but is not shown the integrity check');
+}
+TODO:
+{
+	# queue_plan.pending_reason calls gpualloc_internal.pool_capacity(),
+	# which only the owner may execute (main c8195f5)
+	local $TODO = 'gpualloc.queue_plan.pending_reason is not readable by gpualloc_reader';
+	($rc, $out, $err) = run_cli('-U', 'cli_reader', 'queue', '--json');
+	ok($rc == 0 && $out eq "[]\n", 'a reader of no tenant sees no job by default') or diag($err);
+	ok(scalar @{ run_json('-U', 'cli_reader', 'queue', '--all') } > 0, 'and every tenant\'s with --all');
+}
+$rows = run_json('-U', 'cli_reader', 'plan');
+ok(@$rows == 1 && !defined $rows->[0]{gpus_changed}, 'plan for a reader: gpus_changed is NULL');
+($rc, $out, $err) = run_cli('-U', 'cli_reader', 'history');
+is($rc, 1, 'history needs the jobs table: a reader is refused');
+like($err, qr/permission denied/, 'with the server\'s message');
+
+# ---- connection options: a conninfo string, a URI, the PG* variables ----
+{
+	my ($o, $e) = ('', '');
+	my $conninfo = "host=" . $node->host . " port=" . $node->port . " dbname=postgres";
+	IPC::Run::run([ $cli, '-d', $conninfo, 'nodes', '--json' ], '>', \$o, '2>', \$e);
+	is($? >> 8, 0, '-d with a conninfo string') or diag($e);
+	local $ENV{PGHOST} = $node->host;
+	local $ENV{PGPORT} = $node->port;
+	local $ENV{PGDATABASE} = 'postgres';
+	IPC::Run::run([ $cli, 'plan', '--json' ], '>', \$o, '2>', \$e);
+	is($? >> 8, 0, 'the PG* environment variables') or diag($e);
+	my $uri = 'postgresql:///postgres?host=' . $node->host . '&port=' . $node->port;
+	IPC::Run::run([ $cli, 'status', '-d', $uri ], '>', \$o, '2>', \$e);
+	is($? >> 8, 0, '-d with a URI, after the command') or diag($e);
+}
+
+$node->stop;
+done_testing();
