@@ -30,10 +30,11 @@ DECLARE
 BEGIN
 	FOR r IN SELECT c.oid::regclass AS rel, c.relname FROM pg_class c
 			 JOIN pg_namespace n ON n.oid = c.relnamespace
-			 WHERE n.nspname = 'gpualloc' AND c.relkind IN ('r', 'p') ORDER BY c.relname LOOP
+			 WHERE n.nspname IN ('gpualloc', 'gpualloc_internal') AND c.relkind IN ('r', 'p')
+			 ORDER BY n.nspname, c.relname LOOP
 		EXECUTE format('SELECT md5(coalesce(string_agg(t::text, '','' ORDER BY t::text), '''')) FROM %s t', r.rel)
 		INTO h;
-		acc := acc || r.relname || '=' || h || ';';
+		acc := acc || r.rel::text || '=' || h || ';';
 	END LOOP;
 	RETURN md5(acc);
 END
@@ -45,9 +46,9 @@ CREATE FUNCTION sec_same() RETURNS boolean
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
 AS $$ SELECT sec_state() = (SELECT state FROM sec_saved) $$;
 \set same 'SELECT sec_same();'
--- the checksum covers every table of the schema
+-- the checksum covers every table of the extension's two schemas
 SELECT count(*) AS tables_checked FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = 'gpualloc' AND c.relkind IN ('r', 'p');
+WHERE n.nspname IN ('gpualloc', 'gpualloc_internal') AND c.relkind IN ('r', 'p');
 
 -- Roles: a non-superuser admin, two submitters of two tenants, an executor,
 -- a reader, and a login role with no gpualloc role at all.
@@ -93,7 +94,7 @@ SET ROLE sec_sub2;
 SELECT gpualloc.submit_job('sec-other', 'training', 'sec', 1, tenant => 'sec_other_team', work_gpu_hours => 1,
 	not_before => now() + interval '1 hour') AS other;
 RESET ROLE;
-SELECT gpualloc._allocations_set(array_agg(g.gpu_id ORDER BY g.slot), ARRAY[800002, 800002]::bigint[], '{}', 'submit') AS booked_gpus
+SELECT gpualloc_internal.allocations_set(array_agg(g.gpu_id ORDER BY g.slot), ARRAY[800002, 800002]::bigint[], '{}', 'submit') AS booked_gpus
 FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id) WHERE p.name = 'sec' AND g.node = 1 AND g.slot IN (0, 1);
 SELECT gpualloc.job_started(800003, 0, 2);
 SELECT gpualloc.job_started(800004, 2, 1);
@@ -101,7 +102,7 @@ SELECT gpualloc.job_finished(800004, succeeded => true);
 SELECT gpualloc.cancel_job(800005, 'not needed');
 SELECT job_id, name, tenant, status, coalesce(j.block_first, b.block_first) AS block_first,
 	   coalesce(j.block_size, b.block_size) AS block_size
-FROM gpualloc.jobs j LEFT JOIN gpualloc._bookings b USING (job_id) WHERE job_id > 800000 ORDER BY job_id;
+FROM gpualloc.jobs j LEFT JOIN gpualloc_internal.bookings b USING (job_id) WHERE job_id > 800000 ORDER BY job_id;
 -- plans without a grid
 INSERT INTO gpualloc.plan_runs (plan_id, mode, trigger, status, message)
 VALUES (800001, 'fast', 'manual', 'failed', 'sec: the solver failed'), (800002, 'full', 'worker', 'running', NULL);
@@ -351,6 +352,20 @@ SELECT sec_save();
 SELECT gpualloc.load_demand(); :same -- row 2 of demand_staging: NaN traffic
 DELETE FROM gpualloc.demand_staging;
 SELECT sec_save();
+
+-- record_demand_rows(services, hours, traffic): three arrays of one length
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat', 'sec-chat'], ARRAY['2025-06-02 11:00+00', '2025-06-02 12:00+00']::timestamptz[], ARRAY[1, -1]::float8[]); :same -- row 2: negative traffic
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['2025-06-02 11:30+00']::timestamptz[], ARRAY[1]::float8[]); :same -- row 1: not the start of an hour
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['294276-01-01 00:00+00']::timestamptz[], ARRAY[1]::float8[]); :same -- row 1: year 294276
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['2025-06-02 11:00+00']::timestamptz[], ARRAY['NaN']::float8[]); :same -- row 1: NaN traffic
+SELECT gpualloc.record_demand_rows(ARRAY['sec-nope'], ARRAY['2025-06-02 11:00+00']::timestamptz[], ARRAY[1]::float8[]); :same -- row 1: no such service
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat', 'sec-chat'], ARRAY['2025-06-02 11:00+00', '2025-06-02 11:00+00']::timestamptz[], ARRAY[1, 2]::float8[]); :same -- two rows for one hour
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat', 'sec-chat'], ARRAY['2025-06-02 11:00+00']::timestamptz[], ARRAY[1, 2]::float8[]); :same -- hours: shorter than services
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat', 'sec-chat'], ARRAY['2025-06-02 11:00+00', '2025-06-02 12:00+00']::timestamptz[], ARRAY[1]::float8[]); :same -- traffic: shorter than services
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['2025-06-02 11:00+00', '2025-06-02 12:00+00']::timestamptz[], ARRAY[1, 2]::float8[]); :same -- services: shorter than hours and traffic
+SELECT gpualloc.record_demand_rows('{{sec-chat}}'::text[], '{{2025-06-02 11:00+00}}'::timestamptz[], '{{1}}'::float8[]); :same -- two-dimensional arrays
+SELECT gpualloc.record_demand_rows('[5:5]={sec-chat}'::text[], '[5:5]={2025-06-02 11:00+00}'::timestamptz[], '[5:5]={1}'::float8[]); :same -- arrays that start at index 5
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['2025-06-02 11:00+00'], ARRAY[1]); :same -- untyped arrays: text for hours (no such signature)
 
 -- submit_job(name, kind, pool, gpus_min, gpus_max, priority, features, tenant, not_before, deadline, work_gpu_hours, command),
 -- as the superuser, whose tenant (postgres) 02_jobs registered with the default maximum priority 10
@@ -645,6 +660,11 @@ SELECT gpualloc.plan_svg(0); :same -- plan_id: zero
 SELECT gpualloc.plan_svg(800001); :same -- the plan failed: no grid
 SELECT gpualloc.plan_svg(800002); :same -- the plan is still running: no grid
 SELECT gpualloc.plan_svg(9223372036854775808); :same -- plan_id: beyond bigint (no such signature)
+SELECT gpualloc.plan_svg(800001, color_by => 'tenant'); :same -- the plan failed, coloured by tenant
+SELECT gpualloc.plan_svg(900000, color_by => 'rainbow'); :same -- color_by: neither kind nor tenant
+SELECT gpualloc.plan_svg(900000, color_by => 'KIND'); :same -- color_by: lower case only
+SELECT gpualloc.plan_svg(900000, color_by => ''); :same -- color_by: empty
+SELECT gpualloc.plan_svg(900000, color_by => 'service'); :same -- color_by: services always have their own colours
 
 -- estimate_job(kind, features, gpus, pool)
 SELECT * FROM gpualloc.estimate_job(NULL, '{"params_b": 8}'); :same -- kind: NULL
@@ -714,6 +734,12 @@ SELECT gpualloc.load_demand('sec_demand_view'); :same -- source: a view
 SELECT gpualloc.load_demand('sec_private'); :same -- source: a table the admin may not read
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1); :same -- tenant: sec_admin is not registered
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'sec_team', priority => 6); :same -- priority: above sec_team's maximum, admin or not
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['1999-12-31 23:00+00'::timestamptz], ARRAY[1::float8]); :same -- row 1: before 2000
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq) SELECT gpu_id, 800001, tstzrange(now(), NULL), 1 FROM gpualloc.gpus LIMIT 1; :same -- the allocation changes only through its commit path
+UPDATE gpualloc.allocations SET end_seq = NULL; :same -- the allocation changes only through its commit path
+DELETE FROM gpualloc.allocation_commits; :same -- the change log is not the admin's to edit
+SELECT gpualloc_internal.allocations_set(ARRAY[1], ARRAY[800001]::bigint[], '{}', 'by hand'); :same -- internals are no role's
+SELECT gpualloc_internal.release_job(800003, 'cancel'); :same -- internals are no role's
 SET gpualloc.penalty = 1; :same -- planning settings are the superuser's
 SET gpualloc.max_priority = 1e6; :same -- planning settings are the superuser's
 RESET ROLE;
@@ -757,9 +783,9 @@ SELECT * FROM gpualloc.allocation_changes(0); :same -- executors, readers and ad
 SELECT gpualloc.allocation_seq(); :same -- executors, readers and admins only
 SELECT * FROM gpualloc.check_integrity(); :same -- admin only
 SELECT gpualloc.request_replan(); :same -- admin only
-SELECT gpualloc._allocations_set(ARRAY[1], ARRAY[800001]::bigint[], '{}', 'submit'); :same -- internal
-SELECT gpualloc._store_demand(ARRAY['sec-chat'], ARRAY['2025-06-02 11:00+00'::timestamptz], ARRAY[1::float8]); :same -- internal
-SELECT gpualloc._release_job(800003, 'cancel'); :same -- internal
+SELECT gpualloc_internal.allocations_set(ARRAY[1], ARRAY[800001]::bigint[], '{}', 'submit'); :same -- internal
+SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['2025-06-02 11:00+00'::timestamptz], ARRAY[1::float8]); :same -- admin only
+SELECT gpualloc_internal.release_job(800003, 'cancel'); :same -- internal
 UPDATE gpualloc.jobs SET priority = 1000 WHERE job_id = 800001; :same -- no direct writes
 INSERT INTO gpualloc.tenants (tenant) VALUES ('sec_sub'); :same -- no direct writes
 DELETE FROM gpualloc.allocations; :same -- no direct writes
@@ -798,7 +824,7 @@ SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lor
 SELECT * FROM gpualloc.utilization('2025-06-02', '2025-06-03'); :same -- readers and admins only
 SELECT * FROM gpualloc.check_integrity(); :same -- admin only
 SELECT gpualloc.request_replan(); :same -- admin only
-SELECT gpualloc._release_job(800003, 'job_finished'); :same -- internal
+SELECT gpualloc_internal.release_job(800003, 'job_finished'); :same -- internal
 SELECT count(*) FROM gpualloc.jobs; :same -- no table reads
 DELETE FROM gpualloc.allocations; :same -- no direct writes
 RESET ROLE;

