@@ -163,7 +163,7 @@ my ($w) = grep { $_->{job_id} == $wait } @$rows;
 is($w->{state}, 'queued', 'a job not to start before later is queued');
 ok(!defined $w->{start} && $w->{reason} =~ /^not before /, 'before any plan: no start, and why it waits')
   or diag(explain $w);
-like($j->{reason}, qr/^no block free/, 'the reason is queue_plan\'s pending_reason');
+like($j->{reason}, qr/^no plan yet/, 'the reason is queue_plan\'s pending_reason');
 
 is_deeply(run_json('queue', '--tenant', 'nobody'), [], 'queue --tenant filters (an empty array)');
 is(scalar @{ run_json('queue', '--pool', 'a100') }, 3, 'queue --pool');

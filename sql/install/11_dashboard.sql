@@ -251,10 +251,10 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN q.est_work_gpu_hours IS NULL THEN 'no work estimate: not planned'
 			WHEN q.gpus_min > pl.usable
 			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min, pl.usable)
+			WHEN q.not_before > now() THEN 'not before ' || q.not_before
 			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
 			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
 			THEN 'submitted after the latest plan: waiting for the next'
-			WHEN q.not_before > now() THEN 'not before ' || q.not_before
 			WHEN p.planned_start IS NOT NULL THEN 'planned to start at ' || p.planned_start
 			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
 			ELSE 'no block free within the horizon'
