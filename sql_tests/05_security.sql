@@ -43,6 +43,12 @@ SELECT count(*) FROM gpualloc.jobs;                                           --
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1);                       -- cannot submit
 RESET ROLE;
 
+-- a reader reads the views, the ones with computed columns included
+SET ROLE carol;
+SELECT worker_alive IS NOT NULL AS reads_planner_status FROM gpualloc.planner_status;
+SELECT count(pending_reason) >= 0 AS reads_pending_reasons FROM gpualloc.queue_plan;
+RESET ROLE;
+
 SET ROLE mallory;
 SELECT gpualloc.submit_job('x', 'training', 'a100', 1);                       -- no role at all
 SELECT count(*) FROM gpualloc.allocations;

@@ -158,7 +158,7 @@ END
 $$;
 
 -- When the background planner means to run next (NULL: no worker runs).
-CREATE FUNCTION gpualloc_internal.planner_next_run() RETURNS timestamptz
+CREATE FUNCTION gpualloc.planner_next_run() RETURNS timestamptz
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_planner_next_run'
 LANGUAGE C VOLATILE;
@@ -176,7 +176,8 @@ WITH latest AS (
 	SELECT r.finished_at, r.message FROM gpualloc.plan_runs r
 	WHERE r.status = 'failed' ORDER BY r.plan_id DESC LIMIT 1
 )
-SELECT gpualloc_internal.setting('gpualloc.enabled', 'on')::boolean AS enabled,
+-- (a view calls no internal function: its readers may not)
+SELECT coalesce(nullif(pg_catalog.current_setting('gpualloc.enabled', true), ''), 'on')::boolean AS enabled,
 	   w.pid IS NOT NULL AS worker_alive,
 	   w.pid AS worker_pid,
 	   (SELECT started_at FROM latest) AS last_run_at,
@@ -187,7 +188,7 @@ SELECT gpualloc_internal.setting('gpualloc.enabled', 'on')::boolean AS enabled,
 		   AS consecutive_failures,
 	   (SELECT message FROM bad) AS last_error,
 	   (SELECT finished_at FROM bad) AS last_error_at,
-	   gpualloc_internal.planner_next_run() AS next_run_due,
+	   gpualloc.planner_next_run() AS next_run_due,
 	   (SELECT plan_id FROM good) AS plan_id,
 	   now() - (SELECT finished_at FROM good) AS plan_age
 FROM (SELECT 1) one

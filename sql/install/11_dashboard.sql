@@ -216,7 +216,7 @@ SELECT * FROM gpualloc.service_coverage('-infinity', 'infinity');
 -- when that plan did not place it), and its finish at the planned size.
 CREATE VIEW gpualloc.queue_plan AS
 WITH latest AS (
-	SELECT r.plan_id, r.plan_start, r.step
+	SELECT r.plan_id, r.plan_start, r.step, r.started_at
 	FROM gpualloc.plan_runs r
 	WHERE r.status IN ('succeeded', 'fallback')
 	ORDER BY r.plan_id DESC
@@ -249,16 +249,21 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 	   CASE WHEN q.status = 'running' THEN NULL
 			WHEN q.status = 'booked' THEN 'booked: waiting for the executor to start it'
 			WHEN q.est_work_gpu_hours IS NULL THEN 'no work estimate: not planned'
-			WHEN q.gpus_min > gpualloc_internal.pool_capacity(pl.pool_id)
-			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min,
-								   gpualloc_internal.pool_capacity(pl.pool_id))
+			WHEN q.gpus_min > pl.usable
+			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min, pl.usable)
 			WHEN q.not_before > now() THEN 'not before ' || q.not_before
+			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
+			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
+			THEN 'submitted after the latest plan: waiting for the next'
 			WHEN p.planned_start IS NOT NULL THEN 'planned to start at ' || p.planned_start
 			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
 			ELSE 'no block free within the horizon'
 	   END AS pending_reason
 FROM gpualloc.queue q
-JOIN gpualloc.pools pl ON pl.name = q.pool
+-- (views call no internal function: their callers may not)
+JOIN (SELECT p.pool_id, p.name, (SELECT count(*) FROM gpualloc.gpus g
+								  WHERE g.pool_id = p.pool_id AND g.state <> 'down')::integer AS usable
+	  FROM gpualloc.pools p) pl ON pl.name = q.pool
 LEFT JOIN planned p ON p.job_id = q.job_id
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)

@@ -105,7 +105,7 @@ COMMENT ON FUNCTION gpualloc_internal.gpu_failed(integer) IS 'A GPU went down: e
 COMMENT ON FUNCTION gpualloc_internal.start_now_if_free(bigint) IS 'The submit fast path: book a new job on a block free now and in the latest plan for its whole run.';
 COMMENT ON FUNCTION gpualloc_internal.free_block_now(gpualloc.jobs) IS 'The largest, then lowest, aligned block free now and in the latest plan for a job''s run.';
 COMMENT ON FUNCTION gpualloc_internal.refresh_estimates() IS 'Queued jobs'' estimates from what finished jobs taught the estimators.';
-COMMENT ON FUNCTION gpualloc_internal.planner_next_run() IS 'When the background planner means to run next (NULL: it does not run).';
+COMMENT ON FUNCTION gpualloc.planner_next_run() IS 'When the background planner means to run next (NULL: it does not run).';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_gpu_state() IS 'Trigger: a GPU changing state asks the planner for a run.';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_job_end() IS 'Trigger: a job ending before its estimate asks the planner for a run.';
 COMMENT ON FUNCTION gpualloc_internal.dashboard_window(timestamptz, timestamptz) IS 'The window a dashboard function reads: no earlier than the first recorded data, no later than now.';
