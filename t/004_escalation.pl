@@ -17,6 +17,12 @@
 #   c. Tenants: no shared role becomes a tenant, a submitter cannot submit
 #      for one, and another tenant's job can be neither seen nor cancelled.
 #
+# Two escalations that still work are kept at the end as TODO tests, in a
+# transaction that is rolled back or a database of their own: a superuser's
+# load_demand of an admin's table runs the admin's cast, and objects planted
+# in a writable public before CREATE EXTENSION bind into its constraints,
+# indexes and views.
+#
 # Every escalation function logs each call to a table the attacker owns
 # (INSERT granted to PUBLIC) and bumps a sequence, which a rollback does not
 # undo, so a call that failed is counted too.
@@ -419,15 +425,8 @@ for my $rc (@role_calls) {
 	push @failed, "$rc->[0]: $q: $e" if $r != 0;
 }
 is($ran, 0, 'b. an admin, submitters, an executor and a reader use the API without running attacker code');
-# queue_plan's pending_reason and planner_status call functions of
-# gpualloc_internal, which no role but the owner may execute
-my @internal = grep { /permission denied for function (pool_capacity|setting|planner_next_run)/ } @failed;
-is(scalar(grep { !/permission denied for function (pool_capacity|setting|planner_next_run)/ } @failed), 0,
-	'b. and every call but those reported below succeeds') or diag(join("\n", @failed));
-TODO: {
-	local $TODO = 'reported: queue_plan and planner_status call gpualloc_internal functions readers and admins may not execute';
-	is(scalar(@internal), 0, 'b. readers and admins read queue_plan and planner_status') or diag(join("\n", @internal));
-}
+is(scalar(@failed), 0, 'b. and every one of those calls succeeds (readers and admins read queue_plan and planner_status)')
+	or diag(join("\n", @failed));
 
 # the executor starts, finishes and rejects what the plan books
 sql(q{SELECT status FROM gpualloc.replan('fast')});
