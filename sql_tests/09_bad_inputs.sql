@@ -783,6 +783,8 @@ SELECT * FROM gpualloc.allocation_changes(0); :same -- executors, readers and ad
 SELECT gpualloc.allocation_seq(); :same -- executors, readers and admins only
 SELECT * FROM gpualloc.check_integrity(); :same -- admin only
 SELECT gpualloc.request_replan(); :same -- admin only
+SELECT gpualloc.planner_next_run(); :same -- readers and admins only
+SELECT * FROM gpualloc.planner_status; :same -- readers and admins only
 SELECT gpualloc_internal.allocations_set(ARRAY[1], ARRAY[800001]::bigint[], '{}', 'submit'); :same -- internal
 SELECT gpualloc.record_demand_rows(ARRAY['sec-chat'], ARRAY['2025-06-02 11:00+00'::timestamptz], ARRAY[1::float8]); :same -- admin only
 SELECT gpualloc_internal.release_job(800003, 'cancel'); :same -- internal
@@ -824,6 +826,7 @@ SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lor
 SELECT * FROM gpualloc.utilization('2025-06-02', '2025-06-03'); :same -- readers and admins only
 SELECT * FROM gpualloc.check_integrity(); :same -- admin only
 SELECT gpualloc.request_replan(); :same -- admin only
+SELECT gpualloc.planner_next_run(); :same -- readers and admins only
 SELECT gpualloc_internal.release_job(800003, 'job_finished'); :same -- internal
 SELECT count(*) FROM gpualloc.jobs; :same -- no table reads
 DELETE FROM gpualloc.allocations; :same -- no direct writes
@@ -865,6 +868,7 @@ SELECT gpualloc.plan_svg(1); :same -- no gpualloc role
 SELECT * FROM gpualloc.utilization('2025-06-02', '2025-06-03'); :same -- no gpualloc role
 SELECT gpualloc.allocation_seq(); :same -- no gpualloc role
 SELECT gpualloc.request_replan(); :same -- no gpualloc role
+SELECT gpualloc.planner_next_run(); :same -- no gpualloc role
 SELECT count(*) FROM gpualloc.current_allocation; :same -- no gpualloc role
 SELECT count(*) FROM gpualloc.jobs; :same -- no gpualloc role
 RESET ROLE;
