@@ -289,6 +289,9 @@ SELECT gpualloc.add_service('sec-tts', 'sec', 10, 2, min_gpus => NULL); :same --
 SELECT gpualloc.add_service('sec-tts', 'sec', 10, 2, min_gpus => -1); :same -- min_gpus: negative
 SELECT gpualloc.add_service('sec-tts', 'sec', 10, 2, min_gpus => 3); :same -- min_gpus: above max_gpus
 SELECT gpualloc.add_service('sec-tts', 'sec', 10, 2, churn_budget => -1); :same -- churn_budget: negative
+SELECT gpualloc.add_service('sec-tts', 'sec', 10, 2, priority => 1e308); :same -- priority: above 1e6
+SELECT gpualloc.add_service('sec-tts', 'sec', 1e-300, 2); :same -- capacity_per_gpu: below 1e-6
+SELECT gpualloc.add_service('sec-tts', 'sec', 1e300, 2); :same -- capacity_per_gpu: above 1e15
 
 -- remove_service(name)
 SELECT gpualloc.remove_service(NULL); :same -- name: NULL
@@ -298,6 +301,10 @@ SELECT gpualloc.remove_service('SEC-CHAT'); :same -- name: names are case-sensit
 SELECT gpualloc.remove_service(repeat('s', 70)); :same -- name: over-long, no such service
 
 -- record_demand(service, hour, traffic)
+SELECT gpualloc.record_demand('sec-chat', '2025-06-02 11:00+00', 1e15); :same -- traffic: 1e14 GPUs of the service
+SET TimeZone = 'Asia/Kolkata';
+SELECT gpualloc.record_demand('sec-chat', '2025-06-02 06:00+05:30', 20); -- hour: a whole hour of +05:30 is not a UTC hour
+SET TimeZone = 'UTC'; :same
 SELECT gpualloc.record_demand(NULL, '2025-06-02 11:00+00', 1); :same -- service: NULL
 SELECT gpualloc.record_demand('sec-nope', '2025-06-02 11:00+00', 1); :same -- service: no such service
 SELECT gpualloc.record_demand('sec-chat', NULL, 1); :same -- hour: NULL
@@ -462,6 +469,9 @@ SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenan
 SELECT gpualloc.submit_job('sec-queued', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'sec_team'); :same -- name: sec_team already has it active
 SELECT gpualloc.submit_job(1, 'training', 'sec', 1, work_gpu_hours => 1); :same -- name: an integer (no such signature)
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, colour => 'red'); :same -- an argument that does not exist
+SELECT gpualloc.submit_job('sec-huge', 'training', 'sec', 1, tenant => 'sec_team',
+	features => '{"variant": "full_sft", "params_b": 100000, "tokens_m": 1e9, "epochs": 1000}'); :same -- estimated work beyond 1e7 GPU-hours
+SELECT gpualloc.submit_job('sec-x', 'training', 'sec', 1, deadline => 'infinity', work_gpu_hours => 1); :same -- deadline: infinite
 
 -- cancel_job(job_id, reason)
 SELECT gpualloc.cancel_job(NULL); :same -- job_id: NULL
@@ -541,6 +551,7 @@ ROLLBACK;
 
 -- job_rejected(job_id, reason)
 SELECT gpualloc.job_rejected(800002, NULL); :same -- reason: NULL
+SELECT gpualloc.job_rejected(800002, '  '); :same -- reason: blank
 SELECT gpualloc.job_rejected(800002, repeat('r', 1001)); :same -- reason: 1001 bytes
 SELECT gpualloc.job_rejected(NULL, 'image missing'); :same -- job_id: NULL
 SELECT gpualloc.job_rejected(999999999, 'image missing'); :same -- job_id: no such job
@@ -699,6 +710,8 @@ SELECT * FROM gpualloc.estimate_job('batch_inference', '{"params_b": 8, "algorit
 
 -- forecast_demand(service, from, horizon)
 SELECT * FROM gpualloc.forecast_demand(NULL, '2025-06-02 12:00+00'); :same -- service: NULL
+SELECT * FROM gpualloc.forecast_demand('sec-chat', '294276-12-31 12:00+00', '1 day'); :same -- from: beyond a year ahead
+SELECT * FROM gpualloc.forecast_demand('sec-chat', '1999-12-31 23:00+00'); :same -- from: before 2000
 SELECT * FROM gpualloc.forecast_demand('sec-nope', '2025-06-02 12:00+00'); :same -- service: no such service
 SELECT * FROM gpualloc.forecast_demand('sec-chat', NULL); :same -- from: NULL
 SELECT * FROM gpualloc.forecast_demand('sec-chat', 'infinity'); :same -- from: infinity

@@ -2,6 +2,12 @@
 -- Complain if the script is sourced in psql rather than via CREATE EXTENSION.
 \echo Use "CREATE EXTENSION gpualloc CASCADE" to load this file. \quit
 
+-- CREATE EXTENSION puts the schemas of required extensions (btree_gist's,
+-- often a writable public) on the search_path: every name below, in tables,
+-- constraints, indexes, views and functions, must bind to the catalog and
+-- the extension only.  The setting ends with the script.
+SET search_path = pg_catalog, gpualloc, pg_temp;
+
 -- gpualloc lives in schema gpualloc.  PostgreSQL refuses another SCHEMA for
 -- it, except with CASCADE, where it installs gpualloc in gpualloc anyway and
 -- puts the extensions it requires into the schema asked for: refuse that too.
@@ -119,7 +125,7 @@ CREATE TABLE gpualloc.jobs (
 	CONSTRAINT jobs_running_has_block CHECK (status <> 'running' OR (started_at IS NOT NULL AND block_size IS NOT NULL)),
 	CONSTRAINT jobs_booked_has_time CHECK ((status = 'booked') = (booked_at IS NOT NULL)),
 	CONSTRAINT jobs_finished_after_start CHECK (finished_at IS NULL OR started_at IS NULL OR finished_at >= started_at),
-	CONSTRAINT jobs_estimate_positive CHECK (est_work_gpu_hours IS NULL OR (est_work_gpu_hours > 0 AND est_work_gpu_hours < 'Infinity'))
+	CONSTRAINT jobs_estimate_positive CHECK (est_work_gpu_hours IS NULL OR (est_work_gpu_hours > 0 AND est_work_gpu_hours <= 1e7))
 );
 CREATE INDEX jobs_status_idx ON gpualloc.jobs (status, priority DESC, submitted_at);
 CREATE INDEX jobs_tenant_idx ON gpualloc.jobs (tenant);
@@ -145,7 +151,9 @@ CREATE TABLE gpualloc.demand_history (
 	hour		timestamptz NOT NULL,
 	traffic		double precision NOT NULL CHECK (traffic >= 0 AND traffic < 'Infinity'),
 	PRIMARY KEY (service_id, hour),
-	CONSTRAINT demand_hour_aligned CHECK (date_trunc('hour', hour) = hour)
+	-- whole UTC hours, whatever the session's time zone (an hour of a
+	-- +05:30 zone is not one)
+	CONSTRAINT demand_hour_aligned CHECK (date_trunc('hour', hour, 'UTC') = hour)
 );
 
 -- Where COPY lands bulk demand before gpualloc.load_demand() checks and moves it.

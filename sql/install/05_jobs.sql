@@ -178,6 +178,11 @@ BEGIN
 		RAISE EXCEPTION 'not_before must be a finite time'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	IF deadline = 'infinity' THEN
+		RAISE EXCEPTION 'deadline must be a finite time'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Leave it NULL for no deadline.';
+	END IF;
 	IF deadline IS NOT NULL AND deadline <= now() THEN
 		RAISE EXCEPTION 'deadline % is not in the future', deadline
 			USING ERRCODE = 'invalid_parameter_value';
@@ -250,6 +255,11 @@ BEGIN
 	-- the work the planner books: the submitter's figure, else the estimate at gpus_max
 	IF work_gpu_hours IS NULL THEN
 		est := gpualloc.estimate_job(kind, features, hi, pool);
+		IF est.work_gpu_hours > 1e7 THEN
+			RAISE EXCEPTION 'the estimated work of this job is % GPU-hours, beyond 1e7', round(est.work_gpu_hours::numeric)
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Check its features (model size, tokens, epochs), or give work_gpu_hours.';
+		END IF;
 	ELSE
 		SELECT hi AS gpus_used, work_gpu_hours / hi AS hours_p10, work_gpu_hours / hi AS hours_p50,
 			   work_gpu_hours / hi AS hours_p90, work_gpu_hours AS work_gpu_hours,
@@ -373,8 +383,16 @@ BEGIN
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = 'Only a booked job, or a queued one given a block, can start.';
 	END IF;
-	IF started_at IS NULL OR started_at > now() THEN
-		RAISE EXCEPTION 'started_at % is in the future', coalesce(started_at::text, 'NULL')
+	IF started_at IS NULL THEN
+		RAISE EXCEPTION 'started_at must be given'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF started_at > now() THEN
+		RAISE EXCEPTION 'started_at % is in the future', started_at
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF block_first > 1 << 30 OR block_size > 1 << 30 THEN
+		RAISE EXCEPTION 'block_first and block_size must be at most 2^30, got % and %', block_first, block_size
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	IF started_at < j.submitted_at THEN
@@ -438,8 +456,12 @@ BEGIN
 		RAISE EXCEPTION 'succeeded must be true or false'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF finished_at IS NULL OR finished_at > now() THEN
-		RAISE EXCEPTION 'finished_at % is in the future', coalesce(finished_at::text, 'NULL')
+	IF finished_at IS NULL THEN
+		RAISE EXCEPTION 'finished_at must be given'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF finished_at > now() THEN
+		RAISE EXCEPTION 'finished_at % is in the future', finished_at
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	IF finished_at < j.started_at THEN
@@ -465,7 +487,7 @@ DECLARE
 	j gpualloc.jobs;
 BEGIN
 	PERFORM gpualloc_internal.require_executor('reject a job');
-	IF reason IS NULL THEN
+	IF reason IS NULL OR reason !~ '\S' THEN
 		RAISE EXCEPTION 'reason must be given'
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'Say why the job could not start; it is shown in the job''s status_message.';

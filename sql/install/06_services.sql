@@ -19,6 +19,16 @@ BEGIN
 	capacity := gpualloc_internal.pool_capacity(p.pool_id);
 	PERFORM gpualloc_internal.check_positive('capacity_per_gpu', capacity_per_gpu);
 	PERFORM gpualloc_internal.check_positive('priority', priority);
+	-- bounded so a service's value and its demand in GPUs stay finite numbers
+	IF priority > 1e6 THEN
+		RAISE EXCEPTION 'priority must be at most 1e6, got %', priority
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF capacity_per_gpu < 1e-6 OR capacity_per_gpu > 1e15 THEN
+		RAISE EXCEPTION 'capacity_per_gpu must be from 1e-6 to 1e15, got %', capacity_per_gpu
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'It is the traffic one GPU serves, in the unit of the demand you record.';
+	END IF;
 	IF max_gpus IS NULL OR max_gpus < 1 OR max_gpus > capacity THEN
 		RAISE EXCEPTION 'max_gpus must be between 1 and the % usable GPUs of pool "%", got %',
 			capacity, pool, coalesce(max_gpus::text, 'NULL')
@@ -75,10 +85,10 @@ AS $$
 DECLARE
 	s gpualloc.services := gpualloc_internal.service(service);
 BEGIN
-	IF hour IS NULL OR hour = 'infinity' OR hour = '-infinity' OR date_trunc('hour', hour) <> hour THEN
+	IF hour IS NULL OR hour = 'infinity' OR hour = '-infinity' OR date_trunc('hour', hour, 'UTC') <> hour THEN
 		RAISE EXCEPTION '%hour % is not the start of an hour', what, coalesce(hour::text, 'NULL')
 			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Use date_trunc(''hour'', ts).';
+				  HINT = 'Demand is recorded per whole UTC hour: use date_trunc(''hour'', ts, ''UTC'').';
 	END IF;
 	-- history only, from a sane epoch: a row years off would stretch every
 	-- forecast over an empty past or a future nobody has seen
@@ -90,6 +100,12 @@ BEGIN
 	IF traffic IS NULL OR traffic = 'NaN' OR traffic < 0 OR traffic > 1e15 THEN
 		RAISE EXCEPTION '%traffic must be a finite number from 0 to 1e15, got %', what, coalesce(traffic::text, 'NULL')
 			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF traffic / s.capacity_per_gpu > 1e6 THEN
+		RAISE EXCEPTION '%traffic % is % GPUs of service "%"; at most 1e6 GPUs are planned for', what, traffic,
+			traffic / s.capacity_per_gpu, s.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Check the traffic''s unit against the service''s capacity_per_gpu.';
 	END IF;
 	RETURN s.service_id;
 END
@@ -141,6 +157,27 @@ BEGIN
 				  DETAIL = 'load_demand reads only plain or partitioned tables, not views, foreign tables or materialized views.',
 				  HINT = 'Copy the rows into gpualloc.demand_staging, or into a table of your own.';
 	END IF;
+	-- every partition a plain table too: a foreign one would run its wrapper
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_partition_tree(source) t
+			   JOIN pg_catalog.pg_class c ON c.oid = t.relid WHERE c.relkind NOT IN ('r', 'p')) THEN
+		RAISE EXCEPTION 'source % has a partition that is not a table', source
+			USING ERRCODE = 'wrong_object_type',
+				  DETAIL = 'load_demand reads only plain tables and partitioned tables of plain tables.';
+	END IF;
+	-- built-in column types only: a type of the table owner's own (or a domain)
+	-- brings casts and checks of theirs, run by whoever calls load_demand
+	SELECT pg_catalog.string_agg(pg_catalog.format('%s %s', a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod)), ', ')
+	INTO missing
+	FROM pg_catalog.pg_attribute a
+	WHERE a.attrelid = source AND a.attname IN ('service', 'hour', 'traffic') AND a.attnum > 0 AND NOT a.attisdropped
+	  AND a.atttypid NOT IN ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'name'::regtype,
+							 'timestamptz'::regtype, 'timestamp'::regtype, 'int2'::regtype, 'int4'::regtype,
+							 'int8'::regtype, 'float4'::regtype, 'float8'::regtype, 'numeric'::regtype);
+	IF missing IS NOT NULL THEN
+		RAISE EXCEPTION 'source % has columns of types load_demand does not read: %', source, missing
+			USING ERRCODE = 'datatype_mismatch',
+				  DETAIL = 'service is text, varchar or name; hour timestamptz or timestamp; traffic a built-in number type.';
+	END IF;
 	SELECT pg_catalog.string_agg(want, ', ') INTO missing
 	FROM pg_catalog.unnest(ARRAY['service', 'hour', 'traffic']) AS want
 	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
@@ -173,7 +210,20 @@ DECLARE
 	dup record;
 BEGIN
 	PERFORM gpualloc_internal.require_admin('load demand');
-	FOR i IN 1 .. coalesce(pg_catalog.cardinality(services), 0) LOOP
+	IF services IS NULL OR hours IS NULL OR traffic IS NULL THEN
+		RAISE EXCEPTION 'services, hours and traffic must be arrays, not NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF pg_catalog.array_ndims(services) > 1 OR pg_catalog.array_ndims(hours) > 1 OR pg_catalog.array_ndims(traffic) > 1
+	   OR coalesce(pg_catalog.array_lower(services, 1), 1) <> 1 OR coalesce(pg_catalog.array_lower(hours, 1), 1) <> 1
+	   OR coalesce(pg_catalog.array_lower(traffic, 1), 1) <> 1
+	   OR pg_catalog.cardinality(services) <> pg_catalog.cardinality(hours)
+	   OR pg_catalog.cardinality(services) <> pg_catalog.cardinality(traffic) THEN
+		RAISE EXCEPTION 'services, hours and traffic must be one-dimensional arrays of one length, from index 1; got %, % and % elements',
+			pg_catalog.cardinality(services), pg_catalog.cardinality(hours), pg_catalog.cardinality(traffic)
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR i IN 1 .. pg_catalog.cardinality(services) LOOP
 		ids := ids || gpualloc_internal.check_demand_row(services[i], hours[i], traffic[i], pg_catalog.format('row %s: ', i));
 	END LOOP;
 	SELECT s.name, r.hour INTO dup

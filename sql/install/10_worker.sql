@@ -54,10 +54,13 @@ DECLARE
 BEGIN
 	UPDATE gpualloc.jobs j
 	SET (est_gpus, est_hours_p10, est_hours_p50, est_hours_p90, est_work_gpu_hours, est_method) =
-		(SELECT e.gpus_used, e.hours_p10, e.hours_p50, e.hours_p90, e.work_gpu_hours, e.method
-		 FROM gpualloc.estimate_job(j.kind, j.features, j.gpus_max,
-									(SELECT p.name FROM gpualloc.pools p WHERE p.pool_id = j.pool_id)) e)
-	WHERE j.status = 'queued' AND j.est_method IS DISTINCT FROM 'submitted';
+		(x.gpus_used, x.hours_p10, x.hours_p50, x.hours_p90, x.work_gpu_hours, x.method)
+	FROM (SELECT w.job_id, e.*
+		  FROM gpualloc.jobs w JOIN gpualloc.pools p ON p.pool_id = w.pool_id,
+			   LATERAL gpualloc.estimate_job(w.kind, w.features, w.gpus_max, p.name) e
+		  WHERE w.status IN ('queued', 'booked') AND w.est_method IS DISTINCT FROM 'submitted') x
+	-- an estimate beyond the bound keeps the one the job was accepted with
+	WHERE x.job_id = j.job_id AND x.work_gpu_hours <= 1e7;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	RETURN n;
 END

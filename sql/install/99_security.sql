@@ -21,6 +21,8 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc_internal FROM PUBLIC;
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA gpualloc TO gpualloc_admin;
 -- the allocation changes only through its commit path, never by hand
 REVOKE INSERT, UPDATE, DELETE ON gpualloc.allocations, gpualloc.allocation_commits FROM gpualloc_admin;
+-- plans are written by the planner only (an admin may delete old ones)
+REVOKE INSERT, UPDATE ON gpualloc.plan_runs, gpualloc.plan_blocks FROM gpualloc_admin;
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA gpualloc TO gpualloc_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 

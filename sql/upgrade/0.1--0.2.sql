@@ -4,6 +4,10 @@
 -- an upgraded database and a fresh 0.2 install are the same.
 \echo Use "ALTER EXTENSION gpualloc UPDATE TO '0.2'" to load this file. \quit
 
+-- names bind to the catalog and the extension only, never to a writable
+-- public that the required extensions' schemas may bring onto the path
+SET search_path = pg_catalog, gpualloc, pg_temp;
+
 -- 0.1's code: views first, then functions (their triggers go with them).
 DO $$
 DECLARE
@@ -98,6 +102,17 @@ FROM gpualloc.jobs j
 WHERE j.job_id = a.job_id AND a.end_seq IS NULL AND j.status NOT IN ('booked', 'running');
 ALTER TABLE gpualloc.jobs
 	ADD CONSTRAINT jobs_booked_has_time CHECK ((status = 'booked') = (booked_at IS NOT NULL));
+
+-- estimates bounded (a larger one is an error of the features: capped);
+-- demand hours whole UTC hours in any session time zone (0.1 took an hour of
+-- a +05:30 zone, which no forecast can use: dropped)
+UPDATE gpualloc.jobs SET est_work_gpu_hours = 1e7 WHERE est_work_gpu_hours > 1e7;
+ALTER TABLE gpualloc.jobs DROP CONSTRAINT jobs_estimate_positive,
+	ADD CONSTRAINT jobs_estimate_positive
+		CHECK (est_work_gpu_hours IS NULL OR (est_work_gpu_hours > 0 AND est_work_gpu_hours <= 1e7));
+DELETE FROM gpualloc.demand_history WHERE date_trunc('hour', hour, 'UTC') <> hour;
+ALTER TABLE gpualloc.demand_history DROP CONSTRAINT demand_hour_aligned,
+	ADD CONSTRAINT demand_hour_aligned CHECK (date_trunc('hour', hour, 'UTC') = hour);
 
 DROP INDEX gpualloc.jobs_active_name_idx;
 CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)

@@ -124,6 +124,9 @@ horizon_steps(Interval *horizon, int step_minutes)
 	return (int) (minutes / step_minutes);
 }
 
+/* 2000-01-01 00:00 UTC, where demand history begins (as in check_demand_row) */
+#define DEMAND_EPOCH ((TimestampTz) 0)
+
 /*
  * forecast_demand(service, from, horizon): per step the p50 and upper-quantile
  * traffic and the churn-shaped GPU curve the planner would use, learned only
@@ -145,10 +148,13 @@ gpualloc_forecast_demand(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("service, from and horizon must not be NULL")));
 	from = PG_GETARG_TIMESTAMPTZ(1);
-	if (TIMESTAMP_NOT_FINITE(from))
+	/* from the demand history's epoch to a year ahead: a forecast further out has nothing to learn from */
+	if (TIMESTAMP_NOT_FINITE(from) || from < DEMAND_EPOCH ||
+		from > GetCurrentTransactionStartTimestamp() + (int64) 366 * USECS_PER_DAY)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("from must be a finite time")));
+				 errmsg("from must be a time from 2000-01-01 to a year from now"),
+				 errhint("A forecast is learned from the service's history before from.")));
 	InitMaterializedSRF(fcinfo, 0);
 	req.from = ga_pg_step_floor(from, gpualloc_step_minutes);
 	req.step_minutes = gpualloc_step_minutes;
@@ -168,7 +174,7 @@ gpualloc_forecast_demand(PG_FUNCTION_ARGS)
 		values[0] = TimestampTzGetDatum(req.from + t * step_usecs);
 		values[1] = Float8GetDatum(p50[t]);
 		values[2] = Float8GetDatum(upper[t]);
-		values[3] = Int32GetDatum((int) ceil(upper[t] / req.capacity_per_gpu - 1e-9));
+		values[3] = Int32GetDatum((int) Min(ceil(upper[t] / req.capacity_per_gpu - 1e-9), (double) PG_INT32_MAX));
 		values[4] = Int32GetDatum(shaped[t]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
