@@ -241,3 +241,45 @@ TEST(fuzz_scenario_demand_beyond_int_is_refused)
 		CHECK_INT_EQ(ga_scenario_true_demand(scn, 0, scn->start), GA_SCN_MAX_GPUS);
 	ga_scenario_destroy(scn);
 }
+
+/* ---- the simulator ---- */
+
+/*
+ * The simulator turned a job's true work into whole steps with an int
+ * conversion of ceil(work / step / gpus): work_gpu_hours 1e300 (or 1e10)
+ * made it undefined (UBSan: "outside the range of representable values of
+ * type 'int'").  It is now capped like ga_job_duration: the job runs past
+ * the window and never completes, under every step-by-step policy.
+ */
+TEST(fuzz_sim_job_longer_than_an_int_of_steps)
+{
+	static const ga_policy policies[] = {GA_POLICY_FIFO, GA_POLICY_BACKFILL, GA_POLICY_FAST};
+	const char *dir = tscn_write(settings, gpus, services, demand,
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "huge,other,h100,1,2026-03-02 00:00,1,1,1e300,\n"
+								 "long,other,h100,1,2026-03-02 00:00,2,2,1e10,\n"
+								 "short,other,h100,1,2026-03-02 00:00,1,1,1,\n",
+								 NULL);
+
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	for (int p = 0; p < 3; p++)
+		for (int perfect = 0; perfect < 2; perfect++)
+		{
+			ga_sim_result *res = tscn_simulate(dir, policies[p], perfect);
+
+			if (res == NULL)
+				continue;
+			/* arrival order is file order here: huge, long, short */
+			for (int j = 0; j < 2; j++)
+			{
+				CHECK_INT_EQ(res->jobs[j].start_step, 0);
+				CHECK(res->jobs[j].end_step > res->record->n_steps);
+			}
+			CHECK_INT_EQ(res->jobs[2].end_step - res->jobs[2].start_step, 2);
+			CHECK(res->metrics.completed_jobs == 1);
+			ga_sim_result_destroy(res);
+		}
+	tscn_remove(dir);
+}
