@@ -2,17 +2,9 @@
  * fuzz_scenario.c — libFuzzer target for the scenario reader,
  * ga_scenario_read of src/core/sim/scenario.h.
  *
- * The first byte of the input picks how the rest becomes a scenario
- * directory:
- *
- *   below 0x80: the rest is split on NUL bytes into scenario.csv, gpus.csv,
- *               services.csv, demand.csv, jobs.csv and history.csv, in that
- *               order; a file the input does not reach is absent (history.csv
- *               is optional, the others are then an error), and bytes after
- *               a sixth NUL are ignored.
- *   0x80 and up: the rest is the single file number (byte & 0x7f) % 6 of
- *               that list, NUL bytes included, and the other five are a
- *               small valid scenario.
+ * The input becomes a scenario directory as fuzz_scenario_dir.h describes:
+ * split into the six files on NUL bytes, or one file with the other five
+ * fixed and valid.
  *
  * A scenario that reads is then checked against what scenario.h and the
  * simulator rely on (pools tiling the GPUs, indices in range, powers of
@@ -25,40 +17,15 @@
 #include "forecast/forecast_estimator.h"
 #include "sim/scenario.h"
 
-#include "fuzz_tmp.h"
+#include "fuzz_scenario_dir.h"
 
 #include <limits.h>
 #include <math.h>
 
-#define CHECK(cond) \
-	do { if (!(cond)) { fprintf(stderr, "fuzz_scenario: %s:%d: %s\n", __FILE__, __LINE__, #cond); abort(); } } while (0)
-
-#define N_FILES 6
 #define MAX_ESTIMATES 32
 
-static const char *const files[N_FILES] = {
-	"scenario.csv", "gpus.csv", "services.csv", "demand.csv", "jobs.csv", "history.csv"
-};
-
-/* The valid scenario around a fuzzed single file. */
-static const char *const fixed[N_FILES] = {
-	"key,value\nname,fixed\nstart,2026-03-02 00:00\nend,2026-03-02 06:00\n"
-	"step_minutes,30\nhorizon_hours,4\nreplan_minutes,60\npenalty,8\nhalf_life_hours,12\n",
-	"pool,node,gpus\na100,n1,8\na100,n2,8\nh100,n3,4\n",
-	"service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n"
-	"chat,a100,4,400,2,1,8\nembed,h100,2,100,0,0,16\n",
-	"service,ts,traffic\nchat,2026-03-02 00:00,535.6\nembed,2026-03-02 00:00,12\n"
-	"chat,2026-03-02 01:00,900\nchat,2026-03-02 03:00,0\n",
-	"job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
-	"j1,training,a100,1,2026-03-02 00:00,1,4,7.48,strategy=lora;technique=rlvr;params_b=8;tokens_m=19\n"
-	"j2,inference,h100,2,2026-03-01 23:00,2,4,3,params_b=70;tokens_m=500\n"
-	"j3,quantization,a100,1,2026-03-02 02:30,1,1,1,params_b=8;algorithm=awq\n"
-	"j4,other,a100,1,2026-03-02 01:00,8,8,12,\n",
-	"kind,gpus,features,actual_hours\n"
-	"training,2,strategy=full;technique=sft;params_b=7;tokens_m=211;epochs=3,30.1\n"
-	"inference,1,params_b=8;tokens_m=100,2.5\n"
-	"quantization,1,params_b=8;algorithm=gptq,1.2\n",
-};
+#define CHECK(cond) \
+	do { if (!(cond)) { fprintf(stderr, "fuzz_scenario: %s:%d: %s\n", __FILE__, __LINE__, #cond); abort(); } } while (0)
 
 static void
 check_error(const ga_error *err)
@@ -202,39 +169,13 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *dir = fuzz_tmp_dir(files, N_FILES);
+	const char *dir;
 	ga_scenario *scn;
 	ga_error	err = {0};
 
 	if (size == 0)
 		return 0;
-	if (data[0] & 0x80)
-	{
-		int			which = (data[0] & 0x7f) % N_FILES;
-
-		for (int i = 0; i < N_FILES; i++)
-			if (i == which)
-				fuzz_tmp_write(dir, files[i], data + 1, size - 1);
-			else
-				fuzz_tmp_write(dir, files[i], (const uint8_t *) fixed[i], strlen(fixed[i]));
-	}
-	else
-	{
-		size_t		at = 1;
-		int			i = 0;
-
-		/* at == size + 1 once the last part has been written */
-		for (; i < N_FILES && at <= size; i++)
-		{
-			const uint8_t *nul = memchr(data + at, '\0', size - at);
-			size_t		stop = nul != NULL ? (size_t) (nul - data) : size;
-
-			fuzz_tmp_write(dir, files[i], data + at, stop - at);
-			at = stop + 1;
-		}
-		for (; i < N_FILES; i++)
-			fuzz_tmp_remove(dir, files[i]);
-	}
+	dir = fuzz_scenario_dir(data, size);
 	scn = ga_scenario_read(dir, &err);
 	if (scn == NULL)
 	{

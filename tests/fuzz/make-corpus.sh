@@ -8,7 +8,7 @@ SRC=scenarios/01_training_heavy
 OUT=tests/fuzz/corpus
 FILES="scenario.csv gpus.csv services.csv demand.csv jobs.csv history.csv"
 rm -rf "$OUT"
-mkdir -p "$OUT/fuzz_scenario" "$OUT/fuzz_csv" "$OUT/fuzz_features"
+mkdir -p "$OUT/fuzz_scenario" "$OUT/fuzz_sim" "$OUT/fuzz_csv" "$OUT/fuzz_features"
 
 # fuzz_scenario: a selector byte, then the files split by NUL bytes
 # (selector < 0x80) or one file with the others fixed (selector >= 0x80).
@@ -43,6 +43,21 @@ printf '\201pool,node,gpus\na100,n,1000000000\na100,n,1000000000\na100,n,1000000
 printf '\200key,value\nstart,1970-01-01 00:00\nend,9999-12-31 23:00\nstep_minutes,1\nhorizon_hours,1000000000\n' \
 	>"$OUT/fuzz_scenario/bound_window"
 printf '\203service,ts,traffic\nchat,2026-03-02 00:00,1e300\n' >"$OUT/fuzz_scenario/bound_demand"
+
+# fuzz_sim: scenarios small enough to simulate (fuzz_sim.c: at most 48 steps):
+# the first twelve hours of 01 with its first jobs and history, and the
+# single-file seeds whose fixed files hold the window.
+{
+	printf '\000'
+	sed -e 's/^end,.*/end,2026-03-02 12:00/' "$SRC/scenario.csv"
+	for f in gpus.csv services.csv; do printf '\000'; cat "$SRC/$f"; done
+	printf '\000'; head -n 30 "$SRC/demand.csv"
+	printf '\000'; head -n 12 "$SRC/jobs.csv"
+	printf '\000'; head -n 20 "$SRC/history.csv"
+} >"$OUT/fuzz_sim/small_01"
+for f in gpus.csv services.csv demand.csv jobs.csv history.csv; do
+	cp "$OUT/fuzz_scenario/one_$f" "$OUT/fuzz_sim/one_$f"
+done
 
 # fuzz_csv: the scenario's files, and one with the columns the target asks for.
 for f in $FILES; do
