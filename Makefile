@@ -71,6 +71,20 @@ $(BUILD_DIR)/unit_tests: $(UNIT_SRCS) $(CORE_SRCS) $(CORE_HDRS) tests/unit/unit.
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ $(UNIT_SRCS) $(CORE_SRCS) $(CORE_LIBS)
 
+# The same tests built with AddressSanitizer (leaks included) and
+# UndefinedBehaviorSanitizer, any report fatal: the "unit-san" suite of make
+# test.  Built with the C compiler the unit tests use (gcc on Debian brings
+# libasan and libubsan with it), so make test needs no clang.  gcc leaves an
+# out-of-range float-to-int conversion out of "undefined" (clang does not),
+# so it is asked for by name.
+SAN_CC       = $(CORE_CC)
+SAN_FLAGS    = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Isrc/core \
+               -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+$(BUILD_DIR)/unit_tests_san: $(UNIT_SRCS) $(CORE_SRCS) $(CORE_HDRS) tests/unit/unit.h
+	@mkdir -p $(BUILD_DIR)
+	$(SAN_CC) $(SAN_FLAGS) -o $@ $(UNIT_SRCS) $(CORE_SRCS) $(CORE_LIBS)
+
 $(BUILD_DIR)/%: tools/%.c $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
@@ -80,13 +94,17 @@ build/regress:
 	@ln -sfn ../../sql_tests $@/sql
 	@ln -sfn ../../expected $@/expected
 
-.PHONY: deps unit test demo tools bench-solver bench-forecast
+.PHONY: deps unit unit-san test demo tools bench-solver bench-forecast
 
 deps:
 	@sh tools/install-deps.sh
 
 unit: $(BUILD_DIR)/unit_tests
 	./$(BUILD_DIR)/unit_tests
+
+unit-san: $(BUILD_DIR)/unit_tests_san
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		./$(BUILD_DIR)/unit_tests_san
 
 test:
 	@sh tools/run-tests.sh
@@ -121,6 +139,39 @@ CLI_FLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror \
 
 tools/gpualloc: $(CLI_SRCS) tools/cli/cli.h Makefile
 	$(CORE_CC) $(CLI_FLAGS) -o $@ $(CLI_SRCS) $(if $(PQ_LIBDIR),-L$(PQ_LIBDIR)) -lpq -lm
+
+# ---------------------------------------------------------------------------
+# Fuzzing (tests/fuzz/, README.md, Tests): libFuzzer targets built by clang
+# with AddressSanitizer and UndefinedBehaviorSanitizer, linked with the core
+# sources they reach (GLPK only for the simulator's).  make fuzz builds every target and runs each
+# for FUZZ_SECONDS from its seed corpus; any crash, leak or timeout fails it.
+FUZZ_CC      = clang
+FUZZ_FLAGS   = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Isrc/core -Itests/fuzz \
+               -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_CORE    = src/core/model/common.c src/core/model/calendar.c src/core/model/problem.c \
+               src/core/sim/csv.c src/core/sim/scenario.c $(sort $(wildcard src/core/forecast/*.c))
+FUZZ_TARGETS = $(basename $(notdir $(sort $(wildcard tests/fuzz/fuzz_*.c))))
+FUZZ_SECONDS ?= 60
+
+FUZZ_HDRS    = $(wildcard tests/fuzz/*.h)
+
+$(BUILD_DIR)/fuzz/%: tests/fuzz/%.c $(FUZZ_HDRS) $(FUZZ_CORE) $(CORE_HDRS)
+	@mkdir -p $(BUILD_DIR)/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CORE) -lm
+
+# The simulator reaches the planners, so fuzz_sim takes the whole core and GLPK.
+$(BUILD_DIR)/fuzz/fuzz_sim: tests/fuzz/fuzz_sim.c $(FUZZ_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(BUILD_DIR)/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: fuzz fuzz-build deps-fuzz
+deps-fuzz:
+	@sh tools/install-deps.sh --fuzz
+
+fuzz-build: deps-fuzz $(addprefix $(BUILD_DIR)/fuzz/,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	@FUZZ_SECONDS="$(FUZZ_SECONDS)" sh tools/fuzz.sh $(FUZZ_TARGETS)
 
 # ---------------------------------------------------------------------------
 # Benchmark scenarios and the side-by-side simulator benchmark.  The

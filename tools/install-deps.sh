@@ -1,9 +1,14 @@
 #!/bin/sh
 # Installs what building and testing gpualloc needs on Debian 12, through apt,
-# only when something is missing.
+# only when something is missing.  With --fuzz: what make fuzz needs instead
+# (clang, and the libFuzzer and sanitizer runtimes clang only recommends).
 set -eu
+packages="postgresql-15 postgresql-server-dev-15 postgresql-contrib libpq-dev libglpk-dev libipc-run-perl libxml2-utils make gcc"
+if [ "${1:-}" = "--fuzz" ]; then
+	packages="make clang libclang-rt-14-dev"
+fi
 need=""
-for pkg in postgresql-15 postgresql-server-dev-15 postgresql-contrib libpq-dev libglpk-dev libipc-run-perl libxml2-utils make gcc; do
+for pkg in $packages; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

@@ -1,8 +1,8 @@
 #!/bin/sh
 # sh tools/run-tests.sh (or make test): installs what is missing through apt,
-# then runs every test suite — core unit tests, pg_regress, isolation, TAP —
-# and ends with the line "N passed, N failed".  Exit status 0 only when all
-# pass.
+# then runs every test suite — core unit tests (plain and under ASan and
+# UBSan), the simulator's command line, pg_regress, isolation, TAP — and
+# ends with the line "N passed, N failed".  Exit status 0 only when all pass.
 #
 # PostgreSQL refuses to run as root, so when started as root the database
 # suites run as the postgres user on a copy of the tree that user owns.
@@ -36,6 +36,34 @@ run_unit() {
 		return
 	fi
 	count_summary unit "$(./build/unit_tests)"
+}
+
+# The same unit tests built with AddressSanitizer (LeakSanitizer included)
+# and UndefinedBehaviorSanitizer, every report fatal: a report stops the
+# binary with a non-zero status (a leak report comes at exit, after the
+# summary line), so the suite passes only when the binary exits 0 and its
+# stderr holds no sanitizer report.  The report is shown; the tests that
+# passed count as passed, failed tests as failed, the report as one more.
+run_unit_san() {
+	if ! make -s build/unit_tests_san; then
+		count unit-san 0 1
+		return
+	fi
+	san_err=$(mktemp)
+	out=$(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		./build/unit_tests_san 2>"$san_err")
+	rc=$?
+	last=$(echo "$out" | tail -n 1)
+	if grep -qE 'Sanitizer|runtime error:' "$san_err" ||
+		! echo "$last" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' ||
+		{ [ "$rc" -ne 0 ] && echo "$last" | grep -q ' 0 failed$'; }; then
+		echo "$out" | grep -v '^ok '
+		cat "$san_err"
+		count unit-san "$(echo "$out" | grep -c '^ok ')" $(($(echo "$out" | grep -c '^FAIL ') + 1))
+	else
+		count_summary unit-san "$out"
+	fi
+	rm -f "$san_err"
 }
 
 # The simulator from the command line (tests/cli).
@@ -121,6 +149,7 @@ run_pg_suites() {
 }
 
 run_unit
+run_unit_san
 run_cli
 run_pg_suites
 echo "$passed passed, $failed failed"

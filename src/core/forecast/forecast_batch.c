@@ -326,6 +326,18 @@ check_history(const char *kind, int gpus, double actual_hours, ga_error *err)
 	return GA_OK;
 }
 
+/*
+ * An observation whose log is infinite or NaN (hours or GPUs so extreme the
+ * ratio overflows) would make every later fit of its kind NaN: refused.
+ */
+static ga_status
+out_of_range(const char *kind, double actual_hours, ga_error *err)
+{
+	return ga_error_set(err, GA_EINVAL,
+						"%s history: actual_hours %g is out of range for this job",
+						kind, actual_hours);
+}
+
 /* Converts an observed or tabled tier throughput to this job's conditions. */
 static double
 job_speed_factor(const ga_inference_job *job)
@@ -346,13 +358,16 @@ ga_batch_model_add_inference(ga_batch_model *model, const ga_inference_job *job,
 							 int gpus, double actual_hours, ga_error *err)
 {
 	double		tps;
+	double		value;
 	ga_status	st = check_history("inference", gpus, actual_hours, err);
 
 	if (st != GA_OK)
 		return st;
 	tps = job->tokens_m * 1e6 / (actual_hours * 3600.0 * gpus);
-	return obs_add(&model->inference, ga_size_tier(job->params_b),
-				   log(tps / job_speed_factor(job)), err);
+	value = log(tps / job_speed_factor(job));
+	if (!isfinite(value))
+		return out_of_range("inference", actual_hours, err);
+	return obs_add(&model->inference, ga_size_tier(job->params_b), value, err);
 }
 
 ga_status
@@ -360,12 +375,15 @@ ga_batch_model_add_quant(ga_batch_model *model, const ga_quant_job *job,
 						 int gpus, double actual_hours, ga_error *err)
 {
 	int			cell = job->algorithm * GA_N_SIZE_TIERS + ga_size_tier(job->params_b);
+	double		value;
 	ga_status	st = check_history("quantization", gpus, actual_hours, err);
 
 	if (st != GA_OK)
 		return st;
-	return obs_add(&model->quant, cell,
-				   log(actual_hours * gpus / ga_quant_table_gpu_hours(job)), err);
+	value = log(actual_hours * gpus / ga_quant_table_gpu_hours(job));
+	if (!isfinite(value))
+		return out_of_range("quantization", actual_hours, err);
+	return obs_add(&model->quant, cell, value, err);
 }
 
 /*

@@ -261,6 +261,9 @@ add_item(ga_feature_list *list, char *item, ga_error *err)
 							"features item \"%s\" must have the form key=value",
 							trim(item));
 	*eq = '\0';
+	if (*trim(item) == '\0')
+		return ga_error_set(err, GA_EINVAL,
+							"features item \"=%s\" has an empty key", trim(eq + 1));
 	f = &list->items[list->n++];
 	f->key = trim(item);
 	f->text = trim(eq + 1);

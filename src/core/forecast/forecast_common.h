@@ -63,7 +63,7 @@ const char *ga_feature_text(const ga_feature *features, int n_features,
  * An owned list of pairs parsed from "key=value;key=value" (the scenario
  * format).  A value that parses completely as a number becomes a number,
  * anything else text.  Whitespace around keys and values is dropped; empty
- * items are skipped.
+ * items are skipped; an item without "=" or with an empty key is an error.
  */
 typedef struct ga_feature_list
 {

@@ -246,12 +246,30 @@ ga_estimate_job(const ga_estimator *est, const char *kind,
 	switch (k)
 	{
 		case KIND_TRAINING:
-			return estimate_training(est, features, n_features, gpus, out, err);
+			st = estimate_training(est, features, n_features, gpus, out, err);
+			break;
 		case KIND_INFERENCE:
-			return estimate_inference(est, features, n_features, gpus, out, err);
+			st = estimate_inference(est, features, n_features, gpus, out, err);
+			break;
 		case KIND_QUANTIZATION:
-			return estimate_quant(est, features, n_features, gpus, out, err);
+			st = estimate_quant(est, features, n_features, gpus, out, err);
+			break;
 	}
+	if (st != GA_OK)
+		return st;
+
+	/*
+	 * Features inside their ranges can still be extreme enough together
+	 * (a tiny model with a huge reward model, an interval widened by wild
+	 * history) for a product to overflow: no infinite or NaN estimate
+	 * reaches a caller, who would book it as work.
+	 */
+	if (!isfinite(out->hours_p10) || !isfinite(out->hours_p50) ||
+		!isfinite(out->hours_p90) || !isfinite(out->work_gpu_hours) ||
+		!isfinite(out->memory_gb))
+		return ga_error_set(err, GA_EINVAL,
+							"%s estimate is out of range for these features (p50 %g hours, p90 %g)",
+							kind, out->hours_p50, out->hours_p90);
 	return GA_OK;
 }
 

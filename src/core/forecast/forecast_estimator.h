@@ -54,7 +54,8 @@ void		ga_estimator_destroy(ga_estimator *est);
 /*
  * Record a finished job (features as for ga_estimate_job, gpus >= 1 it ran
  * on, actual_hours > 0 of wall clock).  Bad input leaves the history as it
- * was and returns GA_EINVAL naming the problem.
+ * was and returns GA_EINVAL naming the problem; so does a run whose ratio to
+ * the job's prior overflows (it would make every later fit NaN).
  */
 ga_status	ga_estimator_add_history(ga_estimator *est, const char *kind,
 									 const ga_feature *features, int n_features,
@@ -69,7 +70,9 @@ int			ga_estimator_history(const ga_estimator *est, const char *kind);
 
 /*
  * Estimate a job.  gpus > 0 gives the count to estimate at; 0 asks for a
- * suggestion.  est may be NULL (analytic priors only).
+ * suggestion.  est may be NULL (analytic priors only).  Every number of an
+ * estimate is finite: features so extreme together that one is not (an
+ * overflow) get GA_EINVAL.
  */
 ga_status	ga_estimate_job(const ga_estimator *est, const char *kind,
 							const ga_feature *features, int n_features,

@@ -343,7 +343,8 @@ peak_tflops(const ga_training_job *job)
 double
 ga_training_efficiency(const ga_training_job *job, int gpus)
 {
-	int			nodes = job->num_nodes > 0 ? job->num_nodes : (gpus + 7) / 8;
+	/* Eight GPUs a node, rounded up without (gpus + 7) overflowing. */
+	int			nodes = job->num_nodes > 0 ? job->num_nodes : gpus / 8 + (gpus % 8 != 0);
 	double		tokens_per_gpu = job->batch_size * job->seq_len / gpus;
 	double		eff = 0.40;
 
@@ -510,6 +511,9 @@ ga_status
 ga_training_model_add(ga_training_model *model, const ga_training_job *job,
 					  int gpus, double actual_hours, ga_error *err)
 {
+	double		prior;
+	double		y;
+
 	if (gpus < 1)
 		return ga_error_set(err, GA_EINVAL,
 							"training history: gpus must be >= 1, got %d", gpus);
@@ -517,11 +521,18 @@ ga_training_model_add(ga_training_model *model, const ga_training_job *job,
 		return ga_error_set(err, GA_EINVAL,
 							"training history: actual_hours must be a finite number > 0, got %g",
 							actual_hours);
+	prior = ga_training_prior_hours(job, gpus);
+	y = log(actual_hours / prior);
+	/* One infinite or NaN row would make every later fit NaN. */
+	if (!isfinite(y))
+		return ga_error_set(err, GA_EINVAL,
+							"training history: actual_hours %g against a prior of %g hours is out of range",
+							actual_hours, prior);
 	if (model->n == model->cap && !grow(model))
 		return ga_error_set(err, GA_ENOMEM, "out of memory adding training history");
 	continuous_features(job, gpus, &model->x[model->n * N_CONT]);
 	model->variant[model->n] = job->variant;
-	model->y[model->n] = log(actual_hours / ga_training_prior_hours(job, gpus));
+	model->y[model->n] = y;
 	model->n++;
 	return GA_OK;
 }

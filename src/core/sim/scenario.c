@@ -82,6 +82,13 @@ set_setting(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols
 			return GA_EINVAL;
 		if (iv < 1)
 			return ga_csv_field_error(r, cols, 1, err, "must be at least 1");
+		if (key[0] == 'h' && iv > GA_SCN_MAX_HORIZON_HOURS)
+		{
+			char		rule[64];
+
+			snprintf(rule, sizeof(rule), "must be at most %d (a leap year)", GA_SCN_MAX_HORIZON_HOURS);
+			return ga_csv_field_error(r, cols, 1, err, rule);
+		}
 		if (key[0] == 's')
 			scn->step_minutes = iv;
 		else if (key[0] == 'h')
@@ -132,6 +139,9 @@ read_settings(ga_scenario *scn, const char *dir, ga_error *err)
 	if (rc == GA_OK && scn->end - scn->start < scn->step_minutes)
 		rc = ga_error_set(err, GA_EINVAL, "%s: the window from start to end must hold at least one step",
 						  r.path);
+	if (rc == GA_OK && (scn->end - scn->start) / scn->step_minutes > GA_SCN_MAX_STEPS)
+		rc = ga_error_set(err, GA_EINVAL, "%s: the window from start to end must hold at most %d steps",
+						  r.path, GA_SCN_MAX_STEPS);
 	if (rc == GA_OK && (int64_t) scn->horizon_hours * 60 < scn->step_minutes)
 		rc = ga_error_set(err, GA_EINVAL, "%s: horizon_hours must cover at least one step", r.path);
 	ga_csv_close(&r);
@@ -153,6 +163,13 @@ add_node(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 		return GA_EINVAL;
 	if (gpus < 1)
 		return ga_csv_field_error(r, cols, 2, err, "must be at least 1");
+	if (gpus > GA_SCN_MAX_GPUS - scn->n_gpus)
+	{
+		char		rule[64];
+
+		snprintf(rule, sizeof(rule), "brings the GPUs listed to more than %d", GA_SCN_MAX_GPUS);
+		return ga_csv_field_error(r, cols, 2, err, rule);
+	}
 	p = find_pool(scn, name);
 	if (p >= 0 && p != scn->n_pools - 1)
 		return ga_csv_field_error(r, cols, 0, err, "appears again after another pool: a pool's nodes must be consecutive in topology order");
@@ -294,6 +311,15 @@ add_demand(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 	if (traffic < 0)
 		return ga_csv_field_error(r, cols, 2, err, "must not be negative");
 	svc = &scn->services[s];
+	/* true demand is ceil(traffic / capacity_per_gpu) GPUs, an int */
+	if (!(traffic / svc->capacity_per_gpu <= GA_SCN_MAX_GPUS))
+	{
+		char		rule[96];
+
+		snprintf(rule, sizeof(rule), "needs more than %d GPUs at the service's capacity_per_gpu",
+				 GA_SCN_MAX_GPUS);
+		return ga_csv_field_error(r, cols, 2, err, rule);
+	}
 	if (svc->n_demand > 0 && svc->demand_hour[svc->n_demand - 1] >= minutes / 60)
 		return ga_csv_field_error(r, cols, 1, err, "is not after the service's previous row (rows must be in time order, one per hour)");
 	if (svc->n_demand >= caps[s])

@@ -20,6 +20,16 @@
 
 #define GA_KIND_LEN 32
 
+/*
+ * Bounds the reader enforces so that the simulator's step, GPU and horizon
+ * counts (int) never overflow: the GPUs listed in all, the GPUs one hour of
+ * a service's traffic needs (traffic / capacity_per_gpu), the window's
+ * steps, and the planning horizon (a leap year).
+ */
+#define GA_SCN_MAX_GPUS (1 << 20)
+#define GA_SCN_MAX_STEPS (1 << 20)
+#define GA_SCN_MAX_HORIZON_HOURS 8784
+
 typedef struct ga_scn_service
 {
 	char		name[GA_NAME_LEN];

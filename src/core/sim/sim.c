@@ -102,13 +102,22 @@ step_time(const sim_ctx *c, int t)
 	return c->scn->start + (int64_t) t * c->scn->step_minutes;
 }
 
-/* True duration in steps of job j at g GPUs. */
+/*
+ * True duration in steps of job j at g GPUs: at least 1 and, as
+ * ga_job_duration caps an estimate, at most 1e8 steps, far past any window
+ * (GA_SCN_MAX_STEPS), so that the int conversion and the job's end step
+ * stay defined for any work_gpu_hours.
+ */
 static int
 true_duration(const sim_ctx *c, int j, int g)
 {
 	double		d = ceil(c->jobs[j].true_steps / g - 1e-9);
 
-	return d < 1 ? 1 : (int) d;
+	if (d < 1)
+		return 1;
+	if (d > 1e8)
+		return 100000000;
+	return (int) d;
 }
 
 /* ---- set-up and tear-down ---- */
