@@ -7,6 +7,7 @@ CREATE EXTENSION gpualloc SCHEMA other CASCADE;
 SELECT count(*) AS extensions_in_other FROM pg_extension WHERE extnamespace = 'other'::regnamespace;
 DROP SCHEMA other;
 CREATE EXTENSION gpualloc;
+SHOW search_path;                 -- the install script's own path ends with it
 SET client_min_messages = warning;
 
 SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312) AS pool_id;

@@ -6,7 +6,7 @@
 -- often a writable public) on the search_path: every name below, in tables,
 -- constraints, indexes, views and functions, must bind to the catalog and
 -- the extension only.  The setting ends with the script.
-SET search_path = pg_catalog, gpualloc, pg_temp;
+SET LOCAL search_path = pg_catalog, gpualloc, pg_temp;
 
 -- gpualloc lives in schema gpualloc.  PostgreSQL refuses another SCHEMA for
 -- it, except with CASCADE, where it installs gpualloc in gpualloc anyway and

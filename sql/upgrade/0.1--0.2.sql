@@ -6,7 +6,7 @@
 
 -- names bind to the catalog and the extension only, never to a writable
 -- public that the required extensions' schemas may bring onto the path
-SET search_path = pg_catalog, gpualloc, pg_temp;
+SET LOCAL search_path = pg_catalog, gpualloc, pg_temp;
 
 -- 0.1's code: views first, then functions (their triggers go with them).
 DO $$
