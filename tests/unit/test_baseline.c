@@ -3,6 +3,7 @@
  */
 #include "unit.h"
 #include "solve/baseline.h"
+#include "model/validate.h"
 
 /*
  * 4 GPUs, 8 steps.  Job 0 is running on GPUs 0-1 until step 3.  Job 1
@@ -117,6 +118,23 @@ TEST(baseline_reserves_daily_peak_above_batch)
 	/* batch blocks stay below the reservation */
 	for (int j = 1; j < 4; j++)
 		CHECK(plan->job_first_gpu[j] + plan->job_size[j] <= 4);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(baseline_reservation_is_capped_by_max_gpus)
+{
+	ga_problem *p = queue_problem(1, 1, 1, 1);
+	ga_plan    *plan;
+	ga_error	err;
+
+	/* the peak demand is 4 but the service may hold only 3 */
+	p->services[0].max_gpus = 3;
+	CHECK_INT_EQ(ga_baseline_reservation(p, 0), 3);
+	CHECK_INT_EQ(ga_plan_fifo(p, &plan, &err), GA_OK);
+	for (int t = 0; t < 8; t++)
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 3);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }

@@ -311,6 +311,47 @@ TEST(fast_service_uses_gpu_free_until_another_takes_it)
 	ga_problem_destroy(p);
 }
 
+/*
+ * Borrowing stops where the handovers it would force no longer fit the
+ * churn limit.  svc0 (served first, churn limit 3) takes GPUs 1-3 at step
+ * 2.  svc1 (churn limit 1) wants all four GPUs at steps 0-1: GPU 0 is free
+ * throughout, and each of GPUs 1-3 only until step 2.  Borrowing all three
+ * would force three handovers at step 2, of which only one can move to
+ * step 1 (one per step): no legal plan.  So it borrows two, gives one back
+ * at step 1 and the other at step 2, one handover a step.
+ */
+TEST(fast_service_borrows_only_what_its_churn_limit_can_return)
+{
+	ga_problem *p = blank_problem(4, 6, 0, 2);
+	ga_plan    *plan;
+
+	p->services[0].priority = 2;
+	p->services[0].churn_limit = 3;
+	for (int t = 0; t < 6; t++)
+	{
+		p->services[0].demand[t] = t < 2 ? 0 : 3;
+		p->services[1].demand[t] = t < 2 ? 4 : 1;
+	}
+	plan = solve_checked(p);
+	CHECK(plan != NULL);
+	if (plan == NULL)
+	{
+		ga_problem_destroy(p);
+		return;
+	}
+	for (int t = 2; t < 6; t++)
+	{
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 3);
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, t), 1);
+	}
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, 0), 3);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, 1), 2);
+	for (int t = 1; t < 6; t++)
+		CHECK(ga_service_churn(p, plan, 1, t) <= 1);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 typedef struct cancel_counter
 {
 	int			calls;

@@ -64,6 +64,54 @@ TEST(problem_finish_rejects_nan_priority)
 	ga_problem_destroy(p);
 }
 
+TEST(problem_finish_rejects_negative_demand)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	ga_error_clear(&err);
+	p->services[0].demand[2] = -1;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "\"chat\": demand at step 2 is negative");
+	p->services[0].demand[2] = 0;	/* no demand is fine */
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	ga_problem_destroy(p);
+}
+
+/* Pin train to a block of 4 starting at GPU first; finish. */
+static ga_status
+finish_with_pin(int first, ga_error *err)
+{
+	ga_problem *p = small_problem();
+	ga_status	rc;
+
+	p->jobs[0].pinned = true;
+	p->jobs[0].pinned_start = -1;
+	p->jobs[0].pinned_end = 2;
+	p->jobs[0].pinned_first_gpu = first;
+	p->jobs[0].pinned_size = 4;
+	rc = ga_problem_finish(p, err);
+	ga_problem_destroy(p);
+	return rc;
+}
+
+TEST(problem_finish_rejects_misaligned_pin)
+{
+	ga_error	err;
+
+	ga_error_clear(&err);
+	CHECK_INT_EQ(finish_with_pin(0, &err), GA_OK);
+	CHECK_INT_EQ(finish_with_pin(4, &err), GA_OK);
+	/* GPUs 2-5 lie inside the pool but 2 is not a multiple of 4 */
+	CHECK_INT_EQ(finish_with_pin(2, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "pinned block at GPU 2 of size 4 is not an aligned block");
+	/* GPUs 8-11 are aligned but past the pool's end */
+	CHECK_INT_EQ(finish_with_pin(8, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "pinned block at GPU 8");
+	CHECK_INT_EQ(finish_with_pin(-4, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "pinned block at GPU -4");
+}
+
 TEST(job_duration_rounds_up)
 {
 	ga_job		job = {.work_gpu_steps = 9};

@@ -196,6 +196,24 @@ TEST(validate_rejects_size_out_of_range)
 	ga_problem_destroy(p);
 }
 
+/*
+ * Above gpus_max: train on 4 GPUs from step 3 is legal as the problem
+ * stands (validate_accepts_unscheduled_job_and_larger_block); with its
+ * range narrowed to [2, 2] the same block is too large.
+ */
+TEST(validate_rejects_size_above_range)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = plan_with_train(p, 3, 0, 4);
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	p->jobs[0].gpus_max = 2;
+	expect_illegal(p, plan, "outside its range [2, 2]", "size 4");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 TEST(validate_rejects_non_power_of_two_size)
 {
 	ga_problem *p = validate_problem();
@@ -448,6 +466,24 @@ TEST(validate_rejects_churn_budget_overrun)
 	ga_plan_set(plan, 6, 3, ga_service_workload(p, 0));
 	CHECK_INT_EQ(ga_service_total_churn(p, plan, 0), 2);
 	expect_illegal(p, plan, "above its churn_budget 1", "2 GPUs over the horizon");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/* A budget of 0 is a budget: no handover at all, not "no budget". */
+TEST(validate_rejects_any_churn_under_zero_budget)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = legal_plan(p);
+	ga_error	err;
+
+	p->services[0].churn_budget = 0;
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);	/* no handover */
+	/* one GPU added at step 4 and kept: churn 1 */
+	ga_plan_set(plan, 6, 4, ga_service_workload(p, 0));
+	ga_plan_set(plan, 6, 5, ga_service_workload(p, 0));
+	CHECK_INT_EQ(ga_service_total_churn(p, plan, 0), 1);
+	expect_illegal(p, plan, "above its churn_budget 0", "1 GPUs over the horizon");
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
