@@ -71,7 +71,7 @@ build/regress:
 	@ln -sfn ../../sql_tests $@/sql
 	@ln -sfn ../../expected $@/expected
 
-.PHONY: deps unit test demo tools bench-solver bench-forecast
+.PHONY: deps unit test demo tools bench-solver bench-forecast mutation
 
 deps:
 	@sh tools/install-deps.sh
@@ -81,6 +81,11 @@ unit: $(BUILD_DIR)/unit_tests
 
 test: deps
 	@sh tools/run-tests.sh
+
+# Each mutant of tests/mutation/mutants.txt against make unit, in a scratch
+# copy of the tree; ends with "mutation score: K/N killed (P%)".
+mutation:
+	@bash tools/mutation.sh
 
 demo: deps
 	@sh tools/demo.sh
