@@ -94,7 +94,7 @@ build/regress:
 	@ln -sfn ../../sql_tests $@/sql
 	@ln -sfn ../../expected $@/expected
 
-.PHONY: deps unit unit-san test demo tools bench-solver bench-forecast
+.PHONY: deps unit unit-san test demo tools bench-solver bench-forecast mutation
 
 deps:
 	@sh tools/install-deps.sh
@@ -108,6 +108,11 @@ unit-san: $(BUILD_DIR)/unit_tests_san
 
 test:
 	@sh tools/run-tests.sh
+
+# Each mutant of tests/mutation/mutants.txt against make unit, in a scratch
+# copy of the tree; ends with "mutation score: K/N killed (P%)".
+mutation:
+	@bash tools/mutation.sh
 
 demo:
 	@sh tools/demo.sh

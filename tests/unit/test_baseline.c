@@ -3,6 +3,7 @@
  */
 #include "unit.h"
 #include "solve/baseline.h"
+#include "model/validate.h"
 
 /*
  * 4 GPUs, 8 steps.  Job 0 is running on GPUs 0-1 until step 3.  Job 1
@@ -117,6 +118,59 @@ TEST(baseline_reserves_daily_peak_above_batch)
 	/* batch blocks stay below the reservation */
 	for (int j = 1; j < 4; j++)
 		CHECK(plan->job_first_gpu[j] + plan->job_size[j] <= 4);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(baseline_reservation_is_capped_by_max_gpus)
+{
+	ga_problem *p = queue_problem(1, 1, 1, 1);
+	ga_plan    *plan;
+	ga_error	err;
+
+	/* the peak demand is 4 but the service may hold only 3 */
+	p->services[0].max_gpus = 3;
+	CHECK_INT_EQ(ga_baseline_reservation(p, 0), 3);
+	CHECK_INT_EQ(ga_plan_fifo(p, &plan, &err), GA_OK);
+	for (int t = 0; t < 8; t++)
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 3);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+TEST(baseline_reservation_is_capped_by_the_pool)
+{
+	ga_problem *p = queue_problem(1, 1, 1, 1);
+
+	/* a peak of 12 GPUs in a pool of 8, with max_gpus above both */
+	p->services[0].max_gpus = 16;
+	p->services[0].demand[5] = 12;
+	CHECK_INT_EQ(ga_baseline_reservation(p, 0), 8);
+	ga_problem_destroy(p);
+}
+
+TEST(baselines_keep_deadlines)
+{
+	ga_problem *p = queue_problem(1, 1, 1, 0);
+	ga_plan    *plan;
+	ga_error	err;
+
+	/*
+	 * j2 (1 step) must end by step 5.  fifo cannot start it before the
+	 * 4-GPU job, which runs steps 3-4, so it would end at 6: it stays
+	 * unscheduled, and in strict order so does j3.  Backfill runs it now.
+	 */
+	p->jobs[2].deadline_step = 5;
+	CHECK_INT_EQ(ga_plan_fifo(p, &plan, &err), GA_OK);
+	CHECK_INT_EQ(plan->job_start[1], 3);
+	CHECK_INT_EQ(plan->job_size[2], -1);
+	CHECK_INT_EQ(plan->job_size[3], -1);
+	CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "fifo: %s", err.message);
+	ga_plan_destroy(plan);
+	CHECK_INT_EQ(ga_plan_backfill(p, &plan, &err), GA_OK);
+	CHECK_INT_EQ(plan->job_start[2], 0);
+	CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "backfill: %s", err.message);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }

@@ -52,6 +52,34 @@ TEST(demand_hour_parsing_and_week_buckets)
 	CHECK_STR_CONTAINS(err.message, "yesterday");
 }
 
+/* Hours between two timestamps, as the parser counts them. */
+static int64_t
+hours_between(const char *from, const char *to)
+{
+	int64_t		a = -1;
+	int64_t		b = -1;
+	ga_error	err = {0};
+
+	CHECK_INT_EQ(ga_parse_hour(from, &a, &err), GA_OK);
+	CHECK_INT_EQ(ga_parse_hour(to, &b, &err), GA_OK);
+	return b - a;
+}
+
+TEST(demand_hour_parsing_counts_leap_days)
+{
+	int64_t		h;
+	ga_error	err = {0};
+
+	CHECK_INT_EQ(ga_parse_hour("2024-02-29 05:00", &h, &err), GA_OK);
+	CHECK_INT_EQ(h, 474773);
+	CHECK_INT_EQ(hours_between("2024-01-31 00:00", "2024-02-01 00:00"), 24);
+	CHECK_INT_EQ(hours_between("2024-02-28 00:00", "2024-03-01 00:00"), 48);
+	/* every fourth year, but not centuries, unless divisible by 400 */
+	CHECK_INT_EQ(hours_between("2100-02-28 00:00", "2100-03-01 00:00"), 24);
+	CHECK_INT_EQ(hours_between("2000-02-28 00:00", "2000-03-01 00:00"), 48);
+	CHECK_INT_EQ(hours_between("2023-02-28 00:00", "2023-03-01 00:00"), 24);
+}
+
 TEST(demand_profile_learns_weekly_pattern)
 {
 	ga_demand_model *m = trained_model(6, 0.05, 3);
@@ -192,6 +220,34 @@ TEST(demand_forecast_clamps_and_limits_churn)
 	CHECK_STR_CONTAINS(err.message, "max_gpus");
 	CHECK_INT_EQ(ga_demand_forecast(m, 0, 48, 60, 1.5, 1, 2, 0, 0, NULL, upper, shaped, NULL, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "quantile");
+	ga_demand_model_destroy(m);
+}
+
+/*
+ * Traffic that stops: three weeks of the weekly pattern, then 400 hours at
+ * 0.  The forecasts made while it fell were too high, so the median
+ * residual is well below 0 and would take the median below 0; it stays at
+ * 0 or above, and the upper curve at or above the median.
+ */
+TEST(demand_forecast_never_negative)
+{
+	ga_demand_model *m = ga_demand_model_create(NULL);
+	int64_t		end = MONDAY + 3 * GA_WEEK_HOURS + 400;
+	ga_demand_info info;
+	double		p50[48];
+	double		upper[48];
+	ga_error	err = {0};
+
+	for (int64_t h = MONDAY; h < end; h++)
+		CHECK_INT_EQ(ga_demand_model_observe(m, h, h < end - 400 ? weekly_truth(h) : 0, &err), GA_OK);
+	CHECK_INT_EQ(ga_demand_forecast(m, end, 48, 60, 0.955, 10, 0, 0, 0,
+									p50, upper, NULL, &info, &err), GA_OK);
+	CHECK(info.resid_median < -0.1);
+	for (int t = 0; t < 48; t++)
+	{
+		CHECK_MSG(p50[t] >= 0, "step %d: p50 %g", t, p50[t]);
+		CHECK_MSG(upper[t] >= p50[t], "step %d: upper %g below p50 %g", t, upper[t], p50[t]);
+	}
 	ga_demand_model_destroy(m);
 }
 

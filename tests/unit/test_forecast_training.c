@@ -293,6 +293,41 @@ TEST(training_gpu_suggestion_is_pow2_and_grows_with_size)
 	CHECK(prev >= 64);
 }
 
+/*
+ * The smallest group holds the sharded state and, on every GPU, the
+ * activations: full_sft of 8B at seq_len 2048 has 128 GB of weights,
+ * gradients and optimizer state, which two A100s (68 GB usable each) would
+ * hold alone, but not with the 5 GB of activations each GPU also keeps.
+ */
+TEST(training_min_gpus_counts_activations)
+{
+	ga_feature	f[] = {TXT("variant", "full_sft"), NUM("params_b", 8), NUM("tokens_m", 10),
+	NUM("seq_len", 2048)};
+	ga_training_job job = parse_ok(f, 4);
+	double		sharded;
+	double		per_gpu;
+	double		usable = 0.85 * job.gpu->memory_gb;
+
+	ga_training_memory_gb(&job, &sharded, &per_gpu);
+	CHECK(sharded / 2 <= usable);
+	CHECK(sharded / 2 + per_gpu > usable);
+	CHECK(sharded / 4 + per_gpu <= usable);
+	CHECK_INT_EQ(ga_training_min_gpus(&job), 4);
+}
+
+/* Unpacked sequences are padded: 30% more tokens computed. */
+TEST(training_padding_costs_unpacked_sequences)
+{
+	ga_feature	packed[] = {TXT("variant", "lora_sft"), NUM("params_b", 8), NUM("tokens_m", 100),
+	NUM("packing", 1)};
+	ga_feature	unpacked[] = {TXT("variant", "lora_sft"), NUM("params_b", 8), NUM("tokens_m", 100),
+	NUM("packing", 0)};
+	ga_training_job a = parse_ok(packed, 4);
+	ga_training_job b = parse_ok(unpacked, 4);
+
+	CHECK_NEAR(ga_training_flops(&b) / ga_training_flops(&a), 1.3, 1e-9);
+}
+
 TEST(training_estimator_history_and_fit)
 {
 	ga_estimator *est = ga_estimator_create();

@@ -311,6 +311,171 @@ TEST(fast_service_uses_gpu_free_until_another_takes_it)
 	ga_problem_destroy(p);
 }
 
+/*
+ * Borrowing stops where the handovers it would force no longer fit the
+ * churn limit.  svc0 (served first, churn limit 3) takes GPUs 1-3 at step
+ * 2.  svc1 (churn limit 1) wants all four GPUs at steps 0-1: GPU 0 is free
+ * throughout, and each of GPUs 1-3 only until step 2.  Borrowing all three
+ * would force three handovers at step 2, of which only one can move to
+ * step 1 (one per step): no legal plan.  So it borrows two, gives one back
+ * at step 1 and the other at step 2, one handover a step.
+ */
+TEST(fast_service_borrows_only_what_its_churn_limit_can_return)
+{
+	ga_problem *p = blank_problem(4, 6, 0, 2);
+	ga_plan    *plan;
+
+	p->services[0].priority = 2;
+	p->services[0].churn_limit = 3;
+	for (int t = 0; t < 6; t++)
+	{
+		p->services[0].demand[t] = t < 2 ? 0 : 3;
+		p->services[1].demand[t] = t < 2 ? 4 : 1;
+	}
+	plan = solve_checked(p);
+	CHECK(plan != NULL);
+	if (plan == NULL)
+	{
+		ga_problem_destroy(p);
+		return;
+	}
+	for (int t = 2; t < 6; t++)
+	{
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 3);
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, t), 1);
+	}
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, 0), 3);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, 1), 2);
+	for (int t = 1; t < 6; t++)
+		CHECK(ga_service_churn(p, plan, 1, t) <= 1);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * A GPU free for one step only is not borrowed: svc0 (served first) takes
+ * the top GPU from step 1, so svc1, which wants both GPUs at step 0, gets
+ * only the one free throughout rather than a GPU it would hand back a step
+ * later.
+ */
+TEST(fast_service_does_not_borrow_for_one_step)
+{
+	ga_problem *p = blank_problem(2, 6, 0, 2);
+	ga_plan    *plan;
+
+	for (int t = 0; t < 6; t++)
+	{
+		p->services[0].demand[t] = t < 1 ? 0 : 1;
+		p->services[1].demand[t] = t < 1 ? 2 : 1;
+	}
+	plan = solve_checked(p);
+	for (int t = 1; t < 6; t++)
+		CHECK(service_on(p, plan, 0, 1, t));
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, 0), 1);
+	CHECK(service_on(p, plan, 1, 0, 0));
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/* Of two services short of GPUs, the one of higher priority is served. */
+TEST(fast_serves_higher_priority_service_first)
+{
+	ga_problem *p = blank_problem(2, 4, 0, 2);
+	ga_plan    *plan;
+
+	p->services[1].priority = 3;
+	for (int t = 0; t < 4; t++)
+		p->services[0].demand[t] = p->services[1].demand[t] = 2;
+	plan = solve_checked(p);
+	for (int t = 0; t < 4; t++)
+	{
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, t), 2);
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 0);
+	}
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * The ramp ahead of a rise reaches back to step 0: holding 1 GPU, with 3
+ * demanded from step 1 and one change a step, the service takes a second
+ * GPU at step 0.
+ */
+TEST(fast_ramps_from_step_0)
+{
+	ga_problem *p = blank_problem(8, 6, 0, 1);
+	int			held = 7;
+	ga_plan    *plan;
+	ga_error	err;
+
+	for (int t = 0; t < 6; t++)
+		p->services[0].demand[t] = t < 1 ? 1 : 3;
+	ga_problem_set_held(p, 0, &held, 1, &err);
+	plan = solve_checked(p);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 0), 2);
+	for (int t = 1; t < 6; t++)
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 3);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * A handover forced on the service spends its churn budget: it holds GPUs
+ * 6 and 7, GPU 7 is down, and its budget is 1, so after giving up GPU 7 at
+ * step 0 it may not take another GPU later, though it demands 2.
+ */
+TEST(fast_forced_handover_spends_the_churn_budget)
+{
+	ga_problem *p = blank_problem(8, 6, 0, 1);
+	int			held[2] = {6, 7};
+	ga_plan    *plan;
+	ga_error	err;
+
+	p->services[0].churn_budget = 1;
+	for (int t = 0; t < 6; t++)
+		p->services[0].demand[t] = 2;
+	ga_problem_set_held(p, 0, held, 2, &err);
+	p->gpu_usable[7] = false;
+	plan = solve_checked(p);
+	CHECK_INT_EQ(ga_service_total_churn(p, plan, 0), 1);
+	for (int t = 0; t < 6; t++)
+		CHECK(service_on(p, plan, 0, 6, t));
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * Held GPUs are set aside for the steps the service needs to hand them over
+ * one by one, counting first the held GPUs it loses anyway.  In a pool of 4
+ * the service holds GPUs 1-3 and GPU 3 is down, so it must give up GPU 3 at
+ * step 0 and can give up GPU 1 at step 1 at the earliest.  A job denser
+ * than the service, which fits only on GPUs 0-1, waits until step 1.
+ */
+TEST(fast_sets_aside_held_gpus_after_those_lost)
+{
+	ga_problem *p = blank_problem(4, 8, 1, 1);
+	int			held[3] = {1, 2, 3};
+	ga_plan    *plan;
+	ga_error	err;
+
+	tp_set_job(p, 0, 10, 2, 2, 8, 0, -1);
+	for (int t = 0; t < 8; t++)
+		p->services[0].demand[t] = 3;
+	ga_problem_set_held(p, 0, held, 3, &err);
+	p->gpu_usable[3] = false;
+	plan = solve_checked(p);
+	if (plan == NULL)
+	{
+		ga_problem_destroy(p);
+		return;
+	}
+	CHECK_INT_EQ(plan->job_first_gpu[0], 0);
+	CHECK_INT_EQ(plan->job_start[0], 1);
+	CHECK(service_on(p, plan, 0, 1, 0));
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 typedef struct cancel_counter
 {
 	int			calls;

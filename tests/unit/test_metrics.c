@@ -60,3 +60,23 @@ TEST(metrics_empty_record)
 	CHECK_INT_EQ(m.n_classes, 0);
 	ga_run_record_destroy(rec);
 }
+
+TEST(metrics_count_hours_not_steps)
+{
+	/* 2 GPUs, 3 steps of half an hour, one service short of 2 GPUs each step */
+	ga_run_record *rec = ga_run_record_create(2, 3, 1, 0.5, 0);
+	ga_metrics	m;
+	ga_error	err;
+
+	for (int t = 0; t < 3; t++)
+	{
+		rec->svc_alloc[t] = 1;
+		rec->svc_demand[t] = 3;
+	}
+	CHECK_INT_EQ(ga_metrics_compute(rec, &m, &err), GA_OK);
+	/* 6 GPU-steps unmet are 3 GPU-hours */
+	CHECK_NEAR(m.unmet_gpu_hours, 3, 1e-12);
+	CHECK_NEAR(m.coverage, 1.0 / 3, 1e-12);
+	CHECK_NEAR(m.utilization, 3.0 / 6, 1e-12);
+	ga_run_record_destroy(rec);
+}

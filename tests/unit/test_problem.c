@@ -64,6 +64,122 @@ TEST(problem_finish_rejects_nan_priority)
 	ga_problem_destroy(p);
 }
 
+TEST(problem_finish_rejects_negative_demand)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	ga_error_clear(&err);
+	p->services[0].demand[2] = -1;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "\"chat\": demand at step 2 is negative");
+	p->services[0].demand[2] = 0;	/* no demand is fine */
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	ga_problem_destroy(p);
+}
+
+/* Pin train to a block of 4 starting at GPU first; finish. */
+static ga_status
+finish_with_pin(int first, ga_error *err)
+{
+	ga_problem *p = small_problem();
+	ga_status	rc;
+
+	p->jobs[0].pinned = true;
+	p->jobs[0].pinned_start = -1;
+	p->jobs[0].pinned_end = 2;
+	p->jobs[0].pinned_first_gpu = first;
+	p->jobs[0].pinned_size = 4;
+	rc = ga_problem_finish(p, err);
+	ga_problem_destroy(p);
+	return rc;
+}
+
+TEST(problem_finish_rejects_misaligned_pin)
+{
+	ga_error	err;
+
+	ga_error_clear(&err);
+	CHECK_INT_EQ(finish_with_pin(0, &err), GA_OK);
+	CHECK_INT_EQ(finish_with_pin(4, &err), GA_OK);
+	/* GPUs 2-5 lie inside the pool but 2 is not a multiple of 4 */
+	CHECK_INT_EQ(finish_with_pin(2, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "pinned block at GPU 2 of size 4 is not an aligned block");
+	/* GPUs 8-11 are aligned but past the pool's end */
+	CHECK_INT_EQ(finish_with_pin(8, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "pinned block at GPU 8");
+	CHECK_INT_EQ(finish_with_pin(-4, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "pinned block at GPU -4");
+}
+
+TEST(problem_finish_rejects_size_range_upside_down)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	ga_error_clear(&err);
+	p->jobs[0].gpus_min = 4;
+	p->jobs[0].gpus_max = 2;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "gpus_min 4 exceeds gpus_max 2");
+	p->jobs[0].gpus_max = 4;	/* a range of one size is fine */
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	ga_problem_destroy(p);
+}
+
+TEST(problem_finish_rejects_zero_churn_limit)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	ga_error_clear(&err);
+	p->services[0].churn_limit = 0;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "\"chat\": churn_limit must be at least 1");
+	p->services[0].churn_limit = 1;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	ga_problem_destroy(p);
+}
+
+TEST(problem_finish_rejects_held_gpu_outside_pool)
+{
+	ga_problem *p = small_problem();
+	int			last = 7;
+	int			past = 8;
+	ga_error	err;
+
+	ga_error_clear(&err);
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, &last, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	/* GPU 8 is the first past the pool of GPUs 0-7 */
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, &past, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "held GPU 8 is not in pool \"a100\"");
+	ga_problem_destroy(p);
+}
+
+TEST(pow2_helpers_at_their_edges)
+{
+	ga_problem *p = small_problem();
+	ga_error	err;
+
+	CHECK(!ga_is_pow2(0));
+	CHECK(!ga_is_pow2(-4));
+	CHECK(ga_is_pow2(1));
+	CHECK(ga_is_pow2(8));
+	CHECK(!ga_is_pow2(6));
+	CHECK_INT_EQ(ga_pow2_floor(0), 0);
+	CHECK_INT_EQ(ga_pow2_floor(1), 1);
+	CHECK_INT_EQ(ga_pow2_floor(8), 8);
+	CHECK_INT_EQ(ga_pow2_floor(12), 8);
+	/* a job of 0 GPUs is no job */
+	ga_error_clear(&err);
+	p->jobs[0].gpus_min = 0;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "gpus_min 0 and gpus_max 4 must be powers of two");
+	ga_problem_destroy(p);
+}
+
 TEST(job_duration_rounds_up)
 {
 	ga_job		job = {.work_gpu_steps = 9};
@@ -118,6 +234,35 @@ TEST(objective_values_a_job_to_the_end_of_its_run)
 	CHECK_NEAR(ga_job_tail_value(p, &p->jobs[0], 2, 2, 12),
 			   expect - 2 * 2 * (p->decay[2] + p->decay[3]), 1e-9);
 	CHECK_NEAR(ga_job_tail_value(p, &p->jobs[0], 2, 0, 4), 0, 0);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/* A service in the second pool is counted on that pool's GPUs. */
+TEST(service_gpus_counts_in_the_service_pool)
+{
+	ga_params	params = {.n_steps = 2, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(2, 12, 0, 1, &params);
+	ga_plan    *plan;
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].n_gpus = 8;
+	snprintf(p->pools[1].name, GA_NAME_LEN, "b");
+	p->pools[1].first_gpu = 8;
+	p->pools[1].n_gpus = 4;
+	snprintf(p->services[0].name, GA_NAME_LEN, "embed");
+	p->services[0].pool = 1;
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 4;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	for (int g = 9; g < 12; g++)
+		ga_plan_set(plan, g, 0, ga_service_workload(p, 0));
+	ga_plan_set(plan, 11, 1, ga_service_workload(p, 0));
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 0), 3);
+	CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 1), 1);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }

@@ -162,6 +162,10 @@ TEST(scenario_errors_name_file_line_and_column)
 				 "scenario.csv: line 2, column \"value\"", "YYYY-MM-DD HH:MM");
 	expect_error(settings, "pool,node,gpus\nh100,n0,8\na100,m0,4\nh100,n1,8\n", services, demand, jobs, NULL,
 				 "gpus.csv: line 4", "consecutive");
+	expect_error(settings, gpus, services, demand,
+				 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+				 "a,training,h100,1,2026-03-02 00:00,4,2,2,\n",
+				 NULL, "line 2, column \"gpus_max\"", "at least gpus_min");
 	expect_error(settings, gpus, services, demand, jobs,
 				 "job,kind,pool,gpus,features,actual_hours\nh,training,h100,2,params_b=8,-1\n",
 				 "history.csv: line 2, column \"actual_hours\"", "must be positive");

@@ -108,6 +108,42 @@ TEST(sim_one_job_one_service_exact)
 	free(demand);
 }
 
+/*
+ * The edges of the window under fifo with perfect knowledge.  chat holds
+ * its peak over the horizon in reserve: 1 GPU, then 2 once the day's rise
+ * at 08:00 comes within the 6-hour horizon, so one GPU changes hands in the
+ * window, and none at its first step (the GPU it holds then is not a
+ * change).  "fits" runs 4 GPUs for exactly the 12 hours of the window and
+ * completes at its end; "long" runs 2 GPUs for 16 hours, of which only the
+ * 12 inside the window count.
+ */
+TEST(sim_counts_only_what_happens_inside_the_window)
+{
+	char	   *demand = daily_demand();
+	const char *dir = tscn_write(settings_12h, gpus_8, chat, demand,
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "fits,training,h100,1,2026-03-02 00:00,4,4,48,strategy=lora;technique=sft;params_b=8;tokens_m=20\n"
+								 "long,training,h100,1,2026-03-02 00:00,2,2,32,strategy=lora;technique=sft;params_b=8;tokens_m=20\n",
+								 NULL);
+	ga_sim_result *res = tscn_simulate(dir, GA_POLICY_FIFO, true);
+
+	if (res != NULL)
+	{
+		CHECK_INT_EQ(res->jobs[0].start_step, 0);
+		CHECK_INT_EQ(res->jobs[0].end_step, 24);
+		CHECK_INT_EQ(res->jobs[1].start_step, 0);
+		CHECK_INT_EQ(res->jobs[1].end_step, 32);
+		CHECK_NEAR(res->metrics.completed_jobs, 1, 0);
+		CHECK_NEAR(res->metrics.completed_value, 48, 1e-9);
+		CHECK_NEAR(res->metrics.value, 48 + 24, 1e-9);
+		CHECK_NEAR(res->metrics.churn, 1, 0);
+		CHECK_NEAR(res->metrics.coverage, 1, 1e-9);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+	free(demand);
+}
+
 TEST(sim_overrun_keeps_running_without_double_booking)
 {
 	char	   *demand = daily_demand();

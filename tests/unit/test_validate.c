@@ -196,6 +196,24 @@ TEST(validate_rejects_size_out_of_range)
 	ga_problem_destroy(p);
 }
 
+/*
+ * Above gpus_max: train on 4 GPUs from step 3 is legal as the problem
+ * stands (validate_accepts_unscheduled_job_and_larger_block); with its
+ * range narrowed to [2, 2] the same block is too large.
+ */
+TEST(validate_rejects_size_above_range)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = plan_with_train(p, 3, 0, 4);
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	p->jobs[0].gpus_max = 2;
+	expect_illegal(p, plan, "outside its range [2, 2]", "size 4");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 TEST(validate_rejects_non_power_of_two_size)
 {
 	ga_problem *p = validate_problem();
@@ -403,6 +421,24 @@ TEST(validate_rejects_churn_over_limit)
 	ga_problem_destroy(p);
 }
 
+/* The limit holds from the first step to the second too. */
+TEST(validate_rejects_churn_over_limit_at_step_1)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = legal_plan(p);
+
+	for (int t = 1; t < N_STEPS; t++)
+	{
+		ga_plan_set(plan, 7, t, GA_IDLE);
+		ga_plan_set(plan, 6, t, ga_service_workload(p, 0));
+	}
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 0);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 1), 2);
+	expect_illegal(p, plan, "hands over 2 GPUs at step 1", "churn_limit 1");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 TEST(validate_rejects_churn_against_held_gpus)
 {
 	ga_problem *p = validate_problem();
@@ -415,6 +451,26 @@ TEST(validate_rejects_churn_against_held_gpus)
 	}
 	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 2);
 	expect_illegal(p, plan, "at step 0 against the 1 GPUs it holds now", "churn_limit");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/* A GPU listed twice among those a service holds counts once. */
+TEST(validate_counts_a_held_gpu_listed_twice_once)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = legal_plan(p);
+	int			twice[2] = {7, 7};
+	int			apart[3] = {7, 6, 7};
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, twice, 2, &err), GA_OK);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 0);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	/* holds 6 and 7, keeps 7: one GPU given up */
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, apart, 3, &err), GA_OK);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 1);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
@@ -452,6 +508,24 @@ TEST(validate_rejects_churn_budget_overrun)
 	ga_problem_destroy(p);
 }
 
+/* A budget of 0 is a budget: no handover at all, not "no budget". */
+TEST(validate_rejects_any_churn_under_zero_budget)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = legal_plan(p);
+	ga_error	err;
+
+	p->services[0].churn_budget = 0;
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);	/* no handover */
+	/* one GPU added at step 4 and kept: churn 1 */
+	ga_plan_set(plan, 6, 4, ga_service_workload(p, 0));
+	ga_plan_set(plan, 6, 5, ga_service_workload(p, 0));
+	CHECK_INT_EQ(ga_service_total_churn(p, plan, 0), 1);
+	expect_illegal(p, plan, "above its churn_budget 0", "1 GPUs over the horizon");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 TEST(validate_rejects_service_gpu_outside_pool)
 {
 	ga_problem *p = validate_problem();
@@ -459,6 +533,49 @@ TEST(validate_rejects_service_gpu_outside_pool)
 
 	ga_plan_set(plan, 9, 2, ga_service_workload(p, 0));
 	expect_illegal(p, plan, "outside its pool \"a\"", "GPU 9");
+	ga_plan_destroy(plan);
+	/* GPU 8, just past the end of pool a (GPUs 0-7) */
+	plan = legal_plan(p);
+	ga_plan_set(plan, 8, 2, ga_service_workload(p, 0));
+	expect_illegal(p, plan, "outside its pool \"a\"", "GPU 8");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * Alignment is counted from the pool's first GPU: in a pool that starts at
+ * GPU 6, GPUs 6-9 are an aligned block of 4 and GPUs 8-11 are not, though
+ * 8 is a multiple of 4 and 6 is not.
+ */
+TEST(validate_aligns_blocks_within_their_pool)
+{
+	ga_params	params = {.n_steps = 2, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(2, 14, 1, 0, &params);
+	ga_plan    *plan;
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].first_gpu = 0;
+	p->pools[0].n_gpus = 6;
+	snprintf(p->pools[1].name, GA_NAME_LEN, "b");
+	p->pools[1].first_gpu = 6;
+	p->pools[1].n_gpus = 8;
+	snprintf(p->jobs[0].name, GA_NAME_LEN, "quad");
+	p->jobs[0].pool = 1;
+	p->jobs[0].priority = 1;
+	p->jobs[0].gpus_min = p->jobs[0].gpus_max = 4;
+	p->jobs[0].work_gpu_steps = 8;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 0, 6, 4);
+	ga_error_clear(&err);
+	CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "GPUs 6-9: %s", err.message);
+	ga_plan_destroy(plan);
+
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 0, 8, 4);
+	expect_illegal(p, plan, "misaligned", "offset 2 in pool \"b\"");
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
