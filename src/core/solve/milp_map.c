@@ -21,6 +21,12 @@
  * services from the high end, and both fill the holes pins and drained GPUs
  * leave before cutting into whole blocks.
  *
+ * The slack also carries the protect rule (ga_protect_room) in two guards,
+ * one per tier, so a mapped plan keeps it as the fast plan does; a job
+ * after a running job on its block is counted there without the fast
+ * mode's sharing of the running job's lengthened run, which only makes
+ * the mapping more careful.
+ *
  * When only service GPUs stand in the way of a job's block, the service
  * hands them over and takes others, if its churn limit and budget (after the
  * count changes still to come) allow.  A job that does not fit waits for a
