@@ -10,7 +10,12 @@
  *                   --oracle-coverage F (the coverage floor of the oracle's
  *                   value bounds, default 0.995; 0: over every run),
  *                   --quantile Q (the demand quantile planned for, default
- *                   0.955)
+ *                   0.955),
+ *                   --protect-quantile Q (the quantile of the protect
+ *                   curve, default 0.99), --headroom H (share of the
+ *                   protect margin handed to services, default 1),
+ *                   --overrun-margin M (share by which the protect rule
+ *                   lengthens a job's estimated run, default 0.6)
  */
 #include "sim/oracle.h"
 #include "sim/sim.h"
@@ -29,6 +34,9 @@ typedef struct cli
 	double		fast_ms;
 	double		oracle_coverage;
 	double		quantile;
+	double		protect_quantile;
+	double		headroom;
+	double		overrun_margin;
 	int			n_policies;
 	ga_policy	policies[GA_N_POLICIES];
 	int			n_dirs;
@@ -47,6 +55,12 @@ usage(FILE *f)
 			"                       (0 to 1, default 0.995; 0: every run)\n"
 			"         --quantile Q  the upper quantile of demand forecasts planned for\n"
 			"                       (0.5 to 0.999, default 0.955; ignored with --perfect-knowledge)\n"
+			"         --protect-quantile Q  the quantile of the protect curve no job may take\n"
+			"                       GPUs from (0.5 to 0.999, default 0.99; ignored with --perfect-knowledge)\n"
+			"         --headroom H  share of the protect margin handed to services as idle\n"
+			"                       GPUs they hold (0 to 1, default 1)\n"
+			"         --overrun-margin M  share by which the protect rule lengthens a job's\n"
+			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
 			"policies: fifo, backfill, fast, full, oracle\n");
 }
 
@@ -109,6 +123,9 @@ parse_args(cli *c, int argc, char **argv)
 	c->fast_ms = 1;
 	c->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	c->quantile = -1;
+	c->protect_quantile = -1;
+	c->headroom = -1;
+	c->overrun_margin = -1;
 	if (argc < 3 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "compare") != 0))
 		return false;
 	c->compare = strcmp(argv[1], "compare") == 0;
@@ -155,6 +172,22 @@ parse_args(cli *c, int argc, char **argv)
 		{
 			if (!parse_in_range(a, argv[++i], 0.5, 0.999,
 								"a quantile from 0.5 to 0.999", &c->quantile))
+				return false;
+		}
+		else if (strcmp(a, "--protect-quantile") == 0 && has_val)
+		{
+			if (!parse_in_range(a, argv[++i], 0.5, 0.999,
+								"a quantile from 0.5 to 0.999", &c->protect_quantile))
+				return false;
+		}
+		else if (strcmp(a, "--headroom") == 0 && has_val)
+		{
+			if (!parse_in_range(a, argv[++i], 0, 1, "a share from 0 to 1", &c->headroom))
+				return false;
+		}
+		else if (strcmp(a, "--overrun-margin") == 0 && has_val)
+		{
+			if (!parse_in_range(a, argv[++i], 0, 10, "a share from 0 to 10", &c->overrun_margin))
 				return false;
 		}
 		else if (strcmp(a, "--oracle-coverage") == 0 && has_val)
@@ -321,6 +354,12 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	opt.fast_ms = c->fast_ms;
 	if (c->quantile > 0)
 		opt.quantile = c->quantile;
+	if (c->protect_quantile > 0)
+		opt.protect_quantile = c->protect_quantile;
+	if (c->headroom >= 0)
+		opt.headroom = c->headroom;
+	if (c->overrun_margin >= 0)
+		opt.overrun_margin = c->overrun_margin;
 	opt.oracle_coverage = c->oracle_coverage;
 	rc = ga_simulate(scn, &opt, &res, &err);
 	if (rc != GA_OK)

@@ -31,16 +31,22 @@ hour_index(TimestampTz ts)
  * Learn the service's history strictly before `from`, then forecast n_steps
  * steps starting at `from` (which the caller aligns to a step).  A start in
  * the middle of an hour drops the steps of that hour already gone.  Any
- * output may be NULL.  Caller holds an SPI connection.
+ * output may be NULL.  shaped is the churn-shaped GPU curve at
+ * gpualloc.demand_quantile, the demand the planner plans for; protect the
+ * same at gpualloc.protect_quantile, the service's protect curve
+ * (docs/model.md, Protect curve and headroom).  Caller holds an SPI
+ * connection.
  */
 void
-ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double *upper, int *shaped)
+ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double *upper, int *shaped,
+					   int *protect)
 {
 	int			offset = (int) ((req->from / USECS_PER_MINUTE) % 60) / req->step_minutes;
 	int			n = req->n_steps + offset;
 	double	   *all_p50 = palloc(sizeof(double) * n);
 	double	   *all_upper = palloc(sizeof(double) * n);
 	int		   *all_shaped = palloc(sizeof(int) * n);
+	int		   *all_protect = palloc(sizeof(int) * n);
 	ga_demand_model *model = ga_demand_model_create(NULL);
 	Datum		args[2] = {Int32GetDatum(req->service_id), TimestampTzGetDatum(req->from)};
 	Oid			types[2] = {INT4OID, TIMESTAMPTZOID};
@@ -68,6 +74,10 @@ ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double 
 		rc = ga_demand_forecast(model, hour_index(req->from), n, req->step_minutes, gpualloc_demand_quantile,
 								req->capacity_per_gpu, req->churn_limit, req->min_gpus, req->max_gpus,
 								all_p50, all_upper, all_shaped, NULL, &err);
+	if (rc == GA_OK && protect)
+		rc = ga_demand_forecast(model, hour_index(req->from), n, req->step_minutes, gpualloc_protect_quantile,
+								req->capacity_per_gpu, req->churn_limit, req->min_gpus, req->max_gpus,
+								NULL, NULL, all_protect, NULL, &err);
 	ga_demand_model_destroy(model);
 	if (rc != GA_OK)
 		ereport(ERROR,
@@ -82,6 +92,8 @@ ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double 
 			upper[t] = all_upper[t + offset];
 		if (shaped)
 			shaped[t] = all_shaped[t + offset];
+		if (protect)
+			protect[t] = all_protect[t + offset];
 	}
 }
 
@@ -165,7 +177,7 @@ gpualloc_forecast_demand(PG_FUNCTION_ARGS)
 	p50 = palloc(sizeof(double) * req.n_steps);
 	upper = palloc(sizeof(double) * req.n_steps);
 	shaped = palloc(sizeof(int) * req.n_steps);
-	ga_pg_forecast_service(&req, p50, upper, shaped);
+	ga_pg_forecast_service(&req, p50, upper, shaped, NULL);
 	for (int t = 0; t < req.n_steps; t++)
 	{
 		Datum		values[5];

@@ -26,6 +26,9 @@ double		gpualloc_penalty = 8.0;
 int			gpualloc_half_life_minutes = 12 * 60;
 int			gpualloc_solver_time_limit_ms = 10000;
 double		gpualloc_demand_quantile = GA_DEMAND_QUANTILE_DEFAULT;
+double		gpualloc_protect_quantile = GA_PROTECT_QUANTILE_DEFAULT;
+double		gpualloc_headroom = GA_HEADROOM_DEFAULT;
+double		gpualloc_overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
 char	   *gpualloc_database = NULL;
 int			gpualloc_booking_timeout_s = 600;
 double		gpualloc_max_priority = 10.0;
@@ -80,6 +83,28 @@ define_operation_gucs(void)
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 }
 
+/* The protect curve, the headroom and the overrun margin (docs/model.md, Protect curve and headroom). */
+static void
+define_protect_gucs(void)
+{
+	DefineCustomRealVariable("gpualloc.protect_quantile",
+							 "Quantile of forecast demand no job may take a real-time service's GPUs from.",
+							 "A job starts only where its run leaves every service its protect curve, "
+							 "forecast at this quantile; below gpualloc.demand_quantile it protects the planned demand alone.",
+							 &gpualloc_protect_quantile, GA_PROTECT_QUANTILE_DEFAULT, 0.5, 0.999, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("gpualloc.headroom",
+							 "Share of a service's forecast uncertainty it holds as idle GPUs.",
+							 "The protect curve minus the planned demand, times this, rounded up: GPUs the service "
+							 "holds where nothing else needs them, to serve demand above the forecast at once.",
+							 &gpualloc_headroom, GA_HEADROOM_DEFAULT, 0.0, 1.0, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpualloc.overrun_margin",
+							 "Share by which a job's estimated run is lengthened before it may hold GPUs a service's demand needs.",
+							 "A job is never preempted, so one that outlives its estimate keeps its GPUs.",
+							 &gpualloc_overrun_margin, GA_OVERRUN_MARGIN_DEFAULT, 0.0, 10.0, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+}
+
 static void
 define_planning_gucs(void)
 {
@@ -104,6 +129,7 @@ define_planning_gucs(void)
 							 "Upper quantile of forecast demand the real-time services are planned for.",
 							 NULL, &gpualloc_demand_quantile, GA_DEMAND_QUANTILE_DEFAULT, 0.5, 0.999, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+	define_protect_gucs();
 }
 
 void

@@ -18,6 +18,9 @@ extern double gpualloc_penalty;
 extern int	gpualloc_half_life_minutes;
 extern int	gpualloc_solver_time_limit_ms;
 extern double gpualloc_demand_quantile;
+extern double gpualloc_protect_quantile;
+extern double gpualloc_headroom;
+extern double gpualloc_overrun_margin;
 extern char *gpualloc_database;
 extern int	gpualloc_booking_timeout_s;
 extern double gpualloc_max_priority;
@@ -96,7 +99,7 @@ typedef struct GaServiceForecastRequest
 } GaServiceForecastRequest;
 
 extern void ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50,
-								   double *upper, int *shaped);
+								   double *upper, int *shaped, int *protect);
 
 /* problem_build.c: tables -> core problem (inside SPI) */
 extern GaBuild *ga_build_problem(TimestampTz now);

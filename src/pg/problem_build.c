@@ -4,7 +4,8 @@
  * Step 0 starts at now floored to the step length.  Running jobs are pinned
  * to their block from their real start; queued jobs are released at their
  * submission or not_before; each service's demand is the churn-shaped
- * forecast from its hourly history.  The caller holds an SPI connection.
+ * forecast from its hourly history, and its protect curve the same at the
+ * protect quantile.  The caller holds an SPI connection.
  */
 #include "postgres.h"
 
@@ -210,7 +211,10 @@ load_jobs(GaBuild *build, int n_jobs)
 		fill_job(build, j, &build->problem->jobs[j]);
 }
 
-/* The churn-shaped upper-quantile GPU curve the service is planned for. */
+/*
+ * The churn-shaped upper-quantile GPU curve the service is planned for, and
+ * its protect curve at the protect quantile.
+ */
 static void
 forecast_service(GaBuild *build, int s, int service_id, double capacity)
 {
@@ -226,7 +230,7 @@ forecast_service(GaBuild *build, int s, int service_id, double capacity)
 	req.churn_limit = svc->churn_limit;
 	req.min_gpus = svc->min_gpus;
 	req.max_gpus = svc->max_gpus;
-	ga_pg_forecast_service(&req, NULL, NULL, svc->demand);
+	ga_pg_forecast_service(&req, NULL, NULL, svc->demand, svc->protect);
 }
 
 /* GPUs a service holds at plan time; unknown when it never held any. */
@@ -333,6 +337,8 @@ ga_build_problem(TimestampTz now)
 	params.step_minutes = gpualloc_step_minutes;
 	params.penalty = gpualloc_penalty;
 	params.half_life_hours = gpualloc_half_life_minutes / 60.0;
+	params.headroom = gpualloc_headroom;
+	params.overrun_margin = gpualloc_overrun_margin;
 
 	build->layouts = ga_layout_load(&n_pools, &n_gpus);
 	n_jobs = count_rows("SELECT pg_catalog.count(*) FROM (" JOBS_SQL ") j");

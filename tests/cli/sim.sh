@@ -96,6 +96,10 @@ expect_error() {	# expect_error NAME PATTERN ARGS...: exit 2 and PATTERN on stde
 }
 expect_error "unknown policy is named" 'unknown policy "lifo"' run "$dir" --policy lifo
 expect_error "--quantile out of range names the rule" '--quantile needs a quantile from 0.5 to 0.999' run "$dir" --policy fast --quantile 2
+expect_error "--protect-quantile out of range names the rule" '--protect-quantile needs a quantile from 0.5 to 0.999' run "$dir" --policy fast --protect-quantile 0.3
+expect_error "--headroom out of range names the rule" '--headroom needs a share from 0 to 1' run "$dir" --policy fast --headroom 1.5
+expect_error "--overrun-margin out of range names the rule" '--overrun-margin needs a share from 0 to 10' run "$dir" --policy fast --overrun-margin -1
+check "the protect settings are taken" sh -c '"$1" run "$2" --policy fast --protect-quantile 0.999 --headroom 0.5 --overrun-margin 0 --json > /dev/null' sh "$SIM" "$dir"
 expect_error "--oracle-coverage out of range names the rule" '--oracle-coverage needs a coverage share from 0 to 1' run "$dir" --policy oracle --oracle-coverage -1
 expect_error "--fast-ms must be positive" '--fast-ms needs a positive number' run "$dir" --policy fast --fast-ms 0
 expect_error "a missing directory is an error" "$tmp/nowhere" run "$tmp/nowhere" --policy fifo

@@ -57,6 +57,13 @@ varied_spec(int i, ga_generate_spec *spec)
 	spec->budget_share = choose_share(&state, 1.0);
 	spec->held_known_share = choose_share(&state, 1.0);
 	spec->max_job_gpus = 1 << choose(&state, 0, 5);
+	/* a third of the instances with a protect curve, headroom and overrun margin */
+	if (i % 3 == 1)
+	{
+		spec->protect_share = choose_share(&state, 1.0);
+		spec->headroom = choose_share(&state, 1.0);
+		spec->overrun_margin = choose_share(&state, 1.0);
+	}
 }
 
 static bool
@@ -74,29 +81,189 @@ block_fits(const ga_problem *p, const ga_plan *plan, int first, int size,
 	return true;
 }
 
-/* A legal placement of job j in the idle cells of plan, by brute force. */
+/* Start and estimated steps of a scheduled job's run (a pinned job's from its pin). */
+static void
+job_run(const ga_problem *p, const ga_plan *plan, int j, int *start, int *steps)
+{
+	const ga_job *job = &p->jobs[j];
+
+	*start = job->pinned ? job->pinned_start : plan->job_start[j];
+	*steps = job->pinned ? job->pinned_end - job->pinned_start :
+		ga_job_duration(job, plan->job_size[j]);
+}
+
+/* GPU g at step t lies in a running job's lengthened run past its estimate. */
+static bool
+under_running_tail(const ga_problem *p, int g, int t)
+{
+	for (int k = 0; k < p->n_jobs; k++)
+	{
+		const ga_job *job = &p->jobs[k];
+
+		if (job->pinned && g >= job->pinned_first_gpu &&
+			g < job->pinned_first_gpu + job->pinned_size && t >= job->pinned_end &&
+			t < job->pinned_start + ga_protect_steps(p, job->pinned_end - job->pinned_start))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Batch GPUs of a pool at step t on usable GPUs for one tier of the protect
+ * rule (ga_protect_room): every scheduled job over its estimated run, or
+ * over its run lengthened by the overrun margin, a job that is not pinned
+ * not counting the GPUs of its block still under a running job's
+ * lengthened run (they count once, for the running job).
+ */
+static int
+batch_at(const ga_problem *p, const ga_plan *plan, int pool, int t,
+		 bool lengthened)
+{
+	int			n = 0;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		int			start;
+		int			steps;
+
+		if (p->jobs[j].pool != pool || plan->job_size[j] <= 0)
+			continue;
+		job_run(p, plan, j, &start, &steps);
+		if (lengthened)
+			steps = ga_protect_steps(p, steps);
+		if (t < start || t >= start + steps)
+			continue;
+		for (int g = plan->job_first_gpu[j]; g < plan->job_first_gpu[j] + plan->job_size[j]; g++)
+			n += p->gpu_usable[g] &&
+				!(lengthened && !p->jobs[j].pinned && under_running_tail(p, g, t));
+	}
+	return n;
+}
+
+/* The protect rule binds only in pools with services. */
+static bool
+pool_has_service(const ga_problem *p, int pool)
+{
+	for (int s = 0; s < p->n_services; s++)
+		if (p->services[s].pool == pool)
+			return true;
+	return false;
+}
+
+/*
+ * The protect rule lets job j run on the block of g GPUs at `first` from
+ * `start` for d steps.
+ */
+static bool
+protect_allows(const ga_problem *p, const ga_plan *plan, int j, int first,
+			   int g, int start, int d)
+{
+	int			T = p->params.n_steps;
+	int			pool = p->jobs[j].pool;
+	int		   *room = malloc(sizeof(int) * (size_t) p->n_pools * T);
+	bool		ok = true;
+
+	for (int tier = 0; tier < 2 && ok && pool_has_service(p, pool); tier++)
+	{
+		int			steps = tier ? ga_protect_steps(p, d) : d;
+
+		ga_protect_room(p, p->jobs[j].priority, tier, room);
+		for (int t = start; t < start + steps && t < T && ok; t++)
+		{
+			int			add = 0;
+
+			for (int k = first; k < first + g; k++)
+				add += !(tier && under_running_tail(p, k, t));
+			ok = batch_at(p, plan, pool, t, tier) + add <= room[pool * T + t];
+		}
+	}
+	free(room);
+	return ok;
+}
+
+/*
+ * The densest job that is not pinned running at step t in a tier, or -1.
+ * The room grows with a job's priority (a dense job may displace a
+ * service), so the last job placed at a step never had more room than the
+ * densest one there.
+ */
+static int
+densest_at(const ga_problem *p, const ga_plan *plan, int pool, int t,
+		   bool lengthened)
+{
+	int			pick = -1;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		int			start;
+		int			steps;
+
+		if (p->jobs[j].pool != pool || p->jobs[j].pinned || plan->job_size[j] <= 0)
+			continue;
+		job_run(p, plan, j, &start, &steps);
+		if (lengthened)
+			steps = ga_protect_steps(p, steps);
+		if (t >= start && t < start + steps &&
+			(pick < 0 || p->jobs[j].priority > p->jobs[pick].priority))
+			pick = j;
+	}
+	return pick;
+}
+
+/*
+ * Wherever a job that is not pinned runs (in either tier), batch work stays
+ * within the protect rule's room for the densest such job there.
+ */
+static void
+check_protect(int i, const ga_problem *p, const ga_plan *plan)
+{
+	int			T = p->params.n_steps;
+	int		   *room = malloc(sizeof(int) * (size_t) p->n_pools * T);
+
+	for (int q = 0; q < p->n_pools; q++)
+		for (int tier = 0; tier < 2 && pool_has_service(p, q); tier++)
+			for (int t = 0; t < T; t++)
+			{
+				int			j = densest_at(p, plan, q, t, tier);
+
+				if (j < 0)
+					continue;
+				ga_protect_room(p, p->jobs[j].priority, tier, room);
+				CHECK_MSG(batch_at(p, plan, q, t, tier) <= room[q * T + t],
+						  "instance %d: batch work breaks the protect rule (tier %d) of pool %d at step %d",
+						  i, tier, q, t);
+			}
+	free(room);
+}
+
+/*
+ * A legal placement of job j in the idle cells of plan that the protect
+ * rule allows, by brute force.
+ */
 static bool
 job_still_fits(const ga_problem *p, const ga_plan *plan, int j)
 {
 	const ga_job *job = &p->jobs[j];
 	const ga_pool *pool = &p->pools[job->pool];
 	int			T = p->params.n_steps;
+	bool		fits = false;
 
-	for (int g = job->gpus_min; g <= job->gpus_max && g <= pool->n_gpus; g *= 2)
+	for (int g = job->gpus_min; g <= job->gpus_max && g <= pool->n_gpus && !fits; g *= 2)
 	{
 		int			d = ga_job_duration(job, g);
 
-		for (int start = job->release_step; start < T; start++)
+		for (int start = job->release_step; start < T && !fits; start++)
 		{
+			int			to = start + d < T ? start + d : T;
+
 			if (job->deadline_step >= 0 && start + d > job->deadline_step)
 				break;
-			for (int rel = 0; rel + g <= pool->n_gpus; rel += g)
-				if (block_fits(p, plan, pool->first_gpu + rel, g, start,
-							   start + d < T ? start + d : T))
-					return true;
+			for (int rel = 0; rel + g <= pool->n_gpus && !fits; rel += g)
+				fits = block_fits(p, plan, pool->first_gpu + rel, g, start, to) &&
+					protect_allows(p, plan, j, pool->first_gpu + rel, g, start, d);
 		}
 	}
-	return false;
+	return fits;
 }
 
 static void
@@ -169,6 +336,7 @@ check_instance(int i)
 		CHECK_MSG(plan->objective >= stats.construct_objective - 1e-6 * (1 + fabs(plan->objective)),
 				  "instance %d: improvement lost value", i);
 		check_pins_and_churn(i, p, plan);
+		check_protect(i, p, plan);
 		check_same_plan(i, plan, again);
 		for (int j = 0; j < p->n_jobs; j++)
 			if (plan->job_size[j] <= 0)

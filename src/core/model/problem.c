@@ -75,7 +75,8 @@ ga_problem_create(int n_pools, int n_gpus, int n_jobs, int n_services,
 	{
 		p->services[s].churn_budget = -1;
 		p->services[s].demand = calloc(n_steps, sizeof(int));
-		if (p->services[s].demand == NULL)
+		p->services[s].protect = calloc(n_steps, sizeof(int));
+		if (p->services[s].demand == NULL || p->services[s].protect == NULL)
 		{
 			ga_problem_destroy(p);
 			return NULL;
@@ -94,6 +95,7 @@ ga_problem_destroy(ga_problem *p)
 		for (int s = 0; s < p->n_services; s++)
 		{
 			free(p->services[s].demand);
+			free(p->services[s].protect);
 			free(p->services[s].held_gpus);
 		}
 	}
@@ -143,6 +145,10 @@ check_params(const ga_params *pr, ga_error *err)
 		return ga_error_set(err, GA_EINVAL, "penalty must be finite and not negative");
 	if (!isfinite(pr->half_life_hours) || pr->half_life_hours <= 0)
 		return ga_error_set(err, GA_EINVAL, "half_life_hours must be finite and positive");
+	if (!(pr->headroom >= 0 && pr->headroom <= 1))
+		return ga_error_set(err, GA_EINVAL, "headroom must be between 0 and 1");
+	if (!(pr->overrun_margin >= 0 && pr->overrun_margin <= 10))
+		return ga_error_set(err, GA_EINVAL, "overrun_margin must be between 0 and 10");
 	return GA_OK;
 }
 
@@ -223,8 +229,9 @@ check_service(const ga_problem *p, const ga_service *svc, ga_error *err)
 	if (svc->min_gpus < 0 || svc->max_gpus < svc->min_gpus)
 		return ga_error_set(err, GA_EINVAL, "service \"%s\": need 0 <= min_gpus <= max_gpus", svc->name);
 	for (int t = 0; t < p->params.n_steps; t++)
-		if (svc->demand[t] < 0)
-			return ga_error_set(err, GA_EINVAL, "service \"%s\": demand at step %d is negative", svc->name, t);
+		if (svc->demand[t] < 0 || svc->protect[t] < 0)
+			return ga_error_set(err, GA_EINVAL, "service \"%s\": %s at step %d is negative", svc->name,
+								svc->demand[t] < 0 ? "demand" : "protect curve", t);
 	for (int i = 0; i < svc->n_held; i++)
 	{
 		const ga_pool *pool = &p->pools[svc->pool];
@@ -235,6 +242,19 @@ check_service(const ga_problem *p, const ga_service *svc, ga_error *err)
 								svc->name, g, pool->name);
 	}
 	return GA_OK;
+}
+
+/*
+ * The protect curve is never below the demand: what the service is planned
+ * for it may certainly need.  A caller without a protect curve leaves it at
+ * zero and so protects the demand alone.
+ */
+static void
+lift_protect(ga_service *svc, int n_steps)
+{
+	for (int t = 0; t < n_steps; t++)
+		if (svc->protect[t] < svc->demand[t])
+			svc->protect[t] = svc->demand[t];
 }
 
 ga_status
@@ -253,6 +273,8 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 	for (int s = 0; s < p->n_services; s++)
 		if ((rc = check_service(p, &p->services[s], err)) != GA_OK)
 			return rc;
+	for (int s = 0; s < p->n_services; s++)
+		lift_protect(&p->services[s], p->params.n_steps);
 	for (int t = 0; t < p->params.n_steps; t++)
 		p->decay[t] = pow(0.5, t * step_hours / p->params.half_life_hours);
 	p->tail_decay = pow(0.5, p->params.n_steps * step_hours / p->params.half_life_hours);
@@ -261,4 +283,25 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 	p->end_decay = p->step_decay < 1 ?
 		p->decay[p->params.n_steps - 1] / (1 - p->step_decay) : p->decay[p->params.n_steps - 1];
 	return GA_OK;
+}
+
+void
+ga_protect_room(const ga_problem *p, double job_priority, bool lengthened,
+				int *room)
+{
+	int			T = p->params.n_steps;
+
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		int			usable = 0;
+
+		for (int g = p->pools[q].first_gpu; g < p->pools[q].first_gpu + p->pools[q].n_gpus; g++)
+			usable += p->gpu_usable[g];
+		for (int t = 0; t < T; t++)
+			room[q * T + t] = usable;
+	}
+	for (int s = 0; s < p->n_services; s++)
+		if (ga_service_protected_from(p, &p->services[s], job_priority))
+			for (int t = 0; t < T; t++)
+				room[p->services[s].pool * T + t] -= ga_service_guarded(&p->services[s], t, lengthened);
 }

@@ -72,6 +72,18 @@ typedef struct ga_service
 								 * [n_steps] */
 
 	/*
+	 * The protect curve: GPUs the service may need per step at a high
+	 * quantile of its forecast [n_steps].  Optional: ga_problem_finish lifts
+	 * it to the demand, so a caller that leaves it at zero protects only the
+	 * planned curve.  The planners start a job only where every step of its
+	 * run leaves its pool enough GPUs outside batch work for the protect
+	 * curves of the pool's services, and hand a service part of the margin
+	 * above its demand as headroom (docs/model.md, Protect curve and
+	 * headroom).  The objective and the validator do not read it.
+	 */
+	int		   *protect;
+
+	/*
 	 * GPUs the service holds now (global indices), so step 0 is charged
 	 * churn against reality.  held_known = false means no history: step 0 is
 	 * free of churn (first plan ever).
@@ -88,7 +100,34 @@ typedef struct ga_params
 	int			step_minutes;	/* 30 */
 	double		penalty;		/* shortfall penalty per GPU-step (8) */
 	double		half_life_hours;	/* decay half-life (12) */
+
+	/*
+	 * Share of each service's forecast uncertainty (protect curve minus
+	 * demand, rounded up) that the planners hand the service as idle GPUs
+	 * it holds, from 0 to 1 (GA_HEADROOM_DEFAULT in the extension and the
+	 * simulator; 0 in a zeroed ga_params).
+	 */
+	double		headroom;
+
+	/*
+	 * Share of its estimated run by which the protect rule lengthens a job's
+	 * run, >= 0 (GA_OVERRUN_MARGIN_DEFAULT in the extension and the
+	 * simulator; 0 in a zeroed ga_params): a job is not preempted when it
+	 * outlives its estimate, so the GPUs it holds stay out of the services'
+	 * reach until it really ends.
+	 */
+	double		overrun_margin;
 } ga_params;
+
+/*
+ * Defaults of the protect curve's quantile (gpualloc.protect_quantile,
+ * gpualloc-sim --protect-quantile) and of the headroom (gpualloc.headroom,
+ * --headroom), chosen on the tuning scenarios 01-05 (docs/simulator.md,
+ * Protect curve and headroom).
+ */
+#define GA_PROTECT_QUANTILE_DEFAULT 0.99
+#define GA_HEADROOM_DEFAULT 1.0
+#define GA_OVERRUN_MARGIN_DEFAULT 0.6
 
 typedef struct ga_problem
 {
@@ -192,6 +231,71 @@ static inline double
 ga_shortfall_decay(const ga_problem *problem, int t)
 {
 	return t == problem->params.n_steps - 1 ? problem->end_decay : problem->decay[t];
+}
+
+/* The protect curve of a service at step t, capped at its max_gpus. */
+static inline int
+ga_service_protect(const ga_service *svc, int t)
+{
+	return svc->protect[t] < svc->max_gpus ? svc->protect[t] : svc->max_gpus;
+}
+
+/*
+ * Whether the protect rule keeps a job of this priority off the service's
+ * protect curve: always, unless the job is denser than the service's
+ * shortfall penalty.  Such a job is worth more than the demand it leaves
+ * unmet (docs/model.md, Objective), so the rule lets it displace the
+ * service as the objective does; with the default penalty that takes a
+ * priority above 8 times the service's.
+ */
+static inline bool
+ga_service_protected_from(const ga_problem *p, const ga_service *svc,
+						  double job_priority)
+{
+	return p->params.penalty * svc->priority >= job_priority;
+}
+
+/*
+ * The curve the protect rule holds batch work to for service s at step t:
+ * over a job's estimated run, its protect curve; over the rest of the run
+ * lengthened by the overrun margin (`lengthened`), its demand.  A shortfall
+ * then needs two things to go wrong at once, a job outliving its estimate
+ * by more than its run and demand above the planned curve, rather than
+ * either alone.  Both are capped at max_gpus.
+ */
+static inline int
+ga_service_guarded(const ga_service *svc, int t, bool lengthened)
+{
+	int			need = lengthened ? svc->demand[t] : svc->protect[t];
+
+	return need < svc->max_gpus ? need : svc->max_gpus;
+}
+
+/*
+ * The protect rule: the GPUs of each pool that batch work may hold at each
+ * step when a job of this priority starts [n_pools * n_steps]: its usable
+ * GPUs minus ga_service_guarded of the services protected from such a job
+ * (may be negative).  Batch work counts every job, pinned jobs on usable
+ * GPUs included, over its estimated run (lengthened = false) or over that
+ * run lengthened by the overrun margin (true); a job starts only where,
+ * with it, batch work stays within both rooms at every step of its runs
+ * inside the horizon.  A run past the horizon is held to the last step's
+ * value, which stands for what follows (as in ga_shortfall_decay).
+ * Priority 0 gives the room with every service protected.
+ */
+void		ga_protect_room(const ga_problem *problem, double job_priority,
+							bool lengthened, int *room);
+
+/*
+ * Steps of a run of `duration` steps that the protect rule checks: the run
+ * lengthened by the overrun margin, rounded up.
+ */
+static inline int
+ga_protect_steps(const ga_problem *p, int duration)
+{
+	double		steps = ceil(duration * (1 + p->params.overrun_margin) - 1e-9);
+
+	return steps > 1e8 ? 100000000 : (int) steps;
 }
 
 /* Workload index of service s in a plan grid. */

@@ -107,7 +107,8 @@ check_spec(const ga_generate_spec *spec, ga_error *err)
 	if (!share_ok(spec->pinned_share) || !share_ok(spec->release_zero_share) ||
 		!share_ok(spec->deadline_share) || !share_ok(spec->service_share) ||
 		!share_ok(spec->unusable_share) || !share_ok(spec->held_known_share) ||
-		!share_ok(spec->budget_share))
+		!share_ok(spec->budget_share) || !share_ok(spec->protect_share) ||
+		!share_ok(spec->headroom) || !share_ok(spec->overrun_margin))
 		return ga_error_set(err, GA_EINVAL, "generator shares must lie in [0, 1]");
 	return GA_OK;
 }
@@ -392,6 +393,16 @@ make_jobs(ga_problem *p, const ga_generate_spec *spec, rng *r, bool *taken)
 	}
 }
 
+/* Protect curves above the demand, without a random draw. */
+static void
+make_protect(ga_problem *p, const ga_generate_spec *spec)
+{
+	for (int s = 0; s < p->n_services; s++)
+		for (int t = 0; t < spec->steps; t++)
+			p->services[s].protect[t] = p->services[s].demand[t] +
+				(int) ceil(spec->protect_share * p->services[s].demand[t]);
+}
+
 ga_problem *
 ga_generate(const ga_generate_spec *spec, ga_error *err)
 {
@@ -407,6 +418,8 @@ ga_generate(const ga_generate_spec *spec, ga_error *err)
 	params.step_minutes = spec->step_minutes;
 	params.penalty = spec->penalty;
 	params.half_life_hours = spec->half_life_hours;
+	params.headroom = spec->headroom;
+	params.overrun_margin = spec->overrun_margin;
 	p = ga_problem_create(spec->gpus >= TWO_POOLS_FROM ? 2 : 1, spec->gpus,
 						  spec->jobs, spec->services, &params);
 	taken = calloc(spec->gpus, sizeof(bool));
@@ -422,6 +435,7 @@ ga_generate(const ga_generate_spec *spec, ga_error *err)
 	rc = make_services(p, spec, &r, taken, err);
 	if (rc == GA_OK)
 	{
+		make_protect(p, spec);
 		make_jobs(p, spec, &r, taken);
 		rc = ga_problem_finish(p, err);
 	}

@@ -14,7 +14,10 @@
  *     of the peak), peaks summing to about service_share [0.25] of a pool,
  *     churn limits 1-4, sometimes a churn budget [25% of services], and the
  *     GPUs held now matching the step-0 demand (known for 90% of services),
- *     taken from the high end of the pool.
+ *     taken from the high end of the pool.  A protect curve above the
+ *     demand by protect_share of it [0: none], the headroom and the
+ *     overrun margin [0 each] are derived without random draws, so they
+ *     change nothing else of an instance.
  *   - Batch jobs: gpus_max a power of two from 1 to max_job_gpus [32] (capped
  *     at the pool), moldable down to a quarter of that for most jobs;
  *     duration at gpus_max log-uniform between 1 hour and 3 days; priority 1,
@@ -48,6 +51,10 @@ typedef struct ga_generate_spec
 	double		held_known_share;	/* services whose held GPUs are known */
 	double		budget_share;	/* services with a churn budget */
 	int			max_job_gpus;	/* largest gpus_max, a power of two */
+	double		protect_share;	/* protect curve: demand raised by this
+								 * share of it, rounded up [0] */
+	double		headroom;		/* ga_params.headroom [0] */
+	double		overrun_margin; /* ga_params.overrun_margin [0] */
 } ga_generate_spec;
 
 /* Fill spec with the defaults above for the given size and seed. */

@@ -92,6 +92,9 @@ ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
 	opt->fast_ms = GA_FAST_DEFAULT_MS;
 	opt->full_ms = 1000;
 	opt->quantile = GA_DEMAND_QUANTILE_DEFAULT;
+	opt->protect_quantile = GA_PROTECT_QUANTILE_DEFAULT;
+	opt->headroom = GA_HEADROOM_DEFAULT;
+	opt->overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
 	opt->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	opt->validate = true;
 }
@@ -326,25 +329,20 @@ observe_until(sim_ctx *c, int s, int64_t now, ga_error *err)
 	return GA_OK;
 }
 
-/* The GPU curve service s is planned for, over the horizon from minute now. */
+/*
+ * The churn-shaped GPU curve of service s at one quantile of its forecast,
+ * over the horizon from minute now; the model has seen every hour over.
+ */
 static ga_status
-demand_curve(sim_ctx *c, int s, int64_t now, int *out, ga_error *err)
+forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
+			   ga_error *err)
 {
 	const ga_scn_service *svc = &c->scn->services[s];
 	int64_t		from_hour = now / 60;
 	int			hours = (int) ((now + (int64_t) c->H * c->scn->step_minutes - 1) / 60 - from_hour) + 1;
 	ga_status	rc;
 
-	if (c->opt->perfect)
-	{
-		for (int k = 0; k < c->H; k++)
-			out[k] = ga_scenario_true_demand(c->scn, s, now + (int64_t) k * c->scn->step_minutes);
-		clamp_curve(svc, out, c->H);
-		return GA_OK;
-	}
-	if ((rc = observe_until(c, s, now, err)) != GA_OK)
-		return rc;
-	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, c->opt->quantile,
+	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, quantile,
 							svc->capacity_per_gpu, 0, 0, 0, NULL, c->hour_upper,
 							NULL, NULL, err);
 	if (rc != GA_OK)
@@ -366,6 +364,33 @@ demand_curve(sim_ctx *c, int s, int64_t now, int *out, ga_error *err)
 	clamp_curve(svc, c->step_q, c->H);
 	ga_churn_shape(c->step_q, c->H, svc->churn_limit, out);
 	return GA_OK;
+}
+
+/*
+ * The GPU curves service s is planned for and protected up to, over the
+ * horizon from minute now.  With perfect knowledge the demand is the truth
+ * and the protect curve is left to ga_problem_finish, which sets it to the
+ * demand.
+ */
+static ga_status
+demand_curve(sim_ctx *c, int s, int64_t now, int *demand, int *protect,
+			 ga_error *err)
+{
+	const ga_scn_service *svc = &c->scn->services[s];
+	ga_status	rc;
+
+	if (c->opt->perfect)
+	{
+		for (int k = 0; k < c->H; k++)
+			demand[k] = ga_scenario_true_demand(c->scn, s, now + (int64_t) k * c->scn->step_minutes);
+		clamp_curve(svc, demand, c->H);
+		return GA_OK;
+	}
+	if ((rc = observe_until(c, s, now, err)) != GA_OK)
+		return rc;
+	if ((rc = forecast_curve(c, s, now, c->opt->quantile, demand, err)) != GA_OK)
+		return rc;
+	return forecast_curve(c, s, now, c->opt->protect_quantile, protect, err);
 }
 
 /* ---- building a problem ---- */
@@ -434,7 +459,7 @@ fill_services(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 		ps->churn_budget = -1;
 		ps->min_gpus = ss->min_gpus;
 		ps->max_gpus = ss->max_gpus;
-		rc = demand_curve(c, s, now, ps->demand, err);
+		rc = demand_curve(c, s, now, ps->demand, ps->protect, err);
 		if (rc != GA_OK || t == 0)
 			continue;
 		for (int g = 0; g < c->scn->n_gpus; g++)
@@ -460,6 +485,8 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	params.step_minutes = scn->step_minutes;
 	params.penalty = scn->penalty;
 	params.half_life_hours = scn->half_life_hours;
+	params.headroom = c->opt->headroom;
+	params.overrun_margin = c->opt->perfect ? 0 : c->opt->overrun_margin;
 	for (int j = 0; j < scn->n_jobs; j++)
 		n += job_in_problem(c, j, t);
 	p = ga_problem_create(scn->n_pools, scn->n_gpus, n, scn->n_services, &params);

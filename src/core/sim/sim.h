@@ -13,10 +13,12 @@
  *     waiting job, at its size for a running one);
  *   - demand forecasts from the weekly model on demand rows of hours already
  *     over, mapped to GPUs per step (the worst hour a step touches, upper
- *     quantile) and shaped with the service's churn limit;
+ *     quantile) and shaped with the service's churn limit; the protect curve
+ *     the same way at the protect quantile;
  *   - the GPUs each service holds now, so churn is charged against reality.
  * With perfect knowledge the true work and the true future demand are used
- * instead (arrivals stay unknown until they happen).
+ * instead (arrivals stay unknown until they happen), and the protect curve
+ * is the demand: nothing is uncertain.
  *
  * Between re-plans the committed plan is followed: a job starts when its
  * planned step comes (if its block is free in reality: an overrunning job is
@@ -52,6 +54,11 @@ typedef struct ga_sim_options
 	double		fast_ms;		/* fast improvement budget per re-plan */
 	double		full_ms;		/* full MILP time limit per re-plan */
 	double		quantile;		/* demand upper quantile planned for */
+	double		protect_quantile;	/* quantile of the protect curve, >=
+									 * quantile */
+	double		headroom;		/* ga_params.headroom of every problem */
+	double		overrun_margin; /* ga_params.overrun_margin (0 with perfect
+								 * knowledge: durations are known) */
 	double		oracle_coverage;	/* oracle: coverage floor of its value
 									 * bounds (oracle.h) */
 	bool		validate;		/* check every fast/full plan with ga_validate */
@@ -59,7 +66,9 @@ typedef struct ga_sim_options
 
 /*
  * Defaults: fast 1 ms, full 1000 ms, quantile GA_DEMAND_QUANTILE_DEFAULT,
- * oracle coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on.
+ * protect quantile GA_PROTECT_QUANTILE_DEFAULT, headroom
+ * GA_HEADROOM_DEFAULT, overrun margin GA_OVERRUN_MARGIN_DEFAULT, oracle
+ * coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on.
  */
 void		ga_sim_options_default(ga_sim_options *opt, ga_policy policy);
 

@@ -11,6 +11,7 @@
  * scan of the grid.
  */
 #include "solve/heuristic.h"
+#include "solve/headroom.h"
 
 #include <limits.h>
 #include <math.h>
@@ -177,6 +178,17 @@ typedef struct fast_ctx
 	int			n_pending;		/* members that will be taken before the end */
 	int		   *held_sorted;	/* [n_gpus] scratch */
 	int		   *reserved_until; /* [n_gpus]: end of a held GPU's set-aside */
+	/* the protect rule (ga_protect_room) */
+	int		   *room;			/* [2 * n_pools * T] batch GPUs allowed,
+								 * both tiers (tier_room) */
+	bool	   *guarded;		/* [n_pools]: the pool has services */
+	uint64_t   *bad_start;		/* [W] scratch: starts a job may not take */
+	uint64_t   *bad_block;		/* [W] scratch: the same on one block */
+	int		   *job_room;		/* [T] scratch: the room of one job */
+	int		   *tail_from;		/* [n_gpus]: a running job's lengthened run */
+	int		   *tail_to;		/* past its estimated end: [from, to) */
+	int		   *tail_prefix;	/* [n_gpus + 1]: GPUs with such a tail */
+	int		   *overlap;		/* [T] scratch: tail_overlap */
 } fast_ctx;
 
 typedef struct fast_state
@@ -186,6 +198,8 @@ typedef struct fast_state
 	double	   *job_value;		/* value of each job's cells */
 	double		service_value;	/* minus the shortfall penalties */
 	int		   *reserved_by;	/* per GPU: service it is set aside for, or -1 */
+	int		   *batch_used;		/* [2 * n_pools * T] usable GPUs in batch
+								 * work, both tiers (tier_used) */
 } fast_state;
 
 static inline uint64_t *
@@ -412,6 +426,177 @@ free_enclosing_width(const fast_ctx *c, const fast_state *st,
 }
 
 /*
+ * Batch work per pool and step for the protect rule (ga_protect_room), in
+ * two tiers: jobs over their estimated runs, held to the services' protect
+ * curves, and jobs over their runs lengthened by the overrun margin, held
+ * to the services' demand.
+ */
+static inline int *
+tier_used(const fast_ctx *c, const fast_state *st, bool lengthened, int pool)
+{
+	return st->batch_used + ((size_t) lengthened * c->p->n_pools + pool) * c->T;
+}
+
+static inline const int *
+tier_room(const fast_ctx *c, bool lengthened, int pool)
+{
+	return c->room + ((size_t) lengthened * c->p->n_pools + pool) * c->T;
+}
+
+/* Steps [start, start + steps) inside the horizon get size more. */
+static void
+add_run(int *used, int T, int start, int steps, int size)
+{
+	int			to = steps < T - start ? start + steps : T;
+
+	for (int t = start > 0 ? start : 0; t < to; t++)
+		used[t] += size;
+}
+
+/*
+ * Add (or with a negative size remove) batch work on a pool in both tiers:
+ * a run of `duration` steps from start, and the same run lengthened.
+ * Pinned jobs count this way from their real start, so a job started now
+ * does not count on GPUs a running job may not have given back yet.
+ */
+static void
+count_batch(const fast_ctx *c, fast_state *st, int pool, int start,
+			int duration, int size)
+{
+	add_run(tier_used(c, st, false, pool), c->T, start, duration, size);
+	add_run(tier_used(c, st, true, pool), c->T, start,
+			ga_protect_steps(c->p, duration), size);
+}
+
+/*
+ * GPUs of the block [first, first + size) under a running job's lengthened
+ * run at each step, into c->overlap; false (nothing written) when there
+ * are none.  A job placed there after the running job's estimated end
+ * waits if that job outlives its estimate, holding no more GPUs than the
+ * block, so those GPUs count once in the lengthened tier.
+ */
+static bool
+tail_overlap(const fast_ctx *c, int first, int size)
+{
+	if (c->tail_prefix[first + size] == c->tail_prefix[first])
+		return false;
+	memset(c->overlap, 0, sizeof(int) * c->T);
+	for (int g = first; g < first + size; g++)
+		for (int t = c->tail_from[g]; t < c->tail_to[g]; t++)
+			c->overlap[t]++;
+	return true;
+}
+
+/* Count (sign 1) or uncount (-1) a job that is not pinned, on its block. */
+static void
+count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
+		  int first, int size, int sign)
+{
+	int			d = ga_job_duration(job, size);
+	int			reach = ga_protect_steps(c->p, d);
+	int		   *used = tier_used(c, st, true, job->pool);
+
+	count_batch(c, st, job->pool, start, d, sign * size);
+	if (!tail_overlap(c, first, size))
+		return;
+	for (int t = start; t < c->T && t - start < reach; t++)
+		used[t] -= sign * c->overlap[t];
+}
+
+/*
+ * Mark in `bad` the starts at which job j on `size` GPUs would take batch
+ * work past one tier's room at some step of its run in that tier (of
+ * `reach` steps); overlap (may be NULL) is what its block shares with
+ * running jobs' lengthened runs.  The room of a job dense enough to
+ * displace a service gets that service's curve back.
+ */
+static void
+mark_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
+				int size, bool lengthened, int reach, const int *overlap,
+				uint64_t *bad)
+{
+	const ga_problem *p = c->p;
+	const int  *used = tier_used(c, st, lengthened, job->pool);
+	int			blocked = INT_MAX;	/* the first blocked step from t on */
+
+	memcpy(c->job_room, tier_room(c, lengthened, job->pool), sizeof(int) * c->T);
+	for (int s = 0; s < p->n_services; s++)
+		if (p->services[s].pool == job->pool &&
+			!ga_service_protected_from(p, &p->services[s], job->priority))
+			for (int t = 0; t < c->T; t++)
+				c->job_room[t] += ga_service_guarded(&p->services[s], t, lengthened);
+	for (int t = c->T - 1; t >= 0; t--)
+	{
+		if (used[t] + size - (overlap ? overlap[t] : 0) > c->job_room[t])
+			blocked = t;
+		if (blocked - t < reach)
+			bad[t >> 6] |= UINT64_C(1) << (t & 63);
+	}
+}
+
+/*
+ * The start steps at which job j on `size` GPUs would break the protect
+ * rule, in c->bad_start; NULL when the pool has no service (no start is
+ * ruled out).  So a job never takes GPUs a service's protect curve needs
+ * during its estimated run, nor GPUs its demand needs while the job may
+ * still be running past its estimate: being non-preemptible, it could not
+ * hand them back when the demand comes.
+ */
+static const uint64_t *
+protect_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
+				   int size)
+{
+	int			d = ga_job_duration(job, size);
+
+	if (!c->guarded[job->pool])
+		return NULL;
+	memset(c->bad_start, 0, sizeof(uint64_t) * c->W);
+	mark_bad_starts(c, st, job, size, false, d, NULL, c->bad_start);
+	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), NULL,
+					c->bad_start);
+	return c->bad_start;
+}
+
+/*
+ * The bad starts on one block: those of the size (shared), unless the
+ * block lies under a running job's lengthened run, which it then absorbs.
+ */
+static const uint64_t *
+block_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
+				 int size, int first, const uint64_t *shared)
+{
+	int			d = ga_job_duration(job, size);
+
+	if (shared == NULL || !tail_overlap(c, first, size))
+		return shared;
+	memset(c->bad_block, 0, sizeof(uint64_t) * c->W);
+	mark_bad_starts(c, st, job, size, false, d, NULL, c->bad_block);
+	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), c->overlap,
+					c->bad_block);
+	return c->bad_block;
+}
+
+/*
+ * Earliest start in [from, last] with the block clear over [t, min(t + d,
+ * T)) that is not a bad start (bad may be NULL: none is).
+ */
+static int
+earliest_allowed(const uint64_t *m, const uint64_t *bad, int from, int last,
+				 int d, int T)
+{
+	int			t = from;
+
+	while (t <= last)
+	{
+		t = earliest_window(m, t, last, d, T);
+		if (t < 0 || bad == NULL || !bit_is_set(bad, t))
+			return t;
+		t = next_clear(bad, t, last + 1);
+	}
+	return -1;
+}
+
+/*
  * Earliest start of job j at size g.  Among the blocks free from that step:
  * best fit first, then the one that leaves the shortest idle gap before the
  * job, then the lowest (batch work packs from the low end of the pool).
@@ -431,6 +616,7 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	int			best_fit = INT_MAX;
 	int			best_gap = INT_MAX;
 	int			best_b = -1;
+	const uint64_t *bad = protect_bad_starts(c, st, job, g);
 
 	if (job->deadline_step >= 0 && job->deadline_step - d < last)
 		last = job->deadline_step - d;
@@ -440,7 +626,8 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	{
 		const uint64_t *m = node_mask(c, st, pg, base + b);
 		int			limit = best_t < last ? best_t : last;
-		int			t = earliest_window(m, job->release_step, limit, d, c->T);
+		int			t = earliest_allowed(m, block_bad_starts(c, st, job, g, pg->first_gpu + b * g, bad),
+										 job->release_step, limit, d, c->T);
 		int			end;
 		int			fit;
 		int			gap;
@@ -502,6 +689,7 @@ apply_placement(const fast_ctx *c, fast_state *st, int j, const placement *pl)
 
 	tree_mark_job(c, st, pg, pl->first - pg->first_gpu, pl->size,
 			  pl->start, end < c->T ? end : c->T);
+	count_job(c, st, job, pl->start, pl->first, pl->size, 1);
 	ga_plan_place_job(st->plan, c->p, j, pl->start, pl->first, pl->size);
 	st->job_value[j] = pl->value;
 }
@@ -529,6 +717,7 @@ remove_job(const fast_ctx *c, fast_state *st, int j)
 	int			to = end < c->T ? end : c->T;
 
 	tree_unmark_job(c, st, pg, first - pg->first_gpu, size, start, to);
+	count_job(c, st, job, start, first, size, -1);
 	for (int g = first; g < first + size; g++)
 		for (int t = start; t < to; t++)
 			ga_plan_set(plan, g, t, GA_IDLE);
@@ -917,6 +1106,7 @@ state_destroy(fast_state *st)
 	free(st->bits);
 	free(st->job_value);
 	free(st->reserved_by);
+	free(st->batch_used);
 	free(st);
 }
 
@@ -931,7 +1121,8 @@ state_create(const fast_ctx *c)
 	st->bits = calloc(2 * c->n_words + 1, sizeof(uint64_t));
 	st->job_value = calloc(c->p->n_jobs > 0 ? c->p->n_jobs : 1, sizeof(double));
 	st->reserved_by = malloc(sizeof(int) * (c->p->n_gpus > 0 ? c->p->n_gpus : 1));
-	if (!st->plan || !st->bits || !st->job_value || !st->reserved_by)
+	st->batch_used = calloc((size_t) 2 * (c->p->n_pools > 0 ? c->p->n_pools : 1) * c->T, sizeof(int));
+	if (!st->plan || !st->bits || !st->job_value || !st->reserved_by || !st->batch_used)
 	{
 		state_destroy(st);
 		return NULL;
@@ -955,6 +1146,7 @@ state_copy(const fast_ctx *c, fast_state *dst, const fast_state *src)
 	memcpy(dst->bits, src->bits, sizeof(uint64_t) * 2 * c->n_words);
 	memcpy(dst->job_value, src->job_value, sizeof(double) * nj);
 	memcpy(dst->reserved_by, src->reserved_by, sizeof(int) * p->n_gpus);
+	memcpy(dst->batch_used, src->batch_used, sizeof(int) * (size_t) 2 * p->n_pools * c->T);
 	dst->service_value = src->service_value;
 }
 
@@ -984,6 +1176,17 @@ init_trees(const fast_ctx *c, fast_state *st)
 	}
 }
 
+/* Usable GPUs of a block: a pinned job on a drained GPU takes none from services. */
+static int
+usable_in(const ga_problem *p, int first, int size)
+{
+	int			n = 0;
+
+	for (int g = first; g < first + size; g++)
+		n += p->gpu_usable[g];
+	return n;
+}
+
 static ga_status
 place_pinned(const fast_ctx *c, fast_state *st)
 {
@@ -1007,6 +1210,9 @@ place_pinned(const fast_ctx *c, fast_state *st)
 										job->name, g, t);
 		tree_mark_job(c, st, pg, job->pinned_first_gpu - pg->first_gpu,
 				  job->pinned_size, from, to);
+		count_batch(c, st, job->pool, job->pinned_start,
+					job->pinned_end - job->pinned_start,
+					usable_in(p, job->pinned_first_gpu, job->pinned_size));
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,
 						  job->pinned_first_gpu, job->pinned_size);
 		st->job_value[j] = run_value(c, job, job->pinned_start,
@@ -1632,6 +1838,15 @@ ctx_free(fast_ctx *c)
 	free(c->member_end);
 	free(c->held_sorted);
 	free(c->reserved_until);
+	free(c->room);
+	free(c->guarded);
+	free(c->bad_start);
+	free(c->bad_block);
+	free(c->tail_from);
+	free(c->tail_to);
+	free(c->tail_prefix);
+	free(c->overlap);
+	free(c->job_room);
 }
 
 static int
@@ -1660,6 +1875,63 @@ set_pool_geometry(fast_ctx *c, int *max_pool)
 		if (pg->n_gpus > *max_pool)
 			*max_pool = pg->n_gpus;
 	}
+}
+
+/*
+ * The part of each running job's lengthened run past its estimated end, on
+ * each of its usable GPUs, inside the horizon (count_job, tail_overlap).
+ */
+static void
+init_tails(fast_ctx *c)
+{
+	const ga_problem *p = c->p;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			d = job->pinned_end - job->pinned_start;
+		int			reach = ga_protect_steps(p, d);
+		int			from = job->pinned_end;
+		int			to = reach < c->T - job->pinned_start ? job->pinned_start + reach : c->T;
+
+		if (!job->pinned || from >= to)
+			continue;
+		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
+			if (p->gpu_usable[g])
+			{
+				c->tail_from[g] = from > 0 ? from : 0;
+				c->tail_to[g] = to;
+			}
+	}
+	for (int g = 0; g < p->n_gpus; g++)
+		c->tail_prefix[g + 1] = c->tail_prefix[g] + (c->tail_to[g] > c->tail_from[g]);
+}
+
+/* The protect rule's room per pool and step, and its scratch masks. */
+static ga_status
+init_protect(fast_ctx *c)
+{
+	const ga_problem *p = c->p;
+	int			n_pools = p->n_pools > 0 ? p->n_pools : 1;
+
+	c->room = malloc(sizeof(int) * (size_t) 2 * n_pools * c->T);
+	c->guarded = calloc(n_pools, sizeof(bool));
+	c->bad_start = malloc(sizeof(uint64_t) * c->W);
+	c->bad_block = malloc(sizeof(uint64_t) * c->W);
+	c->job_room = malloc(sizeof(int) * c->T);
+	c->tail_from = calloc(p->n_gpus + 1, sizeof(int));
+	c->tail_to = calloc(p->n_gpus + 1, sizeof(int));
+	c->tail_prefix = calloc(p->n_gpus + 2, sizeof(int));
+	c->overlap = malloc(sizeof(int) * c->T);
+	if (!c->room || !c->guarded || !c->bad_start || !c->bad_block || !c->job_room ||
+		!c->tail_from || !c->tail_to || !c->tail_prefix || !c->overlap)
+		return ga_error_set(c->err, GA_ENOMEM, "out of memory in the fast solver");
+	init_tails(c);
+	ga_protect_room(p, 0, false, c->room);
+	ga_protect_room(p, 0, true, c->room + (size_t) p->n_pools * c->T);
+	for (int s = 0; s < p->n_services; s++)
+		c->guarded[p->services[s].pool] = true;
+	return GA_OK;
 }
 
 static ga_status
@@ -1704,7 +1976,7 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 		!c->forced_at || !c->member || !c->member_end || !c->held_sorted ||
 		!c->reserved_until)
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
-	return GA_OK;
+	return init_protect(c);
 }
 
 /* The state every construction starts from: pinned jobs and held GPUs. */
@@ -1747,14 +2019,15 @@ earliest_value(const fast_ctx *c, const fast_state *st, int j)
 		int			d = ga_job_duration(job, g);
 		int			last = c->T - 1;
 		int			best_t = INT_MAX;
+		const uint64_t *bad = protect_bad_starts(c, st, job, g);
 
 		if (job->deadline_step >= 0 && job->deadline_step - d < last)
 			last = job->deadline_step - d;
 		for (int b = 0; b < pg->n_gpus / g && best_t > job->release_step; b++)
 		{
 			int			limit = best_t < last ? best_t : last;
-			int			t = earliest_window(node_mask(c, st, pg, pg->span / g + b),
-											job->release_step, limit, d, c->T);
+			int			t = earliest_allowed(node_mask(c, st, pg, pg->span / g + b), bad,
+											 job->release_step, limit, d, c->T);
 
 			if (t >= 0 && t < best_t)
 				best_t = t;
@@ -1835,6 +2108,8 @@ ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
 	}
 	if (rc == GA_OK)
 		rc = solve(&c, t0, budget_of(options), &best, &work, base, stats);
+	if (rc == GA_OK && !ga_plan_add_headroom(problem, best->plan))
+		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	if (rc == GA_OK)
 	{
 		*out = best->plan;

@@ -18,7 +18,12 @@
  * high end of its pool, ramping up ahead of a rise by at most churn_limit per
  * step and keeping its physical GPUs; short of free GPUs, it borrows one that
  * another claim takes later, when the handover then fits its churn limit.
- * Every rule is enforced while placing, so the grid is legal.
+ * Every rule is enforced while placing, so the grid is legal.  A job is
+ * placed only where the protect rule allows (model/problem.h,
+ * ga_protect_room): per pool and step, batch work over estimated runs
+ * within the room the services' protect curves leave, and over runs
+ * lengthened by the overrun margin within the room their demand leaves.
+ * The finished plan hands services their headroom (headroom.h).
  *
  * Improvement, while the time budget lasts (in this order): rebuild with
  * other order variants (other tie-breaks; release order); rebuild with a job

@@ -21,6 +21,12 @@
  * services from the high end, and both fill the holes pins and drained GPUs
  * leave before cutting into whole blocks.
  *
+ * The slack also carries the protect rule (ga_protect_room) in two guards,
+ * one per tier, so a mapped plan keeps it as the fast plan does; a job
+ * after a running job on its block is counted there without the fast
+ * mode's sharing of the running job's lengthened run, which only makes
+ * the mapping more careful.
+ *
  * When only service GPUs stand in the way of a job's block, the service
  * hands them over and takes others, if its churn limit and budget (after the
  * count changes still to come) allow.  A job that does not fit waits for a
@@ -41,6 +47,11 @@ typedef struct map_state
 	occ_map		occ;
 	int		   *slack;			/* [n_pools*T] free GPUs beyond service
 								 * counts */
+	int		   *guard;			/* [2*n_pools*T] the protect rule's room in
+								 * both tiers (protect_guard) */
+	int		   *above;			/* [2*n_services*T] guarded curve above the
+								 * count in both tiers, kept out of the
+								 * guard */
 	int		   *hold;			/* [n_gpus] service holding the GPU, or -1 */
 	const int  *svc_count;		/* [n_services*T] */
 	int		   *largest;		/* [n_gpus] scratch: largest free aligned
@@ -58,6 +69,8 @@ map_state_free(map_state *st)
 {
 	free(st->occ.bits);
 	free(st->slack);
+	free(st->above);
+	free(st->guard);
 	free(st->hold);
 	free(st->largest);
 	free(st->prev_count);
@@ -85,6 +98,81 @@ plan_future_churn(map_state *st)
 	}
 }
 
+/* One tier's guard of a pool, or the curves above the counts of a service. */
+static inline int *
+guard_of(const map_state *st, bool lengthened, int pool)
+{
+	return st->guard + ((size_t) lengthened * st->m->problem->n_pools + pool) * st->m->T;
+}
+
+static inline int *
+above_of(const map_state *st, bool lengthened, int s)
+{
+	return st->above + ((size_t) lengthened * st->m->problem->n_services + s) * st->m->T;
+}
+
+/* Take size GPUs off one tier's guard over [start, start + steps). */
+static void
+guard_take(int *guard, int T, int start, int steps, int size)
+{
+	int			to = steps < T - start ? start + steps : T;
+
+	for (int t = start > 0 ? start : 0; t < to; t++)
+		guard[t] -= size;
+}
+
+/* A job's run of `duration` from start, in both tiers. */
+static void
+guard_run(map_state *st, int pool, int start, int duration, int size)
+{
+	guard_take(guard_of(st, false, pool), st->m->T, start, duration, size);
+	guard_take(guard_of(st, true, pool), st->m->T, start,
+			   ga_protect_steps(st->m->problem, duration), size);
+}
+
+/*
+ * The protect rule (ga_protect_room): besides the slack, a job needs room
+ * in both tiers' guards, which also keep free at every step the part of
+ * each service's guarded curve above its count (the protect curve over
+ * estimated runs, the demand over runs lengthened by the overrun margin).
+ * The slack already leaves out pinned jobs over their estimated runs; the
+ * rest of their lengthened runs is taken here.  A guard may go negative:
+ * no job runs there.
+ */
+static void
+protect_guard(map_state *st)
+{
+	const ga_problem *p = st->m->problem;
+	int			T = st->m->T;
+
+	for (int tier = 0; tier < 2; tier++)
+	{
+		for (int q = 0; q < p->n_pools; q++)
+			memcpy(guard_of(st, tier, q), st->slack + (size_t) q * T, sizeof(int) * T);
+		for (int s = 0; s < p->n_services; s++)
+			for (int t = 0; t < T; t++)
+			{
+				int			above = ga_service_guarded(&p->services[s], t, tier) - st->svc_count[s * T + t];
+
+				above_of(st, tier, s)[t] = above > 0 ? above : 0;
+				guard_of(st, tier, p->services[s].pool)[t] -= above_of(st, tier, s)[t];
+			}
+	}
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			usable = 0;
+		int			d = job->pinned_end - job->pinned_start;
+
+		if (!job->pinned)
+			continue;
+		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
+			usable += p->gpu_usable[g];
+		guard_take(guard_of(st, true, job->pool), T, job->pinned_start + d,
+				   ga_protect_steps(p, d) - d, usable);
+	}
+}
+
 static bool
 map_state_init(map_state *st, const milp_model *m, const int *svc_count,
 			   bool best_fit)
@@ -99,13 +187,15 @@ map_state_init(map_state *st, const milp_model *m, const int *svc_count,
 	st->best_fit = best_fit;
 	st->plan = ga_plan_create(p);
 	st->slack = malloc(sizeof(int) * (size_t) (p->n_pools > 0 ? p->n_pools : 1) * T);
+	st->above = malloc(sizeof(int) * (size_t) 2 * ns * T);
+	st->guard = malloc(sizeof(int) * (size_t) 2 * (p->n_pools > 0 ? p->n_pools : 1) * T);
 	st->hold = malloc(sizeof(int) * (p->n_gpus > 0 ? p->n_gpus : 1));
 	st->largest = malloc(sizeof(int) * (p->n_gpus > 0 ? p->n_gpus : 1));
 	st->prev_count = calloc(ns, sizeof(int));
 	st->kept = calloc(ns, sizeof(int));
 	st->used = calloc(ns, sizeof(int));
 	st->future = calloc((size_t) ns * (T + 1), sizeof(int));
-	if (!st->plan || !st->slack || !st->hold || !st->largest || !st->prev_count ||
+	if (!st->plan || !st->slack || !st->above || !st->guard || !st->hold || !st->largest || !st->prev_count ||
 		!st->kept || !st->used || !st->future || !milp_occ_copy(&st->occ, &m->base))
 		return false;
 	memcpy(st->slack, m->cap, sizeof(int) * (size_t) p->n_pools * T);
@@ -115,6 +205,7 @@ map_state_init(map_state *st, const milp_model *m, const int *svc_count,
 	for (int i = 0; i < p->n_pools * T; i++)
 		if (st->slack[i] < 0)
 			return false;		/* the service counts do not fit */
+	protect_guard(st);
 	plan_future_churn(st);
 	for (int g = 0; g < p->n_gpus; g++)
 		st->hold[g] = -1;
@@ -205,13 +296,49 @@ best_fit_block(const map_state *st, const ga_pool *pool, int size)
 	return best < 0 ? -1 : pool->first_gpu + best;
 }
 
+/*
+ * Whether one tier's guard (plus the curves of the services the job is
+ * dense enough to displace, ga_service_protected_from) has room for `size`
+ * over [from, from + steps), cut off at the horizon.
+ */
 static bool
-slack_allows(const map_state *st, int q, int size, int from, int to)
+guard_allows(const map_state *st, const ga_job *job, bool lengthened,
+			 int size, int from, int steps)
 {
+	const ga_problem *p = st->m->problem;
+	int			T = st->m->T;
+	int			to = steps < T - from ? from + steps : T;
+	const int  *guard = guard_of(st, lengthened, job->pool);
+
 	for (int t = from; t < to; t++)
-		if (st->slack[q * st->m->T + t] < size)
+	{
+		int			room = guard[t];
+
+		for (int s = 0; s < p->n_services; s++)
+			if (p->services[s].pool == job->pool &&
+				!ga_service_protected_from(p, &p->services[s], job->priority))
+				room += above_of(st, lengthened, s)[t];
+		if (room < size)
 			return false;
+	}
 	return true;
+}
+
+/*
+ * Room for job on `size` GPUs from step `from`: the slack over its run,
+ * and both tiers of the protect rule.
+ */
+static bool
+slack_allows(const map_state *st, const ga_job *job, int size, int from)
+{
+	int			T = st->m->T;
+	int			d = ga_job_duration(job, size);
+
+	for (int t = from; t < from + d && t < T; t++)
+		if (st->slack[job->pool * T + t] < size)
+			return false;
+	return guard_allows(st, job, false, size, from, d) &&
+		guard_allows(st, job, true, size, from, ga_protect_steps(st->m->problem, d));
 }
 
 static void
@@ -226,6 +353,7 @@ commit_job(map_state *st, int j, int start, int first, int size)
 		milp_occ_mark_range(&st->occ, g, start, to);
 	for (int t = start; t < to; t++)
 		st->slack[job->pool * m->T + t] -= size;
+	guard_run(st, job->pool, start, end - start, size);
 	ga_plan_place_job(st->plan, m->problem, j, start, first, size);
 }
 
@@ -348,7 +476,7 @@ try_start_job(map_state *st, int j, int t, int preferred)
 			int			to = end < m->T ? end : m->T;
 			int			first;
 
-			if (!slack_allows(st, job->pool, size, t, to))
+			if (!slack_allows(st, job, size, t))
 				continue;
 			first = find_job_block(st, pool, size, t, to);
 			if (first >= 0)
@@ -566,6 +694,8 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 
 				if (milp_start_value(m, job, size, s) <= best)
 					break;
+				if (!slack_allows(st, job, size, s))
+					continue;
 				compute_largest_free(st, &p->pools[job->pool], s, to, false);
 				first = best_fit_block(st, &p->pools[job->pool], size);
 				if (first >= 0)

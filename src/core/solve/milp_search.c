@@ -14,6 +14,7 @@
  */
 #include "solve/milp_internal.h"
 #include "solve/glpk_guard.h"
+#include "solve/headroom.h"
 #include "model/validate.h"
 
 #include <glpk.h>
@@ -586,6 +587,8 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	}
 	else if (rc == GA_OK)
 		rc = glpk_guarded(&run, true, err);
+	if (rc == GA_OK && !ga_plan_add_headroom(problem, run.best))
+		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
 	if (rc == GA_OK)
 	{
 		finish_plan(run.best, problem, &run);
