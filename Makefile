@@ -89,6 +89,12 @@ $(BUILD_DIR)/%: tools/%.c $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
+# The forecast benchmark is three files: demand, durations, and the report.
+BENCH_FORECAST_SRCS = tools/bench_forecast.c tools/bench_demand.c tools/bench_durations.c
+$(BUILD_DIR)/bench_forecast: $(BENCH_FORECAST_SRCS) tools/bench_forecast.h $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(BUILD_DIR)
+	$(CORE_CC) $(CORE_FLAGS) -Itools -o $@ $(BENCH_FORECAST_SRCS) $(CORE_SRCS) $(CORE_LIBS)
+
 build/regress:
 	@mkdir -p $@
 	@ln -sfn ../../sql_tests $@/sql

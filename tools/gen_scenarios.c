@@ -16,9 +16,11 @@
  * have to learn the difference from history, as they would on a real
  * cluster.
  *
- * Scenario 8 is built from data/real (see scenarios/README.md for the
- * mapping): a week of Microsoft Philly arrivals on a 64-GPU pool and the
- * Alibaba GenAI serving series as its real-time service.
+ * Scenarios 8-10 are built from data/real (see scenarios/README.md for the
+ * mapping): a week of Microsoft Philly arrivals on a 64-GPU pool each, with
+ * the Alibaba GenAI serving series (8, 9) or the SenseTime Venus GPU
+ * requests (10) as the real-time service; 9 and 10 have bursts far larger
+ * than the service's churn limit lets it follow in a step.
  *
  * Every random draw comes from a private splitmix64 stream seeded per
  * scenario, and everything printed is rounded, so the output is the same
@@ -900,18 +902,41 @@ static const scenario_spec scenarios[] = {
 #define N_SCENARIOS (int) (sizeof(scenarios) / sizeof(scenarios[0]))
 
 /* ------------------------------------------------------------------------
- * Scenario 8: the real week.
+ * Scenarios 8-10: real weeks.  Each takes a week of Philly arrivals (the
+ * busiest week of a trace, or the next busiest that overlaps none taken
+ * before) and one real hourly series as its service.
  */
-#define REAL_DIR "08_real_week"
-#define REAL_SEED 808
-#define REAL_VC "11cb48"
-#define REAL_START "2024-12-01 00:00"
 #define REAL_DAYS 7
-#define REAL_NODES 8
-#define REAL_SERVICE_PEAK 16.0
 #define REAL_MAX_JOB_GPUS 32
 #define REAL_MIN_HISTORY_DAYS 14
 #define REAL_HISTORY_JOBS 300
+/* Venus: the window needs four weeks of the series before it. */
+#define VENUS_HISTORY_DAYS 28
+
+
+
+
+typedef enum real_series
+{
+	SERIES_GENAI,				/* sum_exec_seconds, published timestamps */
+	SERIES_VENUS				/* gpus_requested, published timestamps */
+} real_series;
+
+typedef struct real_spec
+{
+	const char *dir;
+	uint64_t	seed;
+	const char *vc;				/* the Philly virtual cluster */
+	int			week_rank;		/* which of its busiest weeks */
+	int			nodes;			/* of 8 V100 GPUs */
+	real_series series;
+	const char *start;			/* window start; NULL: chosen (Venus) */
+	double		peak_gpus;		/* GPUs the reference hour maps to */
+	int			churn_limit;
+	int			min_gpus;
+	int			max_gpus;
+	int			priority;
+} real_spec;
 
 typedef struct philly_job
 {
@@ -1029,169 +1054,268 @@ philly_features(rng *r, const philly_job *p, char *buf, size_t len)
 		snprintf(buf + n, len - n, ";batch_size=%d", p->batch_size);
 }
 
-/*
- * Service: sum_exec_seconds / 3600 is the average number of GPUs busy
- * serving in the hour.  Traffic is the execution seconds scaled so the
- * series' highest hour before the window's end needs REAL_SERVICE_PEAK GPUs;
- * one GPU serves 3600 execution seconds an hour.  A first pass over the
- * series finds the scale, a second writes the hours.
- */
-typedef struct genai_pass
+/* A service's hourly series, read whole: times and values as published. */
+typedef struct hourly
 {
-	int64_t		end;
-	double		scale;			/* GPUs of the busiest hour, from pass one */
-	FILE	   *out;			/* pass two: demand.csv */
-} genai_pass;
+	int			n;
+	int			cap;
+	int64_t    *t;				/* minutes since the epoch */
+	double	   *v;
+} hourly;
 
 static ga_status
-genai_hour(const ga_csv_reader *r, const ga_csv_columns *cols, void *arg,
+hourly_row(const ga_csv_reader *r, const ga_csv_columns *cols, void *arg,
 		   ga_error *err)
 {
-	genai_pass *gp = arg;
-	int64_t		t;
-	double		exec_s;
-	char		ts[64];
+	hourly	   *h = arg;
 
-	if (ga_csv_minutes(r, cols, 0, &t, err) != GA_OK ||
-		ga_csv_number(r, cols, 1, &exec_s, err) != GA_OK)
-		return GA_EINVAL;
-	if (t >= gp->end)
-		return GA_OK;
-	if (gp->out == NULL)
-		gp->scale = fmax(gp->scale, exec_s / 3600.0);
-	else
+	if (h->n == h->cap)
 	{
-		ga_format_minutes(t, ts, sizeof(ts));
-		fprintf(gp->out, "genai,%s,%.1f\n", ts, exec_s * REAL_SERVICE_PEAK / gp->scale);
+		int			nc = h->cap > 0 ? h->cap * 2 : 1024;
+		int64_t    *t = realloc(h->t, sizeof(int64_t) * nc);
+		double	   *v = t ? realloc(h->v, sizeof(double) * nc) : NULL;
+
+		if (t == NULL || v == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory");
+		h->t = t;
+		h->v = v;
+		h->cap = nc;
 	}
+	if (ga_csv_minutes(r, cols, 0, &h->t[h->n], err) != GA_OK ||
+		ga_csv_number(r, cols, 1, &h->v[h->n], err) != GA_OK)
+		return GA_EINVAL;
+	h->n++;
 	return GA_OK;
 }
 
 static bool
-write_real_demand(const char *dir, const char *data, int64_t end, double *scale)
+read_hourly(const char *data, real_series series, hourly *h)
 {
-	static const char *const names[] = {"hour_start", "sum_exec_seconds"};
+	static const char *const genai_cols[] = {"hour_start", "sum_exec_seconds"};
+	static const char *const venus_cols[] = {"hour_start", "gpus_requested"};
 	char		path[1100];
-	genai_pass	gp = {.end = end};
+
+	memset(h, 0, sizeof(*h));
+	snprintf(path, sizeof(path), "%s/%s", data,
+			 series == SERIES_GENAI ? "genai_inference_requests_hourly.csv" :
+			 "venus_gpu_requests_hourly.csv");
+	return read_rows(NULL, path, series == SERIES_GENAI ? genai_cols : venus_cols,
+					 2, hourly_row, h);
+}
+
+static void
+free_hourly(hourly *h)
+{
+	free(h->t);
+	free(h->v);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The value at position floor(q n) of v[0 .. n) sorted (v is reordered). */
+static double
+sorted_at(double *v, int n, double q)
+{
+	int			i = (int) (q * n);
+
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[i < n ? i : n - 1];
+}
+
+/*
+ * Venus: of the weeks from Monday 00:00 with four weeks of the series
+ * before them, the burstiest: the largest 99th-percentile rise from one
+ * hour to the next, over the week's 95th-percentile hour.  -1 if none.
+ */
+static int64_t
+venus_window(const hourly *h)
+{
+	double	   *buf = malloc(sizeof(double) * REAL_DAYS * 24);
+	double		best = -1;
+	int64_t		best_start = -1;
+
+	if (buf == NULL)
+		return -1;
+	for (int i = VENUS_HISTORY_DAYS * 24; i + REAL_DAYS * 24 <= h->n; i++)
+	{
+		int			len = REAL_DAYS * 24;
+		double		rise,
+					p95;
+
+		if (ga_minute_of_day(h->t[i]) != 0 || ga_day_of_week(h->t[i]) != 0 ||
+			h->t[i + len - 1] - h->t[i] != (int64_t) (len - 1) * 60)
+			continue;
+		for (int k = 1; k < len; k++)
+			buf[k - 1] = h->v[i + k] - h->v[i + k - 1];
+		rise = sorted_at(buf, len - 1, 0.99);
+		for (int k = 0; k < len; k++)
+			buf[k] = h->v[i + k];
+		p95 = sorted_at(buf, len, 0.95);
+		if (p95 > 0 && rise / p95 > best)
+		{
+			best = rise / p95;
+			best_start = h->t[i];
+		}
+	}
+	free(buf);
+	return best_start;
+}
+
+/*
+ * demand.csv and the service's capacity.  GenAI: sum_exec_seconds / 3600 is
+ * the average number of GPUs busy serving in the hour; traffic is the
+ * execution seconds scaled so the series' busiest hour before the window's
+ * end needs peak_gpus GPUs, one GPU serving 3600 execution seconds an hour;
+ * every row before the end is written.  Venus: traffic is the GPUs
+ * requested, one GPU serving `capacity` of them, capacity chosen (whole) so
+ * the window's 95th-percentile hour needs peak_gpus GPUs; four weeks before
+ * the window are written.  *scale is what one traffic unit is in the
+ * series' own unit, for --stats.
+ */
+static bool
+write_series_demand(const char *dir, const real_spec *spec, const hourly *h,
+					int64_t start, int64_t end, double *capacity, double *scale)
+{
+	FILE	   *f;
+	int64_t		from = spec->series == SERIES_GENAI ? INT64_MIN :
+		start - VENUS_HISTORY_DAYS * 1440;
+	const char *name = spec->series == SERIES_GENAI ? "genai" : "venus";
+	double		busiest = 0;
+	char		ts[64];
 	bool		ok;
 
-	snprintf(path, sizeof(path), "%s/genai_inference_requests_hourly.csv", data);
-	if (!read_rows(NULL, path, names, 2, genai_hour, &gp))
+	if (spec->series == SERIES_GENAI)
+	{
+		for (int i = 0; i < h->n; i++)
+			if (h->t[i] < end)
+				busiest = fmax(busiest, h->v[i] / 3600.0);
+		*capacity = 3600;
+		*scale = spec->peak_gpus / busiest;
+	}
+	else
+	{
+		double	   *buf = malloc(sizeof(double) * h->n);
+		int			n = 0;
+
+		if (buf == NULL)
+			return false;
+		for (int i = 0; i < h->n; i++)
+			if (h->t[i] >= start && h->t[i] < end)
+				buf[n++] = h->v[i];
+		*capacity = fmax(1.0, round(sorted_at(buf, n, 0.95) / spec->peak_gpus));
+		*scale = 1;
+		free(buf);
+	}
+	f = open_out(dir, "demand.csv");
+	if (f == NULL)
 		return false;
-	gp.out = open_out(dir, "demand.csv");
-	if (gp.out == NULL)
-		return false;
-	fprintf(gp.out, "service,ts,traffic\n");
-	ok = read_rows(NULL, path, names, 2, genai_hour, &gp);
-	ok &= close_out(gp.out);
-	*scale = gp.scale;
+	fprintf(f, "service,ts,traffic\n");
+	for (int i = 0; i < h->n; i++)
+	{
+		if (h->t[i] < from || h->t[i] >= end)
+			continue;
+		ga_format_minutes(h->t[i], ts, sizeof(ts));
+		if (spec->series == SERIES_GENAI)
+			fprintf(f, "%s,%s,%.1f\n", name, ts, h->v[i] * spec->peak_gpus / busiest);
+		else
+			fprintf(f, "%s,%s,%.1f\n", name, ts, h->v[i]);
+	}
+	ok = close_out(f);
 	return ok;
 }
 
-static bool
-generate_real(const char *out, const char *data, bool stats)
+/*
+ * The trace day a week of arrivals starts on: of the day-aligned 7-day
+ * windows that leave at least two weeks of trace before them, the one whose
+ * arrivals ask for the most GPU-hours inside the window; rank k > 0 takes
+ * the busiest of those that overlap none of the k taken before.  -1 if
+ * none.
+ */
+static int
+busiest_week(const philly_job *pj, int np, int64_t last_submit, int rank)
 {
-	char		dir[1024];
-	char		path[1100];
-	philly_job *pj;
-	int			np;
-	int64_t		start,
-				end;
-	int64_t		last_submit = 0;
 	int64_t		week_s = REAL_DAYS * 86400;
+	int			taken[8];
 	int			best_day = -1;
-	double		best_load = -1;
-	double		scale = 0;
-	FILE	   *f;
-	rng			r = {REAL_SEED};
-	gen_job    *jobs;
-	int			n = 0;
-	bool		ok = true;
 
-	snprintf(path, sizeof(path), "%s/philly_jobs/%s_jobs.csv", data, REAL_VC);
-	np = read_philly(path, &pj);
-	if (np <= 0)
-		return false;
-	for (int i = 0; i < np; i++)
-		if (pj[i].submit_s > last_submit)
-			last_submit = pj[i].submit_s;
-
-	/*
-	 * The busiest week: of the day-aligned 7-day windows that leave at least
-	 * two weeks of trace before them, the one whose arrivals ask for the most
-	 * GPU-hours inside the window.
-	 */
-	for (int day = REAL_MIN_HISTORY_DAYS; (int64_t) (day + REAL_DAYS) * 86400 <= last_submit; day++)
+	for (int k = 0; k <= rank && k < 8; k++)
 	{
-		int64_t		a = (int64_t) day * 86400;
-		double		load = 0;
+		double		best_load = -1;
 
-		for (int i = 0; i < np; i++)
-			if (pj[i].submit_s >= a && pj[i].submit_s < a + week_s)
-				load += pj[i].gpus * fmin(pj[i].duration_s, (double) (a + week_s - pj[i].submit_s)) / 3600.0;
-		if (load > best_load)
+		best_day = -1;
+		for (int day = REAL_MIN_HISTORY_DAYS; (int64_t) (day + REAL_DAYS) * 86400 <= last_submit; day++)
 		{
-			best_load = load;
-			best_day = day;
+			int64_t		a = (int64_t) day * 86400;
+			double		load = 0;
+			bool		overlaps = false;
+
+			for (int t = 0; t < k; t++)
+				overlaps |= abs(day - taken[t]) < REAL_DAYS;
+			if (overlaps)
+				continue;
+			for (int i = 0; i < np; i++)
+				if (pj[i].submit_s >= a && pj[i].submit_s < a + week_s)
+					load += pj[i].gpus * fmin(pj[i].duration_s, (double) (a + week_s - pj[i].submit_s)) / 3600.0;
+			if (load > best_load)
+			{
+				best_load = load;
+				best_day = day;
+			}
 		}
+		if (best_day < 0)
+			return -1;
+		taken[k] = best_day;
 	}
-	if (best_day < 0)
-	{
-		fprintf(stderr, "%s: no week with two weeks of history\n", path);
-		free(pj);
-		return false;
-	}
+	return best_day;
+}
 
-	ga_parse_minutes(REAL_START, &start, NULL);
-	end = start + REAL_DAYS * 1440;
-	snprintf(dir, sizeof(dir), "%s/%s", out, REAL_DIR);
-	if (!make_dir(dir))
-	{
-		free(pj);
-		return false;
-	}
-	{
-		char		desc[512];
+static void
+real_description(const real_spec *spec, int day, int64_t start, char *buf, size_t len)
+{
+	char		ts[64];
 
-		snprintf(desc, sizeof(desc),
+	ga_format_minutes(start, ts, sizeof(ts));
+	ts[10] = '\0';
+	if (spec->series == SERIES_GENAI && spec->week_rank == 0)
+		snprintf(buf, len,
 				 "64 GPUs (8 nodes); Microsoft Philly arrivals of virtual cluster %s, trace days "
 				 "%d-%d (its busiest week), and the Alibaba GenAI serving series of 2024-12-01 to "
 				 "2024-12-07 scaled to a 16-GPU peak. Real arrival bursts and heavy-tailed durations.",
-				 REAL_VC, best_day, best_day + REAL_DAYS);
-		ok &= write_scenario_csv(dir, REAL_DIR, desc, start, end);
-	}
-	ok &= write_gpus_csv(dir, "v100", REAL_NODES, 8);
+				 spec->vc, day, day + REAL_DAYS);
+	else if (spec->series == SERIES_GENAI)
+		snprintf(buf, len,
+				 "64 GPUs (8 nodes); Microsoft Philly arrivals of virtual cluster %s, trace days "
+				 "%d-%d, and the Alibaba GenAI serving series of the week from %s scaled to a "
+				 "%.0f-GPU peak with a churn limit of %d GPUs a step: its jumps (up to three times "
+				 "its level from one hour to the next) are more than the service can follow in a step.",
+				 spec->vc, day, day + REAL_DAYS, ts, spec->peak_gpus, spec->churn_limit);
+	else
+		snprintf(buf, len,
+				 "%d GPUs (%d nodes); Microsoft Philly arrivals of virtual cluster %s, trace days "
+				 "%d-%d (its busiest week), and the SenseTime Venus GPU requests of the week from %s "
+				 "(the series' burstiest) as the service, its 95th-percentile hour at %.0f GPUs and "
+				 "bursts of several times that, churn limit %d GPUs a step.",
+				 spec->nodes * 8, spec->nodes, spec->vc, day, day + REAL_DAYS, ts,
+				 spec->peak_gpus, spec->churn_limit);
+}
 
-	if (ok && !write_real_demand(dir, data, end, &scale))
-	{
-		free(pj);
-		return false;
-	}
-	f = open_out(dir, "services.csv");
-	if (f == NULL)
-	{
-		free(pj);
-		return false;
-	}
-	/*
-	 * The series rises by up to 11 GPUs within an hour, so the service may
-	 * hand over 8 GPUs a step: a tighter limit would make its demand
-	 * impossible to follow for every policy alike.
-	 */
-	fprintf(f, "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n");
-	fprintf(f, "genai,v100,4,3600,8,0,20\n");
-	ok &= close_out(f);
+/* The week's arrivals, shifted so trace day `day` starts at start. */
+static int
+real_jobs(const philly_job *pj, int np, int day, int64_t start, rng *r, gen_job *jobs)
+{
+	int64_t		week_s = REAL_DAYS * 86400;
+	int			n = 0;
 
-	/* Jobs: the week's arrivals, shifted so the week starts at REAL_START. */
-	jobs = calloc(MAX_JOBS, sizeof(gen_job));
-	if (jobs == NULL)
-	{
-		free(pj);
-		return false;
-	}
 	for (int i = 0; i < np && n < MAX_JOBS; i++)
 	{
-		int64_t		off = pj[i].submit_s - (int64_t) best_day * 86400;
+		int64_t		off = pj[i].submit_s - (int64_t) day * 86400;
 		gen_job    *j;
 
 		if (off < 0 || off >= week_s)
@@ -1202,54 +1326,135 @@ generate_real(const char *out, const char *data, bool stats)
 		j->gpus_min = j->gpus_max = pj[i].gpus;
 		j->work = pj[i].duration_s / 3600.0 * pj[i].gpus;
 		/* The trace has no priorities: drawn like the synthetic ones. */
-		j->priority = draw_priority(&r);
-		philly_features(&r, &pj[i], j->features, FEATURES_LEN);
+		j->priority = draw_priority(r);
+		philly_features(r, &pj[i], j->features, FEATURES_LEN);
 	}
-	ok &= write_jobs_csv(dir, "v100", jobs, n);
+	return n;
+}
 
-	/* History: the most recent jobs that finished before the week began. */
-	f = open_out(dir, "history.csv");
+/* History: the most recent jobs that finished before trace day `day`. */
+static bool
+real_history(const char *dir, const philly_job *pj, int np, int day, rng *r)
+{
+	FILE	   *f = open_out(dir, "history.csv");
+	int			written = 0;
+	int			first = np;
+	int			k = 0;
+
 	if (f == NULL)
+		return false;
+	fprintf(f, "job,kind,pool,gpus,features,actual_hours\n");
+	/* Walk back from the week's start until enough finished jobs are found. */
+	for (int i = np - 1; i >= 0 && written < REAL_HISTORY_JOBS; i--)
+		if (pj[i].submit_s + pj[i].duration_s <= (double) day * 86400)
+		{
+			first = i;
+			written++;
+		}
+	for (int i = first; i < np && k < written; i++)
 	{
-		free(jobs);
+		char		feat[FEATURES_LEN];
+
+		if (pj[i].submit_s + pj[i].duration_s > (double) day * 86400)
+			continue;
+		philly_features(r, &pj[i], feat, sizeof(feat));
+		fprintf(f, "h%03d,training,v100,%d,%s,%.3f\n", ++k, pj[i].gpus, feat,
+				pj[i].duration_s / 3600.0);
+	}
+	return close_out(f);
+}
+
+static bool
+generate_real(const char *out, const char *data, const real_spec *spec, bool stats)
+{
+	char		dir[1024];
+	char		path[1100];
+	char		desc[512];
+	philly_job *pj;
+	hourly		series;
+	int			np;
+	int64_t		start,
+				end;
+	int64_t		last_submit = 0;
+	int			day;
+	double		capacity = 0;
+	double		scale = 0;
+	FILE	   *f;
+	rng			r = {spec->seed};
+	gen_job    *jobs = NULL;
+	int			n = 0;
+	bool		ok = true;
+
+	snprintf(path, sizeof(path), "%s/philly_jobs/%s_jobs.csv", data, spec->vc);
+	np = read_philly(path, &pj);
+	if (np <= 0)
+		return false;
+	for (int i = 0; i < np; i++)
+		if (pj[i].submit_s > last_submit)
+			last_submit = pj[i].submit_s;
+	day = busiest_week(pj, np, last_submit, spec->week_rank);
+	if (day < 0 || !read_hourly(data, spec->series, &series))
+	{
+		fprintf(stderr, "%s: no week with two weeks of history, or no series\n", spec->dir);
 		free(pj);
 		return false;
 	}
-	fprintf(f, "job,kind,pool,gpus,features,actual_hours\n");
+	if (spec->start != NULL)
+		ga_parse_minutes(spec->start, &start, NULL);
+	else
+		start = venus_window(&series);
+	end = start + REAL_DAYS * 1440;
+	snprintf(dir, sizeof(dir), "%s/%s", out, spec->dir);
+	ok = start >= 0 && make_dir(dir);
+	real_description(spec, day, start, desc, sizeof(desc));
+	ok = ok && write_scenario_csv(dir, spec->dir, desc, start, end);
+	ok = ok && write_gpus_csv(dir, "v100", spec->nodes, 8);
+	ok = ok && write_series_demand(dir, spec, &series, start, end, &capacity, &scale);
+	f = ok ? open_out(dir, "services.csv") : NULL;
+	if (f != NULL)
 	{
-		int			written = 0;
-		int			first = np;
-		int			k = 0;
-
-		/* Walk back from the week's start until enough finished jobs are found. */
-		for (int i = np - 1; i >= 0 && written < REAL_HISTORY_JOBS; i--)
-			if (pj[i].submit_s + pj[i].duration_s <= (double) best_day * 86400)
-			{
-				first = i;
-				written++;
-			}
-		for (int i = first; i < np && k < written; i++)
-		{
-			char		feat[FEATURES_LEN];
-
-			if (pj[i].submit_s + pj[i].duration_s > (double) best_day * 86400)
-				continue;
-			philly_features(&r, &pj[i], feat, sizeof(feat));
-			fprintf(f, "h%03d,training,v100,%d,%s,%.3f\n", ++k, pj[i].gpus, feat,
-					pj[i].duration_s / 3600.0);
-		}
+		fprintf(f, "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n");
+		fprintf(f, "%s,v100,%d,%g,%d,%d,%d\n",
+				spec->series == SERIES_GENAI ? "genai" : "venus", spec->priority,
+				capacity, spec->churn_limit, spec->min_gpus, spec->max_gpus);
+		ok = close_out(f);
 	}
-	ok &= close_out(f);
-	if (stats)
+	else
+		ok = false;
+	jobs = ok ? calloc(MAX_JOBS, sizeof(gen_job)) : NULL;
+	if (jobs != NULL)
 	{
-		fprintf(stderr, "real week: VC %s, trace days %d-%d, scale %.4f GPUs per exec-GPU\n",
-				REAL_VC, best_day, best_day + REAL_DAYS, REAL_SERVICE_PEAK / scale);
-		print_stats(dir, REAL_DIR, REAL_NODES * 8, start, end, jobs, n);
+		n = real_jobs(pj, np, day, start, &r, jobs);
+		ok = write_jobs_csv(dir, "v100", jobs, n) && real_history(dir, pj, np, day, &r);
+	}
+	else
+		ok = false;
+	if (ok && stats)
+	{
+		fprintf(stderr, "%s: VC %s, trace days %d-%d, scale %.4f, capacity %g\n",
+				spec->dir, spec->vc, day, day + REAL_DAYS, scale, capacity);
+		print_stats(dir, spec->dir, spec->nodes * 8, start, end, jobs, n);
 	}
 	free(jobs);
+	free_hourly(&series);
 	free(pj);
 	return ok;
 }
+
+/*
+ * The real scenarios.  8: the GenAI series' last week at a 16-GPU peak; it
+ * rises by up to 11 GPUs within an hour, so the service may hand over 8
+ * GPUs a step (a tighter limit would make its demand impossible to follow
+ * for every policy alike).  9 and 10 do the opposite on purpose: bursts
+ * several times what the churn limit lets a service add in a step.
+ */
+static const real_spec reals[] = {
+	{"08_real_week", 808, "11cb48", 0, 8, SERIES_GENAI, "2024-12-01 00:00", 16, 8, 0, 20, 4},
+	{"09_genai_bursts", 909, "11cb48", 1, 8, SERIES_GENAI, "2024-12-01 00:00", 32, 4, 0, 40, 4},
+	{"10_venus_bursts", 1010, "6c71a0", 0, 16, SERIES_VENUS, NULL, 16, 4, 0, 64, 4},
+};
+
+#define N_REAL (int) (sizeof(reals) / sizeof(reals[0]))
 
 int
 main(int argc, char **argv)
@@ -1279,10 +1484,11 @@ main(int argc, char **argv)
 			fprintf(stderr, "failed to write %s\n", scenarios[i].dir);
 			ok = false;
 		}
-	if (!generate_real(out, data, stats))
-	{
-		fprintf(stderr, "failed to write %s\n", REAL_DIR);
-		ok = false;
-	}
+	for (int i = 0; i < N_REAL; i++)
+		if (!generate_real(out, data, &reals[i], stats))
+		{
+			fprintf(stderr, "failed to write %s\n", reals[i].dir);
+			ok = false;
+		}
 	return ok ? 0 : 1;
 }

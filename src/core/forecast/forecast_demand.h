@@ -1,39 +1,51 @@
 /*
- * forecast_demand.h — real-time inference demand: a weekly profile learned
- * from hourly traffic, turned into a churn-shaped GPU curve.
+ * forecast_demand.h — real-time inference demand: hourly traffic forecast
+ * by a blend of candidates, an upper curve calibrated online, and its
+ * churn-shaped GPU curve.
  *
  * Time is counted in whole UTC hours since 1970-01-01 00:00 (unix seconds /
  * 3600, floored); hour of week 0 is Monday 00:00.  Observations must arrive
- * in increasing hour order; missing hours are simply not observed (their
- * buckets keep their previous values).
+ * in increasing hour order; missing hours are simply not observed.
  *
- * Model.  Several weekly profiles run side by side, each an exponentially
- * weighted mean per hour-of-week bucket with its own weight alpha (slow ones
- * average out noise, fast ones follow a changing pattern); the forecast
- * blends them with weights 1 / MAE^2 of their own 24-h-ahead forecasts over
- * the last selection_hours, so each series ends up led by the smoothing that
- * has been working for it.  Per profile and observed hour x at bucket b:
- *   - profile[b] += alpha (min(x, clip x (profile[b] + floor)) - profile[b]),
- *     so one burst does not lift a bucket for weeks; a bucket never observed
- *     falls back to the mean of observed buckets at the same hour of day,
- *     then of all buckets;
- *   - level: (recent actual + k) / (recent profile + k) over the last
- *     level_hours, where "profile" is the bucket value before the hour was
- *     learned, damped towards 1 by the exponent level_damping and clamped to
- *     [1/3, 3];
- *   - trend: log of the last 24 h level over the 24 h before, times
- *     trend_weight, applied over the first 24 h ahead and held after.
- * Residuals r = (x - f) / (f + floor), where f is the blended forecast made
- * 24 h before the hour (the horizon the planner uses), are kept for the last
- * residual_hours; floor = floor_share x the mean of the slowest profile.
- * Forecast for an hour: base = sum_k w_k profile_k x level_k x trend_k;
- * p50 = base + median(r) x (base + floor); upper = base + quantile_q(r) x
- * (base + floor), never below p50 or 0.  With fewer than 24 residuals the
- * median is taken as 0 and the upper residual as 1 (upper = 2 base + floor).
+ * Candidates.  Each forecasts every hour of the next day from what has been
+ * observed (docs/simulator.md, Demand forecasts, has the reasoning):
+ *   - the weekly profile (weekly_profile.h): hour-of-week buckets with a
+ *     damped level and trend;
+ *   - n_hw damped Holt-Winters filters with a daily season, each with fixed
+ *     constants (holt_winters.h), from slow to fast;
+ *   - same hour yesterday, and same hour last week.
+ * After every observed hour each candidate forecasts the next 24 hours;
+ * when an hour is observed the forecasts made for it 1 .. 24 hours ahead
+ * are scored.  The blend at horizon h weights candidate k by
+ * 1 / E[k][h]^blend_power, E an exponentially weighted mean absolute error
+ * of k's forecasts h hours ahead (blend_hours its half-life), so a series is
+ * led by what has been forecasting it, per horizon: the last values
+ * matter an hour ahead, the weekly pattern a day ahead.
+ *
+ * Quantiles.  The blend's error at horizon h, scaled by (blend + floor),
+ * floor = floor_share x the recent mean, is kept for the last
+ * residual_hours per horizon (conformal.h).  p50 = blend + median x scale,
+ * upper = blend + Q(level) x scale, never below p50 or 0; the level is the
+ * coverage controller's, which moves with the realised coverage of the
+ * model's own past upper curves (coverage_gain per scored hour, towards
+ * params.quantile, fading with a half-life of coverage_hours, and kept
+ * within params.quantile +- coverage_span x (1 - params.quantile)).  A forecast at another quantile q scales the
+ * controller's miss rate: 1 - level = (1 - q) (1 - controlled) / (1 -
+ * params.quantile).  With fewer than 24 scores at a horizon, the median is
+ * taken as 0 and the upper as 2 blend + floor.
+ *
+ * Level shifts (level_shift.h): when shift_hours consecutive hours stand
+ * beyond the usual ratio to the weekly profile by at least shift_ratio, the
+ * model's memory (profile buckets, the values the lag candidates look up)
+ * is rescaled by the measured shift, so every candidate forecasts the new
+ * level at once; forecasts made before the shift are no longer scored.
  *
  * GPUs: q[t] = ceil(upper / capacity_per_gpu) clamped to [min_gpus,
- * max_gpus], then ga_churn_shape() gives the lowest curve above q whose
- * step-to-step change stays within churn_limit.
+ * max_gpus].  With a churn limit, a rise the limit cannot follow in one step
+ * is ramped towards ahead of time: the level after it is held from
+ * burst_lead_hours before it (upper raised alike), since such a rise coming
+ * early would be missed for its whole ramp; then ga_churn_shape() gives the
+ * lowest curve above q whose step-to-step change stays within churn_limit.
  */
 #ifndef GPUALLOC_FORECAST_DEMAND_H
 #define GPUALLOC_FORECAST_DEMAND_H
@@ -42,34 +54,69 @@
 #include "model/calendar.h"
 
 #define GA_DEMAND_MAX_PROFILES 4
+#define GA_DEMAND_MAX_HW 4
+/* Candidates: the profile, the Holt-Winters filters, yesterday, last week. */
+#define GA_DEMAND_MAX_CANDIDATES (GA_DEMAND_MAX_HW + 3)
+/* Horizons scored: forecasts 1 .. 24 hours ahead. */
+#define GA_DEMAND_HORIZONS 24
 
 /*
  * The upper quantile of hourly demand services are planned for, by default
  * (gpualloc.demand_quantile, gpualloc-sim --quantile, the forecast
  * backtest).  Real-time demand is served only up to the plan, so a higher
- * quantile buys coverage with GPUs held.  At 0.98 the synthetic scenarios'
- * coverage rises (docs/simulator.md, Benchmark settings), but on the real
- * series the upper tail of the residuals is heavy: the shaped forecast of
- * the GenAI series then holds only 4.9% fewer GPU-hours than reserving the
- * daily peak (28.5% at 0.955), and that of the Venus series 61% more.
+ * quantile buys coverage with GPUs held.
  */
 #define GA_DEMAND_QUANTILE_DEFAULT 0.955
 
+/* Constants of one Holt-Winters candidate (season 24 h). */
+typedef struct ga_demand_hw
+{
+	double		alpha;
+	double		beta;
+	double		gamma;
+	double		phi;
+} ga_demand_hw;
+
 typedef struct ga_demand_params
 {
-	int			n_profiles;		/* weekly profiles blended (4) */
-	double		alphas[GA_DEMAND_MAX_PROFILES];	/* their EW weights
-												 * (0.15, 0.35, 0.7, 1) */
-	int			selection_hours;	/* window scoring the profiles (336) */
-	double		clip;			/* profile update clip, x (profile + floor) (3) */
-	int			level_hours;	/* window of the level ratio (24) */
-	double		level_damping;	/* exponent on the level ratio, [0, 1] (0.5) */
-	double		trend_weight;	/* share of the day-over-day change kept (0.2) */
-	int			residual_hours; /* residual window (672 = 4 weeks) */
-	double		floor_share;	/* scale floor, share of mean profile (1) */
+	/* The weekly profile candidate (weekly_profile.h). */
+	int			n_profiles;		/* weekly profiles blended */
+	double		alphas[GA_DEMAND_MAX_PROFILES];	/* their EW weights */
+	int			selection_hours;	/* window scoring the profiles */
+	double		clip;			/* profile update clip, x (profile + floor) */
+	int			level_hours;	/* window of the level ratio */
+	double		level_damping;	/* exponent on the level ratio, [0, 1] */
+	double		trend_weight;	/* share of the day-over-day change kept */
+	/* Quantiles. */
+	int			residual_hours; /* scores kept per horizon */
+	int			residual_half_life; /* their weight halves, hours; 0: equal */
+	double		floor_share;	/* scale floor, share of the recent mean */
+	bool		median_correction;	/* p50 = blend + median error */
+	/* The other candidates and the blend. */
+	int			n_hw;			/* Holt-Winters candidates, 0 .. 4 */
+	ga_demand_hw hw[GA_DEMAND_MAX_HW];
+	bool		use_yesterday;
+	bool		use_last_week;
+	int			blend_hours;	/* half-life of the errors that choose among
+								 * candidates and combiners */
+	int			upper_hours;	/* half-life of the losses that choose the
+								 * unit of the bounds */
+	/* Coverage control. */
+	double		quantile;		/* the level it calibrates, (0.5, 1) */
+	double		coverage_gain;	/* level step per scored hour, >= 0 */
+	int			coverage_hours; /* half-life of its correction, >= 1 */
+	double		coverage_span;	/* level within quantile +- span (1 - q) */
+	/* Bursts: a rise the churn limit cannot follow held this early, 0: off. */
+	int			burst_lead_hours;
+	/* Level shifts: 0 hours turns detection off. */
+	int			shift_hours;
+	double		shift_ratio;
 } ga_demand_params;
 
-/* The defaults above; the same for every series. */
+/*
+ * The defaults, the same for every series: chosen on the tuning split of the
+ * forecast benchmark (tools/bench_forecast.c --tune, docs/simulator.md).
+ */
 ga_demand_params ga_demand_params_default(void);
 
 typedef struct ga_demand_model ga_demand_model;
@@ -95,13 +142,26 @@ double		ga_demand_model_profile(const ga_demand_model *model, int bucket);
 typedef struct ga_demand_info
 {
 	bool		no_history;		/* nothing observed: p50 = upper = 0 */
-	double		level;			/* damped level factor applied */
-	double		trend;			/* daily trend factor at 24 h ahead */
-	double		resid_median;	/* relative residual median used */
-	double		resid_upper;	/* relative residual at the quantile used */
-	int			n_residuals;
+	double		level;			/* the profile's damped level factor */
+	double		trend;			/* its daily trend factor at 24 h ahead */
+	double		resid_median;	/* relative error median, first step */
+	double		resid_upper;	/* relative error at the level, first step */
+	int			n_residuals;	/* errors held at the first step's horizon */
 	double		weights[GA_DEMAND_MAX_PROFILES];	/* of the profiles */
+	/* Candidates' blend weights at the first step's horizon. */
+	int			n_candidates;
+	double		candidate_weights[GA_DEMAND_MAX_CANDIDATES];
+	double		coverage_level; /* the level asked for at the quantile */
+	int			level_shifts;	/* shifts detected so far */
 } ga_demand_info;
+
+/* Candidates of a model, and the name of candidate k ("profile", "hw1", ...). */
+int			ga_demand_candidate_count(const ga_demand_model *model);
+const char *ga_demand_candidate_name(const ga_demand_model *model, int k);
+
+/* Candidate k's forecast of hour from the state now (NAN: it has none). */
+double		ga_demand_candidate_forecast(const ga_demand_model *model, int k,
+										 int64_t hour);
 
 /*
  * Forecast n_steps steps of step_minutes (a divisor of 60: a sub-hour step

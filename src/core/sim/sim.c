@@ -343,7 +343,8 @@ forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
 	ga_status	rc;
 
 	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, quantile,
-							svc->capacity_per_gpu, 0, 0, 0, NULL, c->hour_upper,
+							svc->capacity_per_gpu, svc->churn_limit * (60 / c->scn->step_minutes), 0, 0, NULL,
+							c->hour_upper,
 							NULL, NULL, err);
 	if (rc != GA_OK)
 		return rc;
