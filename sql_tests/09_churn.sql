@@ -79,30 +79,3 @@ SELECT bool_and(gpus = 0) FILTER (WHERE step BETWEEN :job_step AND :job_last) AS
 	   min(gpus) FILTER (WHERE step = 0) <= :job_step AS no_more_than_it_can_return,
 	   max(churn) AS max_churn
 FROM pg_temp.service_steps(:plan, 'burst');
-
--- Tables that do not form a valid problem are refused with the reason: here
--- a queued job's committed block, written by hand, is not aligned (GPUs 2-5
--- for a block of 4)
-CREATE FUNCTION pg_temp.replan_error() RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	msg text;
-	detail text;
-BEGIN
-	PERFORM * FROM gpualloc.replan('fast');
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-	-- the GPU's index counts every pool before this one
-	RETURN msg || E'\n' || regexp_replace(detail, 'GPU [0-9]+', 'GPU N');
-END $$;
-SELECT gpualloc.add_pool('pin', 'L40S', 48, 362, node_size => 8) > 0 AS pool_added;
-SELECT gpualloc.add_node('pin', 0);
-SELECT gpualloc.submit_job('stuck', 'training', 'pin', 4, 4, work_gpu_hours => 8,
-	not_before => now() + interval '1 hour') AS stuck \gset
-INSERT INTO gpualloc.allocations (gpu_id, job_id, during)
-SELECT g.gpu_id, :stuck, tstzrange(now(), NULL)
-FROM gpualloc.gpus g JOIN gpualloc.pools p USING (pool_id)
-WHERE p.name = 'pin' AND g.slot BETWEEN 2 AND 5;
-SELECT pg_temp.replan_error() AS error;
-DELETE FROM gpualloc.allocations WHERE job_id = :stuck;
-SELECT status FROM gpualloc.replan('fast');
