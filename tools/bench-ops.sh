@@ -35,6 +35,7 @@ gpualloc.booking_timeout = '60s'
 gpualloc.on_gpu_failure = 'requeue'"
 . "$ROOT/tools/tempdb.sh"
 tempdb_start ops
+cd "$ROOT"
 PIDS=""
 stop_executors() {
 	for p in $PIDS; do kill -TERM "$p" 2>/dev/null || true; done
@@ -142,7 +143,7 @@ sleep 1
 
 clean=0
 for p in $PIDS; do
-	kill -TERM "$p"
+	kill -TERM "$p" 2>/dev/null || true	# one that already exited is counted below
 	if wait "$p"; then clean=$((clean + 1)); fi
 done
 PIDS=""
