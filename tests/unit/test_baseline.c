@@ -2,8 +2,11 @@
  * test_baseline.c — FIFO and EASY backfilling on small hand-made problems.
  */
 #include "unit.h"
+#include "sim/generate.h"
 #include "solve/baseline.h"
 #include "model/validate.h"
+
+#include <stdlib.h>
 
 /*
  * 4 GPUs, 8 steps.  Job 0 is running on GPUs 0-1 until step 3.  Job 1
@@ -397,4 +400,169 @@ TEST(baseline_rejects_a_reservation_of_another_problem)
 	ga_reservation_destroy(other);
 	ga_reservation_destroy(r);
 	ga_problem_destroy(p);
+}
+
+/* ---- a property over generated problems ---- */
+
+static uint64_t
+next_draw(uint64_t *state)
+{
+	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static int
+pick(uint64_t *state, int lo, int hi)
+{
+	return lo + (int) (next_draw(state) % (uint64_t) (hi - lo + 1));
+}
+
+/*
+ * The reservation perfect knowledge gives: the days the problem's curves
+ * know, then two more days drawn at random (the first at least the part of
+ * its day the curve knows), as the simulator knows future days' true peaks.
+ */
+static ga_reservation *
+known_future(const ga_problem *p, int offset, uint64_t *st)
+{
+	ga_reservation *curve,
+			   *r;
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_reservation_from_demand(p, offset, &curve, &err), GA_OK);
+	r = ga_reservation_create(p->n_services, curve->n_days + 2,
+							  p->params.step_minutes, offset);
+	for (int s = 0; s < p->n_services; s++)
+	{
+		int			pool = p->pools[p->services[s].pool].n_gpus;
+		int			next = pick(st, 0, pool / 2);
+
+		for (int d = 0; d < curve->n_days; d++)
+			ga_reservation_set_day(r, s, d, ga_reservation_day(curve, s, d));
+		ga_reservation_set_day(r, s, curve->n_days,
+							   next > curve->partial[s] ? next : curve->partial[s]);
+		ga_reservation_set_day(r, s, curve->n_days + 1, pick(st, 0, pool / 2));
+	}
+	ga_reservation_destroy(curve);
+	return r;
+}
+
+/* GPUs of the pool the reservations hold at step t, summed over its services. */
+static int
+reserved_at(const ga_problem *p, const ga_reservation *r, int pool, int64_t t)
+{
+	int			sum = 0;
+
+	for (int s = 0; s < p->n_services; s++)
+		if (p->services[s].pool == pool)
+			sum += ga_reservation_at(r, s, t);
+	return sum;
+}
+
+/* Does a pinned job hold a GPU at or above `low` in the pool at step t? */
+static bool
+pinned_above(const ga_problem *p, int pool, int low, int t)
+{
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+
+		if (job->pinned && job->pool == pool && job->pinned_start <= t &&
+			t < job->pinned_end && job->pinned_first_gpu + job->pinned_size > low)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every job a baseline starts lies, at every step of its estimated run
+ * inside the horizon and past it, below the reservations of its pool; and
+ * wherever the reservations fit the pool and no pinned job sits in them,
+ * every service holds at least its demand.
+ */
+static void
+check_baseline_plan(const ga_problem *p, const ga_reservation *r,
+					const ga_plan *plan, int i)
+{
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			end_gpu = p->pools[job->pool].first_gpu + p->pools[job->pool].n_gpus;
+		int64_t		end;
+
+		if (job->pinned || plan->job_size[j] <= 0)
+			continue;
+		end = plan->job_start[j] + ga_job_duration(job, plan->job_size[j]);
+		for (int64_t t = plan->job_start[j]; t < end && t < plan->job_start[j] + 20000; t++)
+			CHECK_MSG(plan->job_first_gpu[j] + plan->job_size[j] <=
+					  end_gpu - reserved_at(p, r, job->pool, t),
+					  "instance %d: job %d on %d+%d at step %lld, reserved %d of the pool's end %d",
+					  i, j, plan->job_first_gpu[j], plan->job_size[j], (long long) t,
+					  reserved_at(p, r, job->pool, t), end_gpu);
+	}
+	for (int s = 0; s < p->n_services; s++)
+	{
+		const ga_service *svc = &p->services[s];
+		const ga_pool *pool = &p->pools[svc->pool];
+
+		for (int t = 0; t < p->params.n_steps; t++)
+		{
+			int			reserved = reserved_at(p, r, svc->pool, t);
+			int			need = svc->demand[t] < svc->max_gpus ? svc->demand[t] : svc->max_gpus;
+
+			if (reserved > pool->n_gpus ||
+				pinned_above(p, svc->pool, pool->first_gpu + pool->n_gpus - reserved, t))
+				continue;
+			CHECK_MSG(ga_plan_service_gpus(p, plan, s, t) >= need,
+					  "instance %d: service %d holds %d at step %d, demand %d", i, s,
+					  ga_plan_service_gpus(p, plan, s, t), t, need);
+		}
+	}
+}
+
+TEST(property_baseline_plans_keep_the_reservation_and_serve_demand)
+{
+	int			placed = 0;
+
+	for (int i = 0; i < 120; i++)
+	{
+		uint64_t	st = 500 + (uint64_t) i;
+		ga_generate_spec spec;
+		ga_problem *p;
+		ga_reservation *r;
+		ga_error	err;
+		int			offset;
+
+		ga_generate_defaults(&spec, pick(&st, 1, 64), pick(&st, 0, 25),
+							 pick(&st, 1, 120), 104729 * (uint64_t) i + 3);
+		spec.services = pick(&st, 0, 3);
+		spec.service_share = pick(&st, 0, 60) / 100.0;
+		spec.pinned_share = pick(&st, 0, 40) / 100.0;
+		spec.deadline_share = pick(&st, 0, 30) / 100.0;
+		spec.max_job_gpus = 1 << pick(&st, 0, 5);
+		p = ga_generate(&spec, &err);
+		CHECK_MSG(p != NULL, "%s", err.message);
+		if (p == NULL)
+			continue;
+		/* a quarter of the plans start 10 minutes past a step of the day */
+		offset = pick(&st, 0, 47) * 30 + (i % 4 == 3 ? 10 : 0);
+		r = known_future(p, offset, &st);
+		for (int fifo = 0; fifo < 2; fifo++)
+		{
+			ga_plan    *plan;
+
+			CHECK_INT_EQ(fifo ? ga_plan_fifo(p, r, &plan, &err) :
+						 ga_plan_backfill(p, r, &plan, &err), GA_OK);
+			check_baseline_plan(p, r, plan, i);
+			for (int j = 0; j < p->n_jobs; j++)
+				placed += !p->jobs[j].pinned && plan->job_size[j] > 0;
+			ga_plan_destroy(plan);
+		}
+		ga_reservation_destroy(r);
+		ga_problem_destroy(p);
+	}
+	CHECK(placed > 200);
 }

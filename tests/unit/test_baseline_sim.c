@@ -170,3 +170,54 @@ TEST(property_baselines_serve_all_demand_with_perfect_knowledge)
 	/* the property is not met by running nothing: batch work does run */
 	CHECK(started > 2 * N_SCENARIOS);
 }
+
+/*
+ * With forecasts a day's reservation is fixed by the first plan of the day:
+ * hourly re-plans see noisy demand and new forecasts all day, yet with no
+ * job to displace it the service holds the same GPUs at every step of a
+ * day.  The weekend's reservation is higher than Friday's.
+ */
+TEST(baselines_fix_the_day_reservation_with_forecasts)
+{
+	uint64_t	st = 99;
+	int64_t		start = 29556000;	/* 2026-03-13 00:00 */
+	char	   *demand = malloc(24 * 24 * 40 + 64);
+	int			n = sprintf(demand, "service,ts,traffic\n");
+	const char *dir;
+
+	for (int h = -21 * 24; h < 3 * 24; h++)
+	{
+		char		ts[32];
+
+		ga_format_minutes(start + h * 60, ts, sizeof(ts));
+		/* busier at weekends: the window runs from a Friday to a Sunday */
+		n += sprintf(demand + n, "chat,%s,%d\n", ts, ga_day_of_week(start + h * 60) >= 5 ?
+					 100 * between(&st, 3, 6) : 100 * between(&st, 1, 3));
+	}
+	dir = tscn_write("key,value\nname,fixed\nstart,2026-03-13 00:00\nend,2026-03-16 00:00\n"
+					 "step_minutes,30\nhorizon_hours,24\nreplan_minutes,60\n",
+					 "pool,node,gpus\nh100,n0,8\n",
+					 "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n"
+					 "chat,h100,1,100,0,0,8\n", demand,
+					 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n",
+					 NULL);
+	for (int p = GA_POLICY_FIFO; p <= GA_POLICY_BACKFILL && dir; p++)
+	{
+		ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, false);
+		const int  *alloc;
+
+		if (res == NULL)
+			continue;
+		alloc = res->record->svc_alloc;
+		for (int t = 1; t < 144; t++)
+			if (t % 48 != 0)
+				CHECK_MSG(alloc[t] == alloc[t - 1], "%s: step %d holds %d, step %d %d",
+						  ga_policy_name((ga_policy) p), t, alloc[t], t - 1, alloc[t - 1]);
+		CHECK(alloc[0] > 0);
+		CHECK_MSG(alloc[48] > alloc[0], "Friday %d, Saturday %d", alloc[0], alloc[48]);
+		ga_sim_result_destroy(res);
+	}
+	if (dir)
+		tscn_remove(dir);
+	free(demand);
+}
