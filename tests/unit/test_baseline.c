@@ -295,6 +295,26 @@ TEST(reservation_step_across_midnight_holds_both_days)
 	CHECK_INT_EQ(ga_reservation_at(r, 0, 3), 4);
 	ga_reservation_destroy(r);
 	ga_problem_destroy(p);
+
+	/*
+	 * 100-minute steps from midnight do not divide a day: the step from
+	 * 23:20 crosses the first midnight, the one from 22:40 the second.
+	 */
+	r = ga_reservation_create(1, 3, 100, 0);
+	ga_reservation_set_day(r, 0, 0, 1);
+	ga_reservation_set_day(r, 0, 1, 5);
+	ga_reservation_set_day(r, 0, 2, 2);
+	CHECK(ga_reservation_straddles(r, 0));
+	CHECK(ga_reservation_straddles(r, 1));
+	CHECK_INT_EQ(ga_reservation_at(r, 0, 13), 1);	/* 21:40-23:20 */
+	CHECK_INT_EQ(ga_reservation_at(r, 0, 14), 5);	/* 23:20-01:00 */
+	CHECK_INT_EQ(ga_reservation_at(r, 0, 28), 5);	/* 22:40-00:20, day 1 to 2 */
+	CHECK_INT_EQ(ga_reservation_at(r, 0, 29), 2);
+	ga_reservation_destroy(r);
+	/* 90-minute steps from midnight meet it: 16 of them make a day */
+	r = ga_reservation_create(1, 1, 90, 0);
+	CHECK(!ga_reservation_straddles(r, 0));
+	ga_reservation_destroy(r);
 }
 
 /*

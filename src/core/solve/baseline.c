@@ -54,25 +54,24 @@ floor_of_days(const bl_ctx *c, int pool, int64_t d0, int64_t d1)
 
 /*
  * The reservation floor of the pool over steps [from, to): a block lying
- * below it touches no GPU a service reserves at any of those steps.  When
- * steps straddle midnight a service's reservation at such a step is the
- * higher of two days', so the floor is taken over each pair of days the
- * steps join; otherwise over each day on its own.
+ * below it touches no GPU a service reserves at any of those steps.  A
+ * service's reservation at a step across midnight is the higher of two
+ * days', so the floor is taken over each such pair of days, and over each
+ * day on its own.
  */
 static int
 floor_over(const bl_ctx *c, int pool, int64_t from, int64_t to)
 {
 	int64_t		d0 = ga_reservation_first_day(c->res, from);
 	int64_t		d1 = ga_reservation_last_day(c->res, to - 1);
-	bool		straddle = c->res->offset % c->res->step_minutes != 0;
 	int			low = pool_end(c, pool);
 
 	if (d1 > c->res->n_days + 1)
 		d1 = d0 > c->res->n_days ? d0 + 1 : c->res->n_days + 1;
 	for (int64_t d = d0; d <= d1; d++)
 	{
-		int			f = straddle && d < d1 ? floor_of_days(c, pool, d, d + 1) :
-			floor_of_days(c, pool, d, d);
+		int			f = d < d1 && ga_reservation_straddles(c->res, d) ?
+			floor_of_days(c, pool, d, d + 1) : floor_of_days(c, pool, d, d);
 
 		if (f < low)
 			low = f;

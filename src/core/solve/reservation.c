@@ -10,8 +10,8 @@ ga_reservation_create(int n_services, int n_days, int step_minutes, int offset)
 {
 	ga_reservation *r;
 
-	if (n_services < 0 || n_days < 1 || step_minutes < 1 ||
-		GA_DAY_MINUTES % step_minutes != 0 || offset < 0 || offset >= GA_DAY_MINUTES)
+	if (n_services < 0 || n_days < 1 || step_minutes < 1 || offset < 0 ||
+		offset >= GA_DAY_MINUTES)
 		return NULL;
 	r = calloc(1, sizeof(ga_reservation));
 	if (r == NULL)
@@ -76,6 +76,12 @@ ga_reservation_last_day(const ga_reservation *r, int64_t t)
 	return (r->offset + (t + 1) * r->step_minutes - 1) / GA_DAY_MINUTES;
 }
 
+bool
+ga_reservation_straddles(const ga_reservation *r, int64_t d)
+{
+	return ((d + 1) * GA_DAY_MINUTES - r->offset) % r->step_minutes != 0;
+}
+
 int
 ga_reservation_at(const ga_reservation *r, int s, int64_t t)
 {
@@ -124,9 +130,9 @@ ga_reservation_from_demand(const ga_problem *p, int offset,
 	bool		partial;
 
 	*out = NULL;
-	if (step < 1 || GA_DAY_MINUTES % step != 0)
+	if (step < 1)
 		return ga_error_set(err, GA_EINVAL,
-							"reservation: step_minutes must divide a day (got %d)", step);
+							"reservation: step_minutes must be at least 1 (got %d)", step);
 	if (offset < 0 || offset >= GA_DAY_MINUTES)
 		return ga_error_set(err, GA_EINVAL,
 							"reservation: offset must lie in 0 .. %d (got %d)",

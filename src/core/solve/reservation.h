@@ -31,7 +31,7 @@
 typedef struct ga_reservation
 {
 	int			n_services;
-	int			step_minutes;	/* of the plan's steps; divides a day */
+	int			step_minutes;	/* of the plan's steps */
 	int			offset;			/* minute of day 0 at which step 0 begins,
 								 * 0 .. 1439 */
 	int			n_days;			/* known days, >= 1 */
@@ -43,8 +43,7 @@ typedef struct ga_reservation
 
 /*
  * A reservation of n_days known days (>= 1), every value 0; NULL on out of
- * memory or sizes out of range (step_minutes must divide a day, offset lie
- * in 0 .. 1439).
+ * memory or sizes out of range (step_minutes >= 1, offset in 0 .. 1439).
  */
 ga_reservation *ga_reservation_create(int n_services, int n_days,
 									  int step_minutes, int offset);
@@ -63,6 +62,10 @@ int64_t		ga_reservation_first_day(const ga_reservation *reservation,
 									 int64_t t);
 int64_t		ga_reservation_last_day(const ga_reservation *reservation,
 									int64_t t);
+
+/* Does a step begin before the midnight that ends day d and end after it? */
+bool		ga_reservation_straddles(const ga_reservation *reservation,
+									 int64_t d);
 
 /* GPUs service s reserves at step t (>= 0): the most of the days it touches. */
 int			ga_reservation_at(const ga_reservation *reservation, int s,
