@@ -5,6 +5,7 @@
 
 #include "solve/baseline.h"
 #include "forecast/forecast_demand.h"
+#include "model/calendar.h"
 #include "forecast/forecast_estimator.h"
 #include "sim/oracle.h"
 #include "model/overrun.h"
@@ -57,6 +58,10 @@ typedef struct sim_ctx
 	int		   *demand_cursor;	/* next demand row to observe per service */
 	double	   *hour_upper;		/* scratch: hourly upper forecast */
 	int		   *step_q;			/* scratch: per-step GPUs */
+	int64_t		first_day;		/* UTC day of the window's start */
+	int			n_days;			/* days from it that a horizon reaches */
+	int		   *day_gpus;		/* [n_services * n_days]: the baselines'
+								 * reservation per day (-1: not fixed yet) */
 	ga_problem *problem;		/* of the committed plan */
 	ga_plan    *plan;
 	int			plan_step;		/* window step of the plan's step 0 */
@@ -121,6 +126,105 @@ true_duration(const sim_ctx *c, int j, int g)
 	if (d > 1e8)
 		return 100000000;
 	return (int) d;
+}
+
+/* ---- the baselines' daily reservation ---- */
+
+/* UTC day of a minute, counted from 1970-01-01 (floored before it). */
+static int64_t
+day_of(int64_t minute)
+{
+	return minute >= 0 ? minute / GA_DAY_MINUTES :
+		-((-minute + GA_DAY_MINUTES - 1) / GA_DAY_MINUTES);
+}
+
+/*
+ * With perfect knowledge, service s's peak of true demand over each day: of
+ * every step of the window's grid touching the day, before the window and
+ * past its end as far as a horizon reaches (a step across midnight counts
+ * for both days).
+ */
+static void
+true_day_peaks(sim_ctx *c, int s)
+{
+	int			step = c->scn->step_minutes;
+	int64_t		before = c->scn->start - c->first_day * GA_DAY_MINUTES;
+	int			k0 = (int) -((before + step - 1) / step);
+
+	for (int k = k0; k < c->T + c->H; k++)
+	{
+		int64_t		t = step_time(c, k);
+		int			q = ga_scenario_true_demand(c->scn, s, t);
+
+		for (int64_t d = day_of(t); d <= day_of(t + step - 1); d++)
+		{
+			int64_t		i = d - c->first_day;
+
+			if (i >= 0 && i < c->n_days && q > c->day_gpus[(size_t) s * c->n_days + i])
+				c->day_gpus[(size_t) s * c->n_days + i] = q;
+		}
+	}
+}
+
+static ga_status
+init_days(sim_ctx *c, ga_error *err)
+{
+	int			ns = c->scn->n_services;
+	int64_t		reach = step_time(c, c->T + c->H) - 1;
+
+	c->first_day = day_of(c->scn->start);
+	c->n_days = (int) (day_of(reach) - c->first_day + 1);
+	c->day_gpus = malloc(sizeof(int) * (size_t) (ns > 0 ? ns : 1) * c->n_days);
+	if (c->day_gpus == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory for the daily reservations");
+	for (int i = 0; i < (ns > 0 ? ns : 1) * c->n_days; i++)
+		c->day_gpus[i] = c->opt->perfect ? 0 : -1;
+	if (c->opt->perfect)
+		for (int s = 0; s < ns; s++)
+			true_day_peaks(c, s);
+	return GA_OK;
+}
+
+/*
+ * The reservation fifo and backfill plan behind at minute now
+ * (docs/model.md, Static reservation).  With perfect knowledge every day
+ * holds its true peak, known to the end of the days a horizon reaches.
+ * With forecasts the plan derives it from its planned curves, and the
+ * current day's reservation is fixed by the first plan made in the day:
+ * later plans keep it whatever their forecasts say.
+ */
+static ga_status
+day_reservation(sim_ctx *c, const ga_problem *p, int64_t now,
+				ga_reservation **out, ga_error *err)
+{
+	int			today = (int) (day_of(now) - c->first_day);
+	int			offset = ga_minute_of_day(now);
+	ga_status	rc;
+
+	if (c->opt->perfect)
+	{
+		*out = ga_reservation_create(p->n_services, c->n_days - today,
+									 p->params.step_minutes, offset);
+		if (*out == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory for a reservation");
+		for (int s = 0; s < p->n_services; s++)
+			for (int d = today; d < c->n_days; d++)
+				ga_reservation_set_day(*out, s, d - today,
+									   ga_reservation_clamp(p, s, c->day_gpus[(size_t) s * c->n_days + d]));
+		return GA_OK;
+	}
+	if ((rc = ga_reservation_from_demand(p, offset, out, err)) != GA_OK)
+		return rc;
+	for (int s = 0; s < p->n_services; s++)
+	{
+		int		   *fixed = &c->day_gpus[(size_t) s * c->n_days + today];
+
+		if (*fixed < 0)
+			*fixed = ga_reservation_day(*out, s, 0);
+		else
+			ga_reservation_set_day(*out, s, 0, *fixed);
+	}
+	return GA_OK;
 }
 
 /* ---- set-up and tear-down ---- */
@@ -225,7 +329,8 @@ ctx_init(sim_ctx *c, const ga_scenario *scn, const ga_sim_options *opt,
 		return ga_error_set(err, GA_ENOMEM, "out of memory starting the simulation");
 	for (int g = 0; g < n; g++)
 		c->gpu_job[g] = c->gpu_svc[g] = c->prev_svc[g] = -1;
-	if ((rc = init_jobs(c)) != GA_OK || (rc = init_estimator(c, err)) != GA_OK)
+	if ((rc = init_jobs(c)) != GA_OK || (rc = init_estimator(c, err)) != GA_OK ||
+		(rc = init_days(c, err)) != GA_OK)
 		return rc;
 	return init_models(c, err);
 }
@@ -240,6 +345,7 @@ ctx_free(sim_ctx *c)
 	free(c->demand_cursor);
 	free(c->hour_upper);
 	free(c->step_q);
+	free(c->day_gpus);
 	ga_estimator_destroy(c->est);
 	ga_plan_destroy(c->plan);
 	ga_problem_destroy(c->problem);
@@ -513,17 +619,34 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 
 /* ---- planning ---- */
 
+/* A baseline's plan of the problem built at window step t. */
 static ga_status
-solve(sim_ctx *c, const ga_problem *p, ga_plan **plan, ga_error *err)
+plan_baseline(sim_ctx *c, const ga_problem *p, int t, ga_plan **plan,
+			  ga_error *err)
+{
+	ga_reservation *res;
+	ga_status	rc = day_reservation(c, p, step_time(c, t), &res, err);
+
+	if (rc != GA_OK)
+		return rc;
+	if (c->opt->policy == GA_POLICY_FIFO)
+		rc = ga_plan_fifo(p, res, plan, err);
+	else
+		rc = ga_plan_backfill(p, res, plan, err);
+	ga_reservation_destroy(res);
+	return rc;
+}
+
+static ga_status
+solve(sim_ctx *c, const ga_problem *p, int t, ga_plan **plan, ga_error *err)
 {
 	ga_solve_options so = {0};
 
 	switch (c->opt->policy)
 	{
 		case GA_POLICY_FIFO:
-			return ga_plan_fifo(p, plan, err);
 		case GA_POLICY_BACKFILL:
-			return ga_plan_backfill(p, plan, err);
+			return plan_baseline(c, p, t, plan, err);
 		case GA_POLICY_FAST:
 			so.time_limit_ms = c->opt->fast_ms;
 			return ga_solve_fast(p, &so, plan, err);
@@ -548,7 +671,7 @@ replan(sim_ctx *c, int t, ga_error *err)
 	if ((rc = build_problem(c, t, &p, err)) != GA_OK)
 		return rc;
 	t0 = ga_now_ms();
-	rc = solve(c, p, &plan, err);
+	rc = solve(c, p, t, &plan, err);
 	if (rc == GA_OK)
 		rc = ga_run_record_add_solve(c->res->record, ga_now_ms() - t0, err);
 	if (rc == GA_OK && c->opt->validate &&

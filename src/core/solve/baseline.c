@@ -1,6 +1,6 @@
 /*
- * baseline.c — FIFO and EASY backfilling behind a static service
- * reservation (see baseline.h).
+ * baseline.c — FIFO and EASY backfilling behind a static daily service
+ * reservation (see baseline.h and reservation.h).
  */
 #include "solve/baseline.h"
 
@@ -13,66 +13,148 @@
 typedef struct bl_ctx
 {
 	const ga_problem *p;
+	const ga_reservation *res;
 	ga_plan    *plan;
 	int			T;
-	int		   *area_end;		/* per pool: batch blocks lie below this GPU */
 	bool	   *event;			/* [T]: steps where a backfill pass runs */
 } bl_ctx;
 
-int
-ga_baseline_reservation(const ga_problem *p, int s)
+static int
+pool_end(const bl_ctx *c, int pool)
 {
-	const ga_service *svc = &p->services[s];
-	int			peak = svc->min_gpus;
-
-	for (int t = 0; t < p->params.n_steps; t++)
-		if (svc->demand[t] > peak)
-			peak = svc->demand[t];
-	if (peak > svc->max_gpus)
-		peak = svc->max_gpus;
-	if (peak > p->pools[svc->pool].n_gpus)
-		peak = p->pools[svc->pool].n_gpus;
-	return peak;
+	return c->p->pools[pool].first_gpu + c->p->pools[pool].n_gpus;
 }
 
-/* Stack each pool's reservations from its high end; cells under pinned jobs stay theirs. */
+/*
+ * The GPU of the pool below which no service reserves anything on the days
+ * in [d0, d1], d1 included: the pool's end less the sum of its services'
+ * reservations, each at its most over those days.  Batch blocks lie below.
+ */
+static int
+floor_of_days(const bl_ctx *c, int pool, int64_t d0, int64_t d1)
+{
+	int			low = pool_end(c, pool);
+
+	/* the days from n_days on all hold the tail: one of them stands for all */
+	if (d1 > c->res->n_days)
+		d1 = d0 > c->res->n_days ? d0 : c->res->n_days;
+	for (int s = 0; s < c->p->n_services; s++)
+	{
+		int			most = 0;
+
+		if (c->p->services[s].pool != pool)
+			continue;
+		for (int64_t d = d0; d <= d1; d++)
+			if (ga_reservation_day(c->res, s, d) > most)
+				most = ga_reservation_day(c->res, s, d);
+		low -= most;
+	}
+	return low > c->p->pools[pool].first_gpu ? low : c->p->pools[pool].first_gpu;
+}
+
+/*
+ * The reservation floor of the pool over steps [from, to): a block lying
+ * below it touches no GPU a service reserves at any of those steps.  A
+ * service's reservation at a step across midnight is the higher of two
+ * days', so the floor is taken over each such pair of days, and over each
+ * day on its own.
+ */
+static int
+floor_over(const bl_ctx *c, int pool, int64_t from, int64_t to)
+{
+	int64_t		d0 = ga_reservation_first_day(c->res, from);
+	int64_t		d1 = ga_reservation_last_day(c->res, to - 1);
+	int			low = pool_end(c, pool);
+
+	if (d1 > c->res->n_days + 1)
+		d1 = d0 > c->res->n_days ? d0 + 1 : c->res->n_days + 1;
+	for (int64_t d = d0; d <= d1; d++)
+	{
+		int			f = d < d1 && ga_reservation_straddles(c->res, d) ?
+			floor_of_days(c, pool, d, d + 1) : floor_of_days(c, pool, d, d);
+
+		if (f < low)
+			low = f;
+	}
+	return low;
+}
+
+/*
+ * Give each service its reservation at every step of the horizon, stacked
+ * from the high end of its pool in service order; cells under pinned jobs
+ * stay theirs.
+ */
 static void
 reserve_services(bl_ctx *c)
 {
 	const ga_problem *p = c->p;
 
-	for (int i = 0; i < p->n_pools; i++)
-		c->area_end[i] = p->pools[i].first_gpu + p->pools[i].n_gpus;
-	for (int s = 0; s < p->n_services; s++)
-	{
-		int			pool = p->services[s].pool;
-		int			r = ga_baseline_reservation(p, s);
-		int			low = c->area_end[pool] - r;
+	for (int t = 0; t < c->T; t++)
+		for (int i = 0; i < p->n_pools; i++)
+		{
+			int			top = pool_end(c, i);
 
-		if (low < p->pools[pool].first_gpu)
-			low = p->pools[pool].first_gpu;
-		for (int g = low; g < c->area_end[pool]; g++)
-			for (int t = 0; t < c->T; t++)
-				if (ga_plan_get(c->plan, g, t) == GA_IDLE)
-					ga_plan_set(c->plan, g, t, ga_service_workload(p, s));
-		c->area_end[pool] = low;
-	}
+			for (int s = 0; s < p->n_services; s++)
+			{
+				int			low;
+
+				if (p->services[s].pool != i)
+					continue;
+				low = top - ga_reservation_at(c->res, s, t);
+				if (low < p->pools[i].first_gpu)
+					low = p->pools[i].first_gpu;
+				for (int g = low; g < top; g++)
+					if (ga_plan_get(c->plan, g, t) == GA_IDLE)
+						ga_plan_set(c->plan, g, t, ga_service_workload(p, s));
+				top = low;
+			}
+		}
+}
+
+/* A backfill pass where the reservations fall: GPUs come free there. */
+static void
+mark_reservation_changes(bl_ctx *c)
+{
+	for (int t = 1; t < c->T; t++)
+		for (int i = 0; i < c->p->n_pools && !c->event[t]; i++)
+			if (floor_over(c, i, t, t + 1) != floor_over(c, i, t - 1, t))
+				c->event[t] = true;
 }
 
 static ga_status
-setup(const ga_problem *p, bl_ctx *c, ga_plan **out, ga_error *err)
+check_reservation(const ga_problem *p, const ga_reservation *res, ga_error *err)
 {
+	if (res == NULL)
+		return ga_error_set(err, GA_EINVAL, "baseline: a reservation is required");
+	if (res->n_services != p->n_services)
+		return ga_error_set(err, GA_EINVAL,
+							"baseline: the reservation has %d services, the problem %d",
+							res->n_services, p->n_services);
+	if (res->step_minutes != p->params.step_minutes)
+		return ga_error_set(err, GA_EINVAL,
+							"baseline: the reservation's steps are %d minutes, the problem's %d",
+							res->step_minutes, p->params.step_minutes);
+	return GA_OK;
+}
+
+static ga_status
+setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
+	  ga_plan **out, ga_error *err)
+{
+	ga_status	rc;
+
 	memset(c, 0, sizeof(*c));
 	*out = NULL;
+	if ((rc = check_reservation(p, res, err)) != GA_OK)
+		return rc;
 	c->p = p;
+	c->res = res;
 	c->T = p->params.n_steps;
 	c->plan = ga_plan_create(p);
-	c->area_end = calloc(p->n_pools > 0 ? p->n_pools : 1, sizeof(int));
 	c->event = calloc(c->T, sizeof(bool));
-	if (c->plan == NULL || c->area_end == NULL || c->event == NULL)
+	if (c->plan == NULL || c->event == NULL)
 	{
 		ga_plan_destroy(c->plan);
-		free(c->area_end);
 		free(c->event);
 		return ga_error_set(err, GA_ENOMEM, "out of memory planning a baseline");
 	}
@@ -92,6 +174,7 @@ setup(const ga_problem *p, bl_ctx *c, ga_plan **out, ga_error *err)
 			c->event[job->release_step] = true;
 	}
 	reserve_services(c);
+	mark_reservation_changes(c);
 	return GA_OK;
 }
 
@@ -101,16 +184,13 @@ finish(bl_ctx *c, ga_plan **out, const char *mode)
 	c->plan->objective = ga_plan_objective(c->p, c->plan);
 	c->plan->mode = mode;
 	*out = c->plan;
-	free(c->area_end);
 	free(c->event);
 }
 
-/* Largest power of two of the job's range that fits below the reservations. */
+/* Largest power of two of the job's range not above room GPUs; 0 if none. */
 static int
-largest_size(const bl_ctx *c, const ga_job *job)
+largest_size(const ga_job *job, int room)
 {
-	const ga_pool *pool = &c->p->pools[job->pool];
-	int			room = c->area_end[job->pool] - pool->first_gpu;
 	int			size = job->gpus_max;
 
 	while (size >= job->gpus_min && size > room)
@@ -128,7 +208,20 @@ block_free(const ga_plan *plan, int first, int size, int from, int to)
 	return true;
 }
 
-/* Can job j start at step t?  Sets the block, largest size first. */
+/* GPUs of the job's pool below the reservations at every step of a run. */
+static int
+room_over(const bl_ctx *c, const ga_job *job, int start, int dur)
+{
+	return floor_over(c, job->pool, start, (int64_t) start + dur) -
+		c->p->pools[job->pool].first_gpu;
+}
+
+/*
+ * Can job j start at step t?  Sets the block, largest size first.  A block
+ * must lie below the reservations at every step of the job's estimated
+ * run, past the horizon too: a job may use GPUs a lower reservation leaves
+ * free only if it ends before a higher one begins.
+ */
 static bool
 fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 {
@@ -137,14 +230,15 @@ fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 
 	if (t < job->release_step)
 		return false;
-	for (int g = largest_size(c, job); g >= job->gpus_min && g > 0; g /= 2)
+	for (int g = largest_size(job, room_over(c, job, t, 1)); g >= job->gpus_min && g > 0; g /= 2)
 	{
 		int			dur = ga_job_duration(job, g);
 		int			to = t + dur < c->T ? t + dur : c->T;
+		int			top = pool->first_gpu + room_over(c, job, t, dur);
 
 		if (job->deadline_step >= 0 && t + dur > job->deadline_step)
 			continue;
-		for (int f = pool->first_gpu; f + g <= c->area_end[job->pool]; f += g)
+		for (int f = pool->first_gpu; f + g <= top; f += g)
 			if (block_free(c->plan, f, g, t, to))
 			{
 				*first = f;
@@ -152,6 +246,21 @@ fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 				return true;
 			}
 	}
+	return false;
+}
+
+/*
+ * Could the job start at some step of the horizon on its pool emptied of
+ * other jobs?  If not, it is too large for the GPUs the reservations leave
+ * and is passed over.
+ */
+static bool
+fits_reservations(const bl_ctx *c, const ga_job *job)
+{
+	for (int t = 0; t < c->T; t++)
+		for (int g = largest_size(job, room_over(c, job, t, 1)); g >= job->gpus_min && g > 0; g /= 2)
+			if (g <= room_over(c, job, t, ga_job_duration(job, g)))
+				return true;
 	return false;
 }
 
@@ -178,10 +287,11 @@ place(bl_ctx *c, int j, int t, int first, int size)
 }
 
 ga_status
-ga_plan_fifo(const ga_problem *p, ga_plan **out, ga_error *err)
+ga_plan_fifo(const ga_problem *p, const ga_reservation *res, ga_plan **out,
+			 ga_error *err)
 {
 	bl_ctx		c;
-	ga_status	rc = setup(p, &c, out, err);
+	ga_status	rc = setup(p, res, &c, out, err);
 	int			previous = 0;
 
 	if (rc != GA_OK)
@@ -192,7 +302,7 @@ ga_plan_fifo(const ga_problem *p, ga_plan **out, ga_error *err)
 					first,
 					size;
 
-		if (p->jobs[j].pinned || largest_size(&c, &p->jobs[j]) == 0)
+		if (p->jobs[j].pinned || !fits_reservations(&c, &p->jobs[j]))
 			continue;
 		if (!earliest_fit(&c, j, previous, &t, &first, &size))
 			break;				/* strict order: nobody may pass it */
@@ -239,7 +349,8 @@ mark_head(bl_ctx *c, int j, int t, int first, int size, int32_t what)
 
 /* One EASY pass at step t over the waiting jobs in priority order. */
 static void
-backfill_pass(bl_ctx *c, const int *order, int n, bool *placed, int t)
+backfill_pass(bl_ctx *c, const int *order, int n, bool *placed,
+			  const bool *fits, int t)
 {
 	int			head = -1,
 				h_t = 0,
@@ -252,7 +363,7 @@ backfill_pass(bl_ctx *c, const int *order, int n, bool *placed, int t)
 					first,
 					size;
 
-		if (placed[j] || c->p->jobs[j].release_step > t || largest_size(c, &c->p->jobs[j]) == 0)
+		if (placed[j] || c->p->jobs[j].release_step > t || !fits[j])
 			continue;
 		if (fit_at(c, j, t, &first, &size))
 		{
@@ -273,22 +384,26 @@ backfill_pass(bl_ctx *c, const int *order, int n, bool *placed, int t)
 }
 
 ga_status
-ga_plan_backfill(const ga_problem *p, ga_plan **out, ga_error *err)
+ga_plan_backfill(const ga_problem *p, const ga_reservation *res,
+				 ga_plan **out, ga_error *err)
 {
 	bl_ctx		c;
-	ga_status	rc = setup(p, &c, out, err);
+	ga_status	rc = setup(p, res, &c, out, err);
 	int		   *order;
 	bool	   *placed;
+	bool	   *fits;
 	int			n = 0;
 
 	if (rc != GA_OK)
 		return rc;
 	order = malloc(sizeof(int) * (p->n_jobs > 0 ? p->n_jobs : 1));
 	placed = calloc(p->n_jobs > 0 ? p->n_jobs : 1, sizeof(bool));
-	if (order == NULL || placed == NULL)
+	fits = calloc(p->n_jobs > 0 ? p->n_jobs : 1, sizeof(bool));
+	if (order == NULL || placed == NULL || fits == NULL)
 	{
 		free(order);
 		free(placed);
+		free(fits);
 		finish(&c, out, "backfill");
 		ga_plan_destroy(*out);
 		*out = NULL;
@@ -296,13 +411,17 @@ ga_plan_backfill(const ga_problem *p, ga_plan **out, ga_error *err)
 	}
 	for (int j = 0; j < p->n_jobs; j++)
 		if (!p->jobs[j].pinned)
+		{
 			order[n++] = j;
+			fits[j] = fits_reservations(&c, &p->jobs[j]);
+		}
 	sort_by_priority(p, order, n);
 	for (int t = 0; t < c.T; t++)
 		if (c.event[t])
-			backfill_pass(&c, order, n, placed, t);
+			backfill_pass(&c, order, n, placed, fits, t);
 	free(order);
 	free(placed);
+	free(fits);
 	finish(&c, out, "backfill");
 	return GA_OK;
 }
