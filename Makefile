@@ -224,6 +224,12 @@ bench: tools $(BUILD_DIR)/bench_report
 bench-submit: deps
 	@sh tools/bench-submit.sh
 
+# replan() on four equal pools, solved by one process and by four
+# (gpualloc.max_parallel_pools); writes bench/results/pools.json.
+.PHONY: bench-pools
+bench-pools: deps
+	@sh tools/bench-pools.sh
+
 # The soak of t/004_soak.pl at scale: 64 GPUs, 8 nodes, 8 reference executors,
 # BENCH_JOBS (3000) short jobs; writes bench/results/ops.json.
 .PHONY: bench-ops
