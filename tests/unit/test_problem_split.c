@@ -233,7 +233,8 @@ TEST(split_of_one_pool_or_none)
 
 /* Solve every part, merge, and return the merged plan (NULL on failure). */
 static ga_plan *
-solve_parts(const ga_problem *p, const ga_split *split, bool full, double ms)
+solve_parts_bound(const ga_problem *p, const ga_split *split, bool full, double ms,
+				  double *bound_sum)
 {
 	ga_solve_options opts = {.time_limit_ms = ms};
 	ga_plan    *plans[8] = {0};
@@ -246,11 +247,20 @@ solve_parts(const ga_problem *p, const ga_split *split, bool full, double ms)
 			: ga_solve_fast(split->parts[k].problem, &opts, &plans[k], &err);
 
 		CHECK_MSG(rc == GA_OK, "part %d: %s", k, err.message);
+		*bound_sum += plans[k] ? plans[k]->bound : NAN;
 	}
 	CHECK_MSG(ga_plan_merge(p, split, plans, &merged, &err) == GA_OK, "%s", err.message);
 	for (int k = 0; k < 8; k++)
 		ga_plan_destroy(plans[k]);
 	return merged;
+}
+
+static ga_plan *
+solve_parts(const ga_problem *p, const ga_split *split, bool full, double ms)
+{
+	double		bound_sum = 0;
+
+	return solve_parts_bound(p, split, full, ms, &bound_sum);
 }
 
 /*
@@ -361,6 +371,7 @@ TEST(split_solve_merge_full_is_legal_and_bounded)
 	ga_problem *p;
 	ga_split   *split = NULL;
 	ga_plan    *merged;
+	double		bound_sum = 0;
 	ga_error	err;
 
 	for (int q = 0; q < 3; q++)
@@ -371,13 +382,14 @@ TEST(split_solve_merge_full_is_legal_and_bounded)
 	if (p == NULL)
 		return;
 	CHECK(ga_problem_split(p, &split, &err) == GA_OK);
-	merged = solve_parts(p, split, true, 2000);
+	merged = solve_parts_bound(p, split, true, 2000, &bound_sum);
 	CHECK(merged != NULL);
 	if (merged != NULL)
 	{
 		CHECK_MSG(ga_validate(p, merged, &err) == GA_OK, "%s", err.message);
 		CHECK(strcmp(merged->mode, "full") == 0);
 		CHECK(isfinite(merged->bound));
+		CHECK_NEAR(merged->bound, bound_sum, 1e-9 * (1 + fabs(bound_sum)));
 		CHECK(merged->bound >= merged->objective - 1e-6 * (1 + fabs(merged->objective)));
 		CHECK_NEAR(merged->gap, (merged->bound - merged->objective) / fmax(fabs(merged->bound), 1e-9), 1e-12);
 	}

@@ -194,6 +194,18 @@ TEST(serial_reader_refuses_bad_buffers)
 	}
 	CHECK(ga_problem_read(copy, len, &back, &err) == GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "do not fit");
+	/* a count smaller than what follows: one job fewer */
+	memcpy(copy, buf, len);
+	{
+		int32_t		jobs;
+		size_t		at = 3 * 4 + 8 + 2 * 4 + 4 * 8 + 2 * 4;
+
+		memcpy(&jobs, copy + at, sizeof(jobs));
+		jobs--;
+		memcpy(copy + at, &jobs, sizeof(jobs));
+	}
+	CHECK(ga_problem_read(copy, len, &back, &err) == GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "do not fill");
 	/* a field breaking a rule of the model: the reader finishes the problem */
 	memcpy(copy, buf, len);
 	{
