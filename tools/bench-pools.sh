@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 POOLS=${BENCH_POOLS:-4}
 POOL_GPUS=${BENCH_POOL_GPUS:-1024}
-JOBS=${BENCH_JOBS:-400}
+JOBS=${BENCH_JOBS:-200}
 REPEATS=${BENCH_REPEATS:-3}
 LIMIT=${BENCH_LIMIT:-10 minutes}
 make -s >/dev/null
