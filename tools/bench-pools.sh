@@ -5,7 +5,7 @@
 # bench/results/pools.json.
 #
 # The cluster: BENCH_POOLS (4) pools of BENCH_POOL_GPUS (1024) GPUs, each
-# with a service and BENCH_JOBS (400) queued jobs of 1 to 64 GPUs.  Fast
+# with a service and BENCH_JOBS (200) queued jobs of 1 to 64 GPUs.  Fast
 # mode with a time limit long enough for every pool's improvement to end by
 # its own move limits, so both settings do the same work and commit the
 # same plan (checked: same objective); a time-limited solve would only
