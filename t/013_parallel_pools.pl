@@ -65,6 +65,10 @@ sub solvers
 make_cluster('par');
 make_cluster('ser');
 
+my ($ret, $stdout, $stderr) = $node->psql('par', 'SET gpualloc.max_parallel_pools = -2');
+like($stderr, qr/-2 is outside the valid range for parameter "gpualloc.max_parallel_pools" \(-1 \.\. 1024\)/,
+	'a setting below -1 is refused by name and range');
+
 # the same fast re-plan, by four processes and by the planner alone; the
 # time limit lets every pool's improvement run to its end, so the plan
 # depends on the input alone
