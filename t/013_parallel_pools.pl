@@ -65,7 +65,10 @@ sub solvers
 make_cluster('par');
 make_cluster('ser');
 
-my ($ret, $stdout, $stderr) = $node->psql('par', 'SET gpualloc.max_parallel_pools = -2');
+# (once the library is loaded: before, a session keeps any value as a placeholder)
+my ($ret, $stdout, $stderr) = $node->psql('par', q{
+	LOAD 'gpualloc';
+	SET gpualloc.max_parallel_pools = -2});
 like($stderr, qr/-2 is outside the valid range for parameter "gpualloc.max_parallel_pools" \(-1 \.\. 1024\)/,
 	'a setting below -1 is refused by name and range');
 
