@@ -92,38 +92,42 @@ abandon_on_detach(dsm_segment *seg, Datum arg)
 	pg_atomic_write_u32(&shared->abandoned, 1);
 }
 
-/* Work of a part, to hand the heaviest to the solvers. */
-static double
-part_weight(const ga_problem *p)
+/* A part and its work, to hand the heaviest parts to the solvers. */
+typedef struct PartWeight
 {
-	return ((double) p->n_gpus + p->n_jobs + p->n_services) * p->params.n_steps;
-}
-
-static const ga_split *compare_weight_split;
+	double		weight;
+	int			part;
+} PartWeight;
 
 static int
 compare_weight(const void *a, const void *b)
 {
-	int			x = *(const int *) a;
-	int			y = *(const int *) b;
-	double		wx = part_weight(compare_weight_split->parts[x].problem);
-	double		wy = part_weight(compare_weight_split->parts[y].problem);
+	const PartWeight *x = a;
+	const PartWeight *y = b;
 
-	if (wx != wy)
-		return wx > wy ? -1 : 1;
-	return x - y;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return x->part - y->part;
 }
 
 static void
 order_parts(PoolRun *run)
 {
 	int			n = run->split->n_parts;
+	PartWeight *w = palloc(sizeof(PartWeight) * n);
 
+	for (int k = 0; k < n; k++)
+	{
+		const ga_problem *p = run->split->parts[k].problem;
+
+		w[k].weight = ((double) p->n_gpus + p->n_jobs + p->n_services) * p->params.n_steps;
+		w[k].part = k;
+	}
+	qsort(w, n, sizeof(PartWeight), compare_weight);
 	run->order = palloc(sizeof(int) * n);
 	for (int k = 0; k < n; k++)
-		run->order[k] = k;
-	compare_weight_split = run->split;
-	qsort(run->order, n, sizeof(int), compare_weight);
+		run->order[k] = w[k].part;
+	pfree(w);
 }
 
 /* How many solvers to start: the parts solved at once, less the leader. */
