@@ -160,6 +160,7 @@ FUZZ_CC      = clang
 FUZZ_FLAGS   = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Isrc/core -Itests/fuzz \
                -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_CORE    = src/core/model/common.c src/core/model/calendar.c src/core/model/problem.c \
+               src/core/model/plan.c src/core/model/serial.c \
                src/core/sim/csv.c src/core/sim/scenario.c $(sort $(wildcard src/core/forecast/*.c))
 FUZZ_TARGETS = $(basename $(notdir $(sort $(wildcard tests/fuzz/fuzz_*.c))))
 FUZZ_SECONDS ?= 60
@@ -223,6 +224,12 @@ bench: tools $(BUILD_DIR)/bench_report
 .PHONY: bench-submit
 bench-submit: deps
 	@sh tools/bench-submit.sh
+
+# replan() on four equal pools, solved by one process and by four
+# (gpualloc.max_parallel_pools); writes bench/results/pools.json.
+.PHONY: bench-pools
+bench-pools: deps
+	@sh tools/bench-pools.sh
 
 # The soak of t/004_soak.pl at scale: 64 GPUs, 8 nodes, 8 reference executors,
 # BENCH_JOBS (3000) short jobs; writes bench/results/ops.json.

@@ -33,6 +33,7 @@ char	   *gpualloc_database = NULL;
 int			gpualloc_booking_timeout_s = 600;
 double		gpualloc_max_priority = 10.0;
 int			gpualloc_on_gpu_failure = GA_ON_GPU_FAILURE_REQUEUE;
+int			gpualloc_max_parallel_pools = -1;
 
 static const struct config_enum_entry on_gpu_failure_options[] = {
 	{"requeue", GA_ON_GPU_FAILURE_REQUEUE, false},
@@ -125,6 +126,12 @@ define_planning_gucs(void)
 	DefineCustomIntVariable("gpualloc.solver_time_limit", "Time limit of a full (MILP) solve.",
 							NULL, &gpualloc_solver_time_limit_ms, 10000, 10, 3600 * 1000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.max_parallel_pools",
+							"Most groups of independent pools a plan run solves at once.",
+							"The planner counts as one and starts a background worker for each other; "
+							"-1: one for every group, as far as max_worker_processes has free slots; "
+							"0 or 1: the planner solves them all itself.",
+							&gpualloc_max_parallel_pools, -1, -1, 1024, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.demand_quantile",
 							 "Upper quantile of forecast demand the real-time services are planned for.",
 							 NULL, &gpualloc_demand_quantile, GA_DEMAND_QUANTILE_DEFAULT, 0.5, 0.999, PGC_SUSET, 0,

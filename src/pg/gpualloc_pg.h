@@ -25,6 +25,7 @@ extern char *gpualloc_database;
 extern int	gpualloc_booking_timeout_s;
 extern double gpualloc_max_priority;
 extern int	gpualloc_on_gpu_failure;
+extern int	gpualloc_max_parallel_pools;
 
 #define GA_ON_GPU_FAILURE_REQUEUE 0
 #define GA_ON_GPU_FAILURE_FAIL 1
@@ -135,5 +136,9 @@ extern void ga_request_replan(void);
 /* solve_pg.c: run a core solver with cancel support and free on error */
 extern ga_plan *ga_pg_solve(GaBuild *build, const char *mode, double time_limit_ms,
 							char *errbuf, size_t errlen);
+
+/* pool_solve.c: the same, independent pools solved apart and at once */
+extern ga_plan *ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
+								  char *errbuf, size_t errlen);
 
 #endif

@@ -90,12 +90,12 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 	r->mode = mode;
 	r->status = "succeeded";
 	r->message[0] = '\0';
-	r->plan = ga_pg_solve(build, mode, limit_ms, why, sizeof(why));
+	r->plan = ga_pg_solve_pools(build, mode, limit_ms, why, sizeof(why));
 	if (r->plan == NULL && strcmp(mode, "full") == 0)
 	{
 		snprintf(r->message, sizeof(r->message), "%s; used the fast plan", why);
 		r->status = "fallback";
-		r->plan = ga_pg_solve(build, "fast", GA_FAST_DEFAULT_MS, why, sizeof(why));
+		r->plan = ga_pg_solve_pools(build, "fast", GA_FAST_DEFAULT_MS, why, sizeof(why));
 	}
 	if (r->plan != NULL && !(isfinite(r->plan->objective)))
 	{

@@ -86,3 +86,9 @@ printf 'params_b=8;tokens_m=100\n_gpus=1;_hours=4e-324;params_b=8;tokens_m=100\n
 	printf '_gpus=1;_hours=2.5;params_b=8;tokens_m=100\n'
 	printf '_gpus=2;_hours=1.2;params_b=8;algorithm=gptq\n'
 } >"$OUT/fuzz_features/with_history"
+
+# fuzz_serial: a selector byte for the problem, then edits of three bytes
+# (offset high, offset low, value) and an optional cut byte.
+mkdir -p "$OUT/fuzz_serial"
+printf '\000' >"$OUT/fuzz_serial/empty_problem"
+printf '\377\000\004\001' >"$OUT/fuzz_serial/edit_steps"

@@ -1,0 +1,343 @@
+/*
+ * problem_split.c — independent parts of a problem and the merge of their
+ * plans (problem_split.h).
+ */
+#include "model/problem_split.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Union-find over pool indexes, the smaller index as the root. */
+static int
+root_of(int *parent, int q)
+{
+	while (parent[q] != q)
+	{
+		parent[q] = parent[parent[q]];
+		q = parent[q];
+	}
+	return q;
+}
+
+/*
+ * Link every pool a workload may use with the first of them.  Each workload
+ * of today's model names one pool, so this links nothing yet; a workload
+ * that spans pools passes them all here.
+ */
+static void
+link_pools(int *parent, const int *pools, int n)
+{
+	for (int i = 1; i < n; i++)
+	{
+		int			a = root_of(parent, pools[0]);
+		int			b = root_of(parent, pools[i]);
+
+		if (a < b)
+			parent[b] = a;
+		else if (b < a)
+			parent[a] = b;
+	}
+}
+
+/* part[q]: the part of pool q, parts numbered by their first pool. */
+static int
+pool_parts(const ga_problem *p, int *parent, int *part)
+{
+	int			n_parts = 0;
+
+	for (int q = 0; q < p->n_pools; q++)
+		parent[q] = q;
+	for (int j = 0; j < p->n_jobs; j++)
+		link_pools(parent, &p->jobs[j].pool, 1);
+	for (int s = 0; s < p->n_services; s++)
+		link_pools(parent, &p->services[s].pool, 1);
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		int			r = root_of(parent, q);
+
+		part[q] = r == q ? n_parts++ : part[r];
+	}
+	return n_parts;
+}
+
+static void
+part_free(ga_part *part)
+{
+	ga_problem_destroy(part->problem);
+	free(part->pool_map);
+	free(part->gpu_map);
+	free(part->job_map);
+	free(part->service_map);
+}
+
+void
+ga_split_destroy(ga_split *split)
+{
+	if (split == NULL)
+		return;
+	for (int i = 0; i < split->n_parts; i++)
+		part_free(&split->parts[i]);
+	free(split->parts);
+	free(split);
+}
+
+/* Counts of part k's pools, GPUs, jobs and services. */
+static void
+part_counts(const ga_problem *p, const int *part, int k, int *n)
+{
+	memset(n, 0, 4 * sizeof(int));
+	for (int q = 0; q < p->n_pools; q++)
+		if (part[q] == k)
+		{
+			n[0]++;
+			n[1] += p->pools[q].n_gpus;
+		}
+	for (int j = 0; j < p->n_jobs; j++)
+		n[2] += part[p->jobs[j].pool] == k;
+	for (int s = 0; s < p->n_services; s++)
+		n[3] += part[p->services[s].pool] == k;
+}
+
+static bool
+alloc_maps(ga_part *pt, const int *n)
+{
+	pt->pool_map = malloc(sizeof(int) * (n[0] > 0 ? n[0] : 1));
+	pt->gpu_map = malloc(sizeof(int) * (n[1] > 0 ? n[1] : 1));
+	pt->job_map = malloc(sizeof(int) * (n[2] > 0 ? n[2] : 1));
+	pt->service_map = malloc(sizeof(int) * (n[3] > 0 ? n[3] : 1));
+	return pt->pool_map && pt->gpu_map && pt->job_map && pt->service_map;
+}
+
+/*
+ * The part's pools and GPUs, renumbered contiguously in the whole's order;
+ * pool_of[q] is the part's number for pool q of the whole (where it is in
+ * the part), gpu_of[g] likewise for GPUs.
+ */
+static void
+fill_pools(const ga_problem *p, const int *part, int k, ga_part *pt,
+		   int *pool_of, int *gpu_of)
+{
+	ga_problem *sub = pt->problem;
+	int			n_pools = 0;
+	int			n_gpus = 0;
+
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		const ga_pool *pool = &p->pools[q];
+
+		if (part[q] != k)
+			continue;
+		sub->pools[n_pools] = *pool;
+		sub->pools[n_pools].first_gpu = n_gpus;
+		pt->pool_map[n_pools] = q;
+		pool_of[q] = n_pools++;
+		for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
+		{
+			sub->gpu_usable[n_gpus] = p->gpu_usable[g];
+			pt->gpu_map[n_gpus] = g;
+			gpu_of[g] = n_gpus++;
+		}
+	}
+}
+
+static void
+fill_jobs(const ga_problem *p, const int *part, int k, ga_part *pt,
+		  const int *pool_of, const int *gpu_of)
+{
+	int			n_jobs = 0;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		ga_job	   *job;
+
+		if (part[p->jobs[j].pool] != k)
+			continue;
+		job = &pt->problem->jobs[n_jobs];
+		*job = p->jobs[j];
+		job->pool = pool_of[job->pool];
+		if (job->pinned)
+			job->pinned_first_gpu = gpu_of[job->pinned_first_gpu];
+		pt->job_map[n_jobs++] = j;
+	}
+}
+
+static ga_status
+fill_services(const ga_problem *p, const int *part, int k, ga_part *pt,
+			  const int *pool_of, const int *gpu_of, ga_error *err)
+{
+	int			T = p->params.n_steps;
+	int			n_services = 0;
+
+	for (int s = 0; s < p->n_services; s++)
+	{
+		const ga_service *from = &p->services[s];
+		ga_service *svc;
+		int		   *demand;
+		int		   *protect;
+
+		if (part[from->pool] != k)
+			continue;
+		svc = &pt->problem->services[n_services];
+		demand = svc->demand;
+		protect = svc->protect;
+		*svc = *from;
+		svc->pool = pool_of[from->pool];
+		svc->demand = demand;
+		svc->protect = protect;
+		memcpy(demand, from->demand, sizeof(int) * T);
+		memcpy(protect, from->protect, sizeof(int) * T);
+		svc->held_known = false;
+		svc->n_held = 0;
+		svc->held_gpus = NULL;
+		if (from->held_known)
+		{
+			ga_status	rc = ga_problem_set_held(pt->problem, n_services, from->held_gpus,
+												 from->n_held, err);
+
+			if (rc != GA_OK)
+				return rc;
+			for (int i = 0; i < svc->n_held; i++)
+				svc->held_gpus[i] = gpu_of[svc->held_gpus[i]];
+		}
+		pt->service_map[n_services++] = s;
+	}
+	return GA_OK;
+}
+
+static ga_status
+build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
+		   int *pool_of, int *gpu_of, ga_error *err)
+{
+	int			n[4];
+	ga_status	rc;
+
+	part_counts(p, part, k, n);
+	pt->problem = ga_problem_create(n[0], n[1], n[2], n[3], &p->params);
+	if (pt->problem == NULL || !alloc_maps(pt, n))
+		return ga_error_set(err, GA_ENOMEM, "out of memory splitting the problem");
+	fill_pools(p, part, k, pt, pool_of, gpu_of);
+	fill_jobs(p, part, k, pt, pool_of, gpu_of);
+	if ((rc = fill_services(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
+		return rc;
+	return ga_problem_finish(pt->problem, err);
+}
+
+ga_status
+ga_problem_split(const ga_problem *p, ga_split **out, ga_error *err)
+{
+	int			nq = p->n_pools > 0 ? p->n_pools : 1;
+	int		   *parent = malloc(sizeof(int) * nq);
+	int		   *part = malloc(sizeof(int) * nq);
+	int		   *pool_of = malloc(sizeof(int) * nq);
+	int		   *gpu_of = malloc(sizeof(int) * (p->n_gpus > 0 ? p->n_gpus : 1));
+	ga_split   *split = calloc(1, sizeof(*split));
+	ga_status	rc = GA_OK;
+
+	*out = NULL;
+	if (!parent || !part || !pool_of || !gpu_of || !split)
+		rc = ga_error_set(err, GA_ENOMEM, "out of memory splitting the problem");
+	if (rc == GA_OK)
+	{
+		int			n_parts = pool_parts(p, parent, part);
+
+		split->parts = calloc(n_parts > 0 ? n_parts : 1, sizeof(ga_part));
+		if (split->parts == NULL)
+			rc = ga_error_set(err, GA_ENOMEM, "out of memory splitting the problem");
+		for (int k = 0; k < n_parts && rc == GA_OK; k++)
+		{
+			split->n_parts++;
+			rc = build_part(p, part, k, &split->parts[k], pool_of, gpu_of, err);
+		}
+	}
+	free(parent);
+	free(part);
+	free(pool_of);
+	free(gpu_of);
+	if (rc != GA_OK)
+	{
+		ga_split_destroy(split);
+		return rc;
+	}
+	*out = split;
+	return GA_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Merge
+ * ------------------------------------------------------------------------ */
+
+static ga_status
+check_part_plan(const ga_part *pt, const ga_plan *plan, int k, const char *mode,
+				ga_error *err)
+{
+	const ga_problem *sub = pt->problem;
+
+	if (plan == NULL)
+		return ga_error_set(err, GA_EINVAL, "part %d has no plan", k);
+	if (plan->n_gpus != sub->n_gpus || plan->n_steps != sub->params.n_steps ||
+		plan->n_jobs != sub->n_jobs || plan->n_services != sub->n_services)
+		return ga_error_set(err, GA_EINVAL, "the plan of part %d is not a plan of that part", k);
+	if (strcmp(plan->mode, mode) != 0)
+		return ga_error_set(err, GA_EINVAL, "the plan of part %d is of mode \"%s\", part 0's of \"%s\"",
+							k, plan->mode, mode);
+	return GA_OK;
+}
+
+/* Copy a part's grid and placements into the whole's plan. */
+static void
+map_part(const ga_problem *p, const ga_part *pt, const ga_plan *from, ga_plan *to)
+{
+	const ga_problem *sub = pt->problem;
+	int			T = from->n_steps;
+
+	for (int g = 0; g < sub->n_gpus; g++)
+		for (int t = 0; t < T; t++)
+		{
+			int32_t		w = ga_plan_get(from, g, t);
+
+			if (w != GA_IDLE)
+				w = w < sub->n_jobs ? pt->job_map[w]
+					: ga_service_workload(p, pt->service_map[w - sub->n_jobs]);
+			ga_plan_set(to, pt->gpu_map[g], t, w);
+		}
+	for (int j = 0; j < sub->n_jobs; j++)
+	{
+		int			whole = pt->job_map[j];
+
+		to->job_start[whole] = from->job_start[j];
+		to->job_size[whole] = from->job_size[j];
+		to->job_first_gpu[whole] = from->job_first_gpu[j] < 0 ? from->job_first_gpu[j]
+			: pt->gpu_map[from->job_first_gpu[j]];
+	}
+}
+
+ga_status
+ga_plan_merge(const ga_problem *p, const ga_split *split, ga_plan *const *plans,
+			  ga_plan **out, ga_error *err)
+{
+	const char *mode = split->n_parts > 0 && plans[0] != NULL ? plans[0]->mode : "";
+	ga_plan    *plan;
+	double		bound = 0;
+	ga_status	rc;
+
+	*out = NULL;
+	for (int k = 0; k < split->n_parts; k++)
+		if ((rc = check_part_plan(&split->parts[k], plans[k], k, mode, err)) != GA_OK)
+			return rc;
+	if ((plan = ga_plan_create(p)) == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory merging plans");
+	plan->solve_ms = 0;
+	for (int k = 0; k < split->n_parts; k++)
+	{
+		map_part(p, &split->parts[k], plans[k], plan);
+		bound += plans[k]->bound;
+		plan->solve_ms = fmax(plan->solve_ms, plans[k]->solve_ms);
+	}
+	plan->mode = mode;
+	plan->objective = ga_plan_objective(p, plan);
+	plan->bound = bound;
+	plan->gap = isfinite(bound) ? (bound - plan->objective) / fmax(fabs(bound), 1e-9) : NAN;
+	*out = plan;
+	return GA_OK;
+}

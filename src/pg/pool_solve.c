@@ -1,0 +1,427 @@
+/*
+ * pool_solve.c — solve a plan run's independent pools at once, in dynamic
+ * background workers, and merge their plans into one plan of the whole.
+ *
+ * Pools that share no job or service are separate problems (core
+ * model/problem_split.h).  The leader (the backend running
+ * gpualloc.replan() or the background planner) cuts the problem into its
+ * parts and always solves the parts separately, so the plan does not depend
+ * on how many processes solved them.  Up to gpualloc.max_parallel_pools
+ * parts are solved at once: the leader counts as one and starts a pool
+ * solver (pool_worker.c) for each of the others, passing each its part
+ * through one dynamic shared memory segment; it solves the remaining parts
+ * itself meanwhile, one after another within the time limit, then waits
+ * for the solvers, merges and validates.  The caller stores and commits the
+ * merged plan through the one commit path, as for a plan solved in one
+ * piece: one run, one commit, one notification.
+ *
+ * Failures:
+ *   - a solver that cannot be started (no free worker slot), or that exits
+ *     without a plan (it crashed or was terminated), costs only time: the
+ *     leader solves its part itself, within what is left of the time limit;
+ *   - a part whose solve fails (solver error) fails the whole solve, as a
+ *     failing solve of the whole problem would: no plan, nothing committed,
+ *     and replan's own fallback (full to fast) applies;
+ *   - an error or cancel in the leader (statement_timeout, a cancel
+ *     request, termination) abandons the run: the segment is detached,
+ *     which raises the abandoned flag the solvers poll, and the solvers are
+ *     terminated; the transaction aborts and the last committed allocation
+ *     stays in force.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "utils/memutils.h"
+
+#include "gpualloc_pg.h"
+#include "pool_shared.h"
+#include "model/problem_split.h"
+#include "model/serial.h"
+#include "model/validate.h"
+#include "solve/solve.h"
+
+/* Everything a run holds outside palloc, freed on every path. */
+typedef struct PoolRun
+{
+	ga_split   *split;
+	ga_plan   **plans;			/* [n_parts] */
+	int		   *order;			/* parts, heaviest first */
+	dsm_segment *seg;
+	GaPoolShared *shared;
+	BackgroundWorkerHandle **handles;	/* [n_slots], NULL: not started */
+	bool	   *mine;			/* [n_parts] solved by the leader */
+	const char *mode;
+	double		deadline_ms;	/* the run's time limit, on ga_now_ms */
+	double		limit_ms;
+} PoolRun;
+
+static void
+free_run(void *arg)
+{
+	PoolRun    *run = (PoolRun *) arg;
+
+	if (run->plans != NULL && run->split != NULL)
+		for (int k = 0; k < run->split->n_parts; k++)
+			ga_plan_destroy(run->plans[k]);
+	ga_split_destroy(run->split);
+	run->split = NULL;
+}
+
+static void
+destroy_plan_callback(void *arg)
+{
+	ga_plan_destroy((ga_plan *) arg);
+}
+
+static bool
+leader_cancel_requested(void *arg)
+{
+	return QueryCancelPending || ProcDiePending;
+}
+
+/* Detaching the segment for any reason tells the solvers to stop. */
+static void
+abandon_on_detach(dsm_segment *seg, Datum arg)
+{
+	GaPoolShared *shared = (GaPoolShared *) DatumGetPointer(arg);
+
+	pg_atomic_write_u32(&shared->abandoned, 1);
+}
+
+/* A part and its work, to hand the heaviest parts to the solvers. */
+typedef struct PartWeight
+{
+	double		weight;
+	int			part;
+} PartWeight;
+
+static int
+compare_weight(const void *a, const void *b)
+{
+	const PartWeight *x = a;
+	const PartWeight *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return x->part - y->part;
+}
+
+static void
+order_parts(PoolRun *run)
+{
+	int			n = run->split->n_parts;
+	PartWeight *w = palloc(sizeof(PartWeight) * n);
+
+	for (int k = 0; k < n; k++)
+	{
+		const ga_problem *p = run->split->parts[k].problem;
+
+		w[k].weight = ((double) p->n_gpus + p->n_jobs + p->n_services) * p->params.n_steps;
+		w[k].part = k;
+	}
+	qsort(w, n, sizeof(PartWeight), compare_weight);
+	run->order = palloc(sizeof(int) * n);
+	for (int k = 0; k < n; k++)
+		run->order[k] = w[k].part;
+	pfree(w);
+}
+
+/* How many solvers to start: the parts solved at once, less the leader. */
+static int
+solvers_wanted(int n_parts)
+{
+	int			at_once = gpualloc_max_parallel_pools < 0 ? n_parts : gpualloc_max_parallel_pools;
+
+	at_once = Min(at_once, n_parts);
+	return at_once > 1 ? at_once - 1 : 0;
+}
+
+/* The segment: header, slots, then each slot's problem and plan areas. */
+static void
+create_segment(PoolRun *run, int n_slots)
+{
+	Size		size = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
+	Size		at;
+	char	   *base;
+
+	for (int i = 0; i < n_slots; i++)
+	{
+		const ga_problem *p = run->split->parts[run->order[i]].problem;
+
+		size += MAXALIGN(ga_problem_serial_size(p)) + MAXALIGN(ga_plan_serial_size(p));
+	}
+	run->seg = dsm_create(size, 0);
+	base = dsm_segment_address(run->seg);
+	run->shared = (GaPoolShared *) base;
+	memset(base, 0, offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
+	run->shared->magic = GA_POOL_SHARED_MAGIC;
+	pg_atomic_init_u32(&run->shared->abandoned, 0);
+	strlcpy(run->shared->mode, run->mode, sizeof(run->shared->mode));
+	run->shared->time_limit_ms = run->limit_ms;
+	run->shared->n_parts = run->split->n_parts;
+	run->shared->n_slots = n_slots;
+	on_dsm_detach(run->seg, abandon_on_detach, PointerGetDatum(run->shared));
+	at = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
+	for (int i = 0; i < n_slots; i++)
+	{
+		GaPoolSlot *slot = &run->shared->slots[i];
+		const ga_problem *p = run->split->parts[run->order[i]].problem;
+
+		slot->part = run->order[i];
+		slot->problem_off = at;
+		slot->problem_len = ga_problem_serial_size(p);
+		if (ga_problem_write(p, base + at, slot->problem_len, NULL) != GA_OK)
+			elog(ERROR, "gpualloc: could not write part %d into shared memory", slot->part);
+		at += MAXALIGN(slot->problem_len);
+		slot->plan_off = at;
+		slot->plan_cap = ga_plan_serial_size(p);
+		at += MAXALIGN(slot->plan_cap);
+		slot->state = GA_SLOT_WAITING;
+	}
+}
+
+/* Start one solver per slot; a slot whose solver cannot start is the leader's. */
+static void
+start_solvers(PoolRun *run)
+{
+	for (int i = 0; i < run->shared->n_slots; i++)
+	{
+		BackgroundWorker worker = {0};
+
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_ConsistentState;
+		worker.bgw_restart_time = BGW_NEVER_RESTART;
+		snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpualloc");
+		snprintf(worker.bgw_function_name, BGW_MAXLEN, "gpualloc_pool_worker_main");
+		snprintf(worker.bgw_name, BGW_MAXLEN, "gpualloc pool solver %d", i + 1);
+		snprintf(worker.bgw_type, BGW_MAXLEN, "gpualloc pool solver");
+		worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(run->seg));
+		worker.bgw_notify_pid = MyProcPid;
+		memcpy(worker.bgw_extra, &i, sizeof(int));
+		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
+		{
+			run->handles[i] = NULL;
+			run->mine[run->shared->slots[i].part] = true;
+			ereport(DEBUG1,
+					(errmsg("gpualloc: no free worker slot for a pool solver; the planner solves part %d itself",
+							run->shared->slots[i].part + 1)));
+		}
+	}
+}
+
+/*
+ * Solve part k in this backend with its share of what is left of the time
+ * limit (the parts still to solve here share it evenly).  False with the
+ * reason in errbuf when the solve fails.
+ */
+static bool
+solve_here(PoolRun *run, int k, int left, char *errbuf, size_t errlen)
+{
+	ga_solve_options options = {0};
+	ga_error	err;
+	ga_status	rc;
+
+	options.time_limit_ms = Max((run->deadline_ms - ga_now_ms()) / Max(left, 1), 1.0);
+	options.cancel = leader_cancel_requested;
+	ga_error_clear(&err);
+	if (strcmp(run->mode, "full") == 0)
+		rc = ga_solve_full(run->split->parts[k].problem, &options, &run->plans[k], &err);
+	else
+		rc = ga_solve_fast(run->split->parts[k].problem, &options, &run->plans[k], &err);
+	CHECK_FOR_INTERRUPTS();
+	if (rc != GA_OK)
+	{
+		snprintf(errbuf, errlen, "%s solve of part %d of %d failed (%s): %s", run->mode, k + 1,
+				 run->split->n_parts, ga_status_name(rc), err.message);
+		return false;
+	}
+	return true;
+}
+
+/* Solve, one after another, every part marked as the leader's and not solved. */
+static bool
+solve_mine(PoolRun *run, char *errbuf, size_t errlen)
+{
+	int			left = 0;
+
+	for (int k = 0; k < run->split->n_parts; k++)
+		left += run->mine[k] && run->plans[k] == NULL;
+	for (int i = 0; i < run->split->n_parts; i++)
+	{
+		int			k = run->order[i];
+
+		if (!run->mine[k] || run->plans[k] != NULL)
+			continue;
+		if (!solve_here(run, k, left--, errbuf, errlen))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Wait for slot i's solver and take its plan.  A solver that left no plan
+ * hands its part to the leader; one whose solve failed fails the run.
+ */
+static bool
+collect_slot(PoolRun *run, int i, char *errbuf, size_t errlen)
+{
+	GaPoolSlot *slot = &run->shared->slots[i];
+	const ga_problem *p = run->split->parts[slot->part].problem;
+	ga_error	err;
+
+	if (run->handles[i] == NULL)
+		return true;
+	(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
+	run->handles[i] = NULL;
+	pg_read_barrier();
+	if (slot->state == GA_SLOT_SOLVED &&
+		ga_plan_read((char *) run->shared + slot->plan_off, slot->plan_len, p,
+					 &run->plans[slot->part], &err) == GA_OK)
+		return true;
+	if (slot->state == GA_SLOT_FAILED && slot->status != GA_ECANCEL)
+	{
+		snprintf(errbuf, errlen, "%s solve of part %d of %d failed in its pool solver: %s", run->mode,
+				 slot->part + 1, run->split->n_parts, slot->message);
+		return false;
+	}
+	ereport(LOG,
+			(errmsg("gpualloc: a pool solver exited without a plan; the planner solves part %d itself",
+					slot->part + 1)));
+	run->mine[slot->part] = true;
+	return true;
+}
+
+/* Stop every solver still running and wait until it has exited. */
+static void
+stop_solvers(PoolRun *run)
+{
+	if (run->shared == NULL)
+		return;
+	pg_atomic_write_u32(&run->shared->abandoned, 1);
+	for (int i = 0; i < run->shared->n_slots; i++)
+		if (run->handles[i] != NULL)
+			TerminateBackgroundWorker(run->handles[i]);
+	for (int i = 0; i < run->shared->n_slots; i++)
+		if (run->handles[i] != NULL)
+		{
+			(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
+			run->handles[i] = NULL;
+		}
+}
+
+/* The parallel part of the run: start, solve here, collect, solve what is left. */
+static bool
+solve_parts(PoolRun *run, char *errbuf, size_t errlen)
+{
+	int			n_slots = solvers_wanted(run->split->n_parts);
+	bool		ok = true;
+
+	for (int i = n_slots; i < run->split->n_parts; i++)
+		run->mine[run->order[i]] = true;
+	if (n_slots > 0)
+	{
+		run->handles = palloc0(sizeof(BackgroundWorkerHandle *) * n_slots);
+		create_segment(run, n_slots);
+		start_solvers(run);
+	}
+	ok = solve_mine(run, errbuf, errlen);
+	for (int i = 0; ok && i < n_slots; i++)
+		ok = collect_slot(run, i, errbuf, errlen);
+	if (ok)
+		ok = solve_mine(run, errbuf, errlen);
+	if (!ok)
+		stop_solvers(run);
+	return ok;
+}
+
+/* Merge the parts' plans and check the result as one plan of the whole. */
+static ga_plan *
+merge_plans(PoolRun *run, GaBuild *build, double t0, char *errbuf, size_t errlen)
+{
+	ga_plan    *plan = NULL;
+	ga_error	err;
+	MemoryContextCallback *cb;
+
+	if (ga_plan_merge(build->problem, run->split, run->plans, &plan, &err) != GA_OK)
+	{
+		snprintf(errbuf, errlen, "merging the plans of %d pool groups failed: %s", run->split->n_parts,
+				 err.message);
+		return NULL;
+	}
+	if (ga_validate(build->problem, plan, &err) != GA_OK)
+	{
+		ga_plan_destroy(plan);
+		snprintf(errbuf, errlen, "%s solve produced an illegal plan: %s", run->mode, err.message);
+		return NULL;
+	}
+	plan->solve_ms = ga_now_ms() - t0;
+	cb = palloc0(sizeof(MemoryContextCallback));
+	cb->func = destroy_plan_callback;
+	cb->arg = plan;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	return plan;
+}
+
+/*
+ * Solve the build's problem in the given mode, its independent pools apart
+ * and at once.  Same contract as ga_pg_solve: the plan (freed with the
+ * caller's memory context), or NULL with the reason in errbuf.
+ */
+ga_plan *
+ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
+				  char *errbuf, size_t errlen)
+{
+	double		t0 = ga_now_ms();
+	PoolRun    *run = palloc0(sizeof(PoolRun));
+	MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
+	ga_plan    *volatile plan = NULL;
+	ga_error	err;
+
+	if (ga_problem_split(build->problem, &run->split, &err) != GA_OK)
+	{
+		snprintf(errbuf, errlen, "splitting the problem into independent pools failed: %s", err.message);
+		return NULL;
+	}
+	cb->func = free_run;
+	cb->arg = run;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	if (run->split->n_parts < 2)
+	{
+		free_run(run);
+		return ga_pg_solve(build, mode, time_limit_ms, errbuf, errlen);
+	}
+	run->mode = mode;
+	run->limit_ms = time_limit_ms;
+	run->deadline_ms = t0 + time_limit_ms;
+	run->plans = palloc0(sizeof(ga_plan *) * run->split->n_parts);
+	run->mine = palloc0(sizeof(bool) * run->split->n_parts);
+	order_parts(run);
+	PG_TRY();
+	{
+		if (solve_parts(run, errbuf, errlen))
+			plan = merge_plans(run, build, t0, errbuf, errlen);
+	}
+	PG_CATCH();
+	{
+		/* the solvers stop on the flag or the signal; the abort detaches the segment */
+		if (run->shared != NULL)
+		{
+			pg_atomic_write_u32(&run->shared->abandoned, 1);
+			for (int i = 0; i < run->shared->n_slots; i++)
+				if (run->handles[i] != NULL)
+					TerminateBackgroundWorker(run->handles[i]);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (run->seg != NULL)
+		dsm_detach(run->seg);
+	run->seg = NULL;
+	run->shared = NULL;
+	free_run(run);
+	return plan;
+}

@@ -1,0 +1,135 @@
+# Independent pools solved at once (gpualloc.max_parallel_pools): a cluster
+# of four pools, each with its service and its queue, set up alike in two
+# databases.  A fast re-plan solved by four processes commits the same
+# allocation as one solved by the planner alone; the pool solvers show in
+# pg_stat_activity while they run; a re-plan cancelled by statement_timeout
+# leaves the last committed allocation in force and no solver behind; with
+# no free worker slot the planner solves every pool itself.
+use strict;
+use warnings;
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('pools');
+$node->init;
+# not preloaded: the pool solvers start from the library by name
+$node->append_conf('postgresql.conf', q{
+max_worker_processes = 8
+});
+$node->start;
+
+# Four pools of 64 GPUs, a service and 30 queued jobs in each, the same in
+# every database this makes.
+sub make_cluster
+{
+	my ($db) = @_;
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, q{
+		CREATE EXTENSION gpualloc CASCADE;
+		SELECT gpualloc.add_tenant('postgres');
+		SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 3) q;
+		SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 3) q, generate_series(0, 7) n;
+		SELECT gpualloc.add_service('svc' || q, 'p' || q, 100, 32, churn_limit => 4) FROM generate_series(0, 3) q;
+		INSERT INTO gpualloc.demand_staging
+		SELECT 'svc' || q, h, 600 + 400 * sin(extract(hour FROM h) / 24.0 * 2 * pi()) + 50 * q
+		FROM generate_series(0, 3) q,
+			 generate_series(date_trunc('hour', now()) - interval '7 days',
+							 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+		SELECT gpualloc.load_demand();
+		SELECT gpualloc.submit_job('j' || q || '-' || i, 'training', 'p' || q,
+								   (1 << (i % 4)), (1 << (i % 4 + 1)),
+								   priority => 1 + (i * 7 + q) % 5,
+								   work_gpu_hours => 2 + (i * 13 + q * 5) % 40)
+		FROM generate_series(0, 3) q, generate_series(0, 29) i;
+	});
+}
+
+# The committed allocation, GPU by GPU, by names that do not depend on ids.
+sub allocation
+{
+	my ($db) = @_;
+	return $node->safe_psql($db, q{
+		SELECT string_agg(format('%s/%s=%s', pool, gpu_index, coalesce(job_name, service, '-')), ' '
+						  ORDER BY pool, gpu_index)
+		FROM gpualloc.current_allocation});
+}
+
+sub solvers
+{
+	return $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'");
+}
+
+make_cluster('par');
+make_cluster('ser');
+
+# (once the library is loaded: before, a session keeps any value as a placeholder)
+my ($ret, $stdout, $stderr) = $node->psql('par', q{
+	LOAD 'gpualloc';
+	SET gpualloc.max_parallel_pools = -2});
+like($stderr, qr/-2 is outside the valid range for parameter "gpualloc.max_parallel_pools" \(-1 \.\. 1024\)/,
+	'a setting below -1 is refused by name and range');
+
+# the same fast re-plan, by four processes and by the planner alone; the
+# time limit lets every pool's improvement run to its end, so the plan
+# depends on the input alone
+my $par = $node->safe_psql('par', q{
+	SET gpualloc.max_parallel_pools = 4;
+	SELECT status FROM gpualloc.replan('fast', '30 seconds')});
+my $ser = $node->safe_psql('ser', q{
+	SET gpualloc.max_parallel_pools = 1;
+	SELECT status FROM gpualloc.replan('fast', '30 seconds')});
+is($par, 'succeeded', 'the re-plan solved by four processes succeeds');
+is($ser, 'succeeded', 'the re-plan solved by the planner alone succeeds');
+my $alloc_par = allocation('par');
+like($alloc_par, qr/p3\/\d+=j3-/, 'every pool has jobs allocated');
+is($alloc_par, allocation('ser'), 'both commit the same allocation');
+is($node->safe_psql('par', q{
+	SELECT count(*) FROM gpualloc.plan_runs WHERE status = 'succeeded'}), '1',
+	'one run recorded');
+
+# a long full re-plan: the solvers show while they run, then a
+# statement_timeout cancels it
+my $before = allocation('par');
+my $runs = $node->safe_psql('par', 'SELECT count(*) FROM gpualloc.plan_runs');
+my ($out, $err) = ('', '');
+my $h = IPC::Run::start(
+	[ 'psql', '-X', '-d', $node->connstr('par'), '-c', q{
+		SET gpualloc.max_parallel_pools = 4;
+		SET statement_timeout = '8s';
+		SELECT * FROM gpualloc.replan('full', '120 seconds')} ],
+	'>', \$out, '2>', \$err, IPC::Run::timeout(120));
+ok($node->poll_query_until('postgres', q{
+	SELECT count(*) = 3 AND bool_and(query LIKE 'solving part % of 4 (full)')
+	FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'}),
+	'three pool solvers run beside the planner, each on its part');
+$h->finish;
+like($err, qr/canceling statement due to statement timeout/, 'the re-plan is cancelled by statement_timeout');
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'"),
+	'no pool solver is left behind');
+is(allocation('par'), $before, 'the last committed allocation stays in force');
+is($node->safe_psql('par', 'SELECT count(*) FROM gpualloc.plan_runs'), $runs,
+	'the cancelled run left nothing behind');
+
+# a solver's time limit is the run's: a full re-plan in four processes
+# succeeds and commits through the one path
+my $full = $node->safe_psql('par', q{
+	SET gpualloc.max_parallel_pools = 4;
+	SELECT status || ' ' || solved_by || ' ' || (bound >= objective - 1e-6 * abs(objective))
+	FROM gpualloc.replan('full', '3 seconds')});
+is($full, 'succeeded full true', 'a full re-plan in four processes commits, bounded by the sum of its parts\' bounds');
+is(solvers(), '0', 'its solvers exited');
+
+# no free worker slot: the planner solves every part itself
+$node->append_conf('postgresql.conf', 'max_worker_processes = 0');
+$node->restart;
+is($node->safe_psql('ser', q{
+	SET gpualloc.max_parallel_pools = -1;
+	SELECT status FROM gpualloc.replan('fast', '30 seconds')}), 'succeeded',
+	'with no worker slot free the planner solves every pool itself');
+
+$node->stop;
+done_testing();
