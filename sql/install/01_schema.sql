@@ -245,9 +245,6 @@ CREATE INDEX allocations_during_idx ON gpualloc.allocations USING gist (during);
 CREATE INDEX allocations_lower_idx ON gpualloc.allocations (lower(during));
 CREATE INDEX demand_history_hour_idx ON gpualloc.demand_history (hour);
 CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id IS NOT NULL;
--- submit_job's fast path reads the latest plan's blocks on the GPUs free now
-CREATE INDEX plan_blocks_gpus_idx ON gpualloc.plan_blocks
-	USING gist (plan_id, pool_id, int4range(gpu_first, gpu_first + gpu_count));
 
 ALTER TABLE gpualloc.jobs ENABLE ROW LEVEL SECURITY;
 

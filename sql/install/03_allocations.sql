@@ -154,14 +154,18 @@ DECLARE
 	d_svcs integer[];
 BEGIN
 	PERFORM gpualloc_internal.commit_lock();
-	WITH cur AS (
+	WITH known AS (
+		SELECT DISTINCT u.job_id FROM pg_catalog.unnest(known_jobs) AS u(job_id)
+	), cur AS (
 		SELECT w.gpu_id, w.job_id AS want_job, w.service_id AS want_svc, g.state,
 			   a.job_id AS have_job, a.service_id AS have_svc,
-			   (a.job_id IS NULL OR (hj.status = 'booked' AND a.job_id = ANY (known_jobs))) AS movable
+			   (a.job_id IS NULL OR (hj.status = 'booked' AND k.job_id IS NOT NULL)) AS movable
 		FROM ROWS FROM (pg_catalog.unnest(gpus), pg_catalog.unnest(jobs), pg_catalog.unnest(services)) AS w(gpu_id, job_id, service_id)
 		JOIN gpualloc.gpus g ON g.gpu_id = w.gpu_id
 		LEFT JOIN gpualloc.allocations a ON a.gpu_id = w.gpu_id AND a.end_seq IS NULL
 		LEFT JOIN gpualloc.jobs hj ON hj.job_id = a.job_id
+		-- a join, not "= ANY (known_jobs)": a lookup per GPU, not a scan of every job
+		LEFT JOIN known k ON k.job_id = a.job_id
 	), ok_jobs AS (
 		SELECT c.want_job FROM cur c JOIN gpualloc.jobs j ON j.job_id = c.want_job
 		WHERE j.status IN ('queued', 'booked')

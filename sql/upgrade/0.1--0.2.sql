@@ -118,10 +118,6 @@ DROP INDEX gpualloc.jobs_active_name_idx;
 CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 	WHERE status IN ('queued', 'booked', 'running');
 
--- submit_job's fast path reads the latest plan's blocks on the GPUs free now
-CREATE INDEX plan_blocks_gpus_idx ON gpualloc.plan_blocks
-	USING gist (plan_id, pool_id, int4range(gpu_first, gpu_first + gpu_count));
-
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');
 

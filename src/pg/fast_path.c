@@ -6,11 +6,13 @@
  * steps.  Largest block first, then lowest index.  Nothing is booked while
  * there is no current plan: nobody knows yet what the services will need.
  *
- * Its cost follows the pool's free GPUs and the plan's blocks on them, never
- * the queue: the free GPUs come from one anti-join on the open allocations,
- * and the plan's blocks from a GiST probe on the free GPUs' ranges
- * (plan_blocks_gpus_idx).  The booking itself goes through the one commit
- * path, gpualloc_internal.allocations_set, under the commit lock.
+ * Its cost follows the latest plan's blocks and the GPUs the plan leaves
+ * idle, never the queue: the plan's blocks over the job's steps give the
+ * topology ranges the plan leaves idle, and only the GPUs in those ranges
+ * are read (by the pool's (pool_id, node, slot) index) and checked for an
+ * allocation in force.  On a busy cluster that is a handful of GPUs.  The
+ * booking itself goes through the one commit path,
+ * gpualloc_internal.allocations_set, under the commit lock.
  */
 #include "postgres.h"
 
@@ -31,13 +33,20 @@ typedef struct PlanWindow
 	int			to_step;		/* first step after the job's run */
 } PlanWindow;
 
-/* The pool's GPUs free now, in topology order, and whether the plan uses them. */
+/* Topology ranges [lo, hi) the plan leaves idle over the job's run. */
+typedef struct IdleRanges
+{
+	int			n;
+	int		   *lo;
+	int		   *hi;
+} IdleRanges;
+
+/* GPUs of those ranges that are up and free now, in topology order. */
 typedef struct FreeGpus
 {
 	int			n;
 	int		   *index;			/* topology index */
 	int		   *gpu_id;
-	bool	   *planned;		/* a planned workload over the job's run */
 } FreeGpus;
 
 typedef struct Block
@@ -55,22 +64,24 @@ static GaSavedQuery latest_plan_query = {
 	0, {0}, NULL
 };
 
-static GaSavedQuery free_gpus_query = {
-	"SELECT g.node * $2 + g.slot, g.gpu_id FROM gpualloc.gpus g "
-	"WHERE g.pool_id = $1 AND g.state = 'up' "
-	"  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL) "
+/* the plan's blocks in the pool over the job's steps, in topology order */
+static GaSavedQuery planned_blocks_query = {
+	"SELECT b.gpu_first, b.gpu_first + b.gpu_count FROM gpualloc.plan_blocks b "
+	"WHERE b.plan_id = $1 AND b.pool_id = $2 AND b.step_first < $4 AND $3 < b.step_first + b.step_count "
 	"ORDER BY 1",
-	2, {INT4OID, INT4OID}, NULL
+	4, {INT8OID, INT4OID, INT4OID, INT4OID}, NULL
 };
 
-/* the plan's blocks over the job's steps on the given runs of topology indexes */
-static GaSavedQuery planned_blocks_query = {
-	"SELECT b.gpu_first, b.gpu_count FROM gpualloc.plan_blocks b "
-	"WHERE b.plan_id = $1 AND b.pool_id = $2 AND b.step_first < $4 AND $3 < b.step_first + b.step_count "
-	"  AND pg_catalog.int4range(b.gpu_first, b.gpu_first + b.gpu_count) OPERATOR(pg_catalog.&&) "
-	"      ANY (ARRAY(SELECT pg_catalog.int4range(r.lo, r.hi) "
-	"                 FROM ROWS FROM (pg_catalog.unnest($5::integer[]), pg_catalog.unnest($6::integer[])) AS r(lo, hi)))",
-	6, {INT8OID, INT4OID, INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID}, NULL
+/* up GPUs without an allocation in force inside the ranges [$3[i], $4[i]) */
+static GaSavedQuery free_gpus_query = {
+	"SELECT g.node * $2 + g.slot, g.gpu_id "
+	"FROM ROWS FROM (pg_catalog.unnest($3::integer[]), pg_catalog.unnest($4::integer[])) AS r(lo, hi) "
+	"JOIN gpualloc.gpus g ON g.pool_id = $1 AND g.node >= r.lo / $2 AND g.node <= (r.hi - 1) / $2 "
+	"  AND g.node * $2 + g.slot >= r.lo AND g.node * $2 + g.slot < r.hi "
+	"WHERE g.state = 'up' "
+	"  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL) "
+	"ORDER BY 1",
+	4, {INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID}, NULL
 };
 
 static GaSavedQuery commit_lock_query = {
@@ -111,52 +122,38 @@ plan_window(const GaFastPathJob *job, PlanWindow *w)
 	return true;
 }
 
+/*
+ * The gaps between the plan's blocks over the job's steps, from index 0 to
+ * the largest index there can be: where the plan puts nothing.
+ */
 static void
-read_free_gpus(const GaFastPathJob *job, FreeGpus *f)
+read_idle_ranges(const GaFastPathJob *job, const PlanWindow *w, IdleRanges *idle)
 {
-	Datum		args[2] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size)};
+	Datum		args[4] = {Int64GetDatum(w->plan_id), Int32GetDatum(job->pool_id),
+	Int32GetDatum(w->from_step), Int32GetDatum(w->to_step)};
+	int			covered_to = 0;
 
-	ga_saved_query_expect(&free_gpus_query, args, NULL, SPI_OK_SELECT);
-	f->n = (int) SPI_processed;
-	f->index = palloc(sizeof(int) * (f->n + 1));
-	f->gpu_id = palloc(sizeof(int) * (f->n + 1));
-	f->planned = palloc0(sizeof(bool) * (f->n + 1));
-	for (int i = 0; i < f->n; i++)
+	ga_saved_query_expect(&planned_blocks_query, args, NULL, SPI_OK_SELECT);
+	idle->lo = palloc(sizeof(int) * (SPI_processed + 1));
+	idle->hi = palloc(sizeof(int) * (SPI_processed + 1));
+	idle->n = 0;
+	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		bool		isnull;
+		int			first = DatumGetInt32(result_value(r, 1, &isnull));
+		int			end = DatumGetInt32(result_value(r, 2, &isnull));
 
-		f->index[i] = DatumGetInt32(result_value(i, 1, &isnull));
-		f->gpu_id[i] = DatumGetInt32(result_value(i, 2, &isnull));
+		if (first > covered_to)
+		{
+			idle->lo[idle->n] = covered_to;
+			idle->hi[idle->n] = first;
+			idle->n++;
+		}
+		covered_to = Max(covered_to, end);
 	}
-}
-
-/*
- * The largest, then lowest, aligned block of the job's sizes whose GPUs are
- * all free (and, with planned marks, unplanned).  Free GPUs are sorted and
- * distinct, so s of them from an aligned index form a block exactly when the
- * last is s - 1 above the first.
- */
-static bool
-search_block(const GaFastPathJob *job, const FreeGpus *f, Block *b)
-{
-	/* prefix counts of planned GPUs: a block's count in O(1) */
-	int		   *planned_before = palloc(sizeof(int) * (f->n + 1));
-
-	planned_before[0] = 0;
-	for (int i = 0; i < f->n; i++)
-		planned_before[i + 1] = planned_before[i] + (f->planned[i] ? 1 : 0);
-	for (int64 s = job->gpus_max; s >= job->gpus_min; s /= 2)
-		for (int i = 0; i + s <= f->n; i++)
-			if (f->index[i] % s == 0 && f->index[i + s - 1] - f->index[i] == s - 1 &&
-				planned_before[i + s] == planned_before[i])
-			{
-				b->first = i;
-				b->size = (int) s;
-				pfree(planned_before);
-				return true;
-			}
-	pfree(planned_before);
-	return false;
+	idle->lo[idle->n] = covered_to;
+	idle->hi[idle->n] = PG_INT32_MAX;
+	idle->n++;
 }
 
 static Datum
@@ -169,64 +166,42 @@ int4_array(int *values, int n)
 	return PointerGetDatum(construct_array(d, n, INT4OID, sizeof(int32), true, TYPALIGN_INT));
 }
 
-/* Position of the first free GPU at or above index (f->n when none). */
-static int
-lower_bound(const FreeGpus *f, int index)
+static void
+read_free_gpus(const GaFastPathJob *job, const IdleRanges *idle, FreeGpus *f)
 {
-	int			lo = 0;
-	int			hi = f->n;
+	Datum		args[4] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size),
+	int4_array(idle->lo, idle->n), int4_array(idle->hi, idle->n)};
 
-	while (lo < hi)
+	ga_saved_query_expect(&free_gpus_query, args, NULL, SPI_OK_SELECT);
+	f->n = (int) SPI_processed;
+	f->index = palloc(sizeof(int) * (f->n + 1));
+	f->gpu_id = palloc(sizeof(int) * (f->n + 1));
+	for (int i = 0; i < f->n; i++)
 	{
-		int			mid = lo + (hi - lo) / 2;
+		bool		isnull;
 
-		if (f->index[mid] < index)
-			lo = mid + 1;
-		else
-			hi = mid;
+		f->index[i] = DatumGetInt32(result_value(i, 1, &isnull));
+		f->gpu_id[i] = DatumGetInt32(result_value(i, 2, &isnull));
 	}
-	return lo;
 }
 
 /*
- * Mark the free GPUs the plan gives a workload over the job's steps: only
- * the plan's blocks on the runs of consecutive free GPUs are read.
+ * The largest, then lowest, aligned block of the job's sizes whose GPUs are
+ * all free.  Free GPUs are sorted and distinct, so s of them from an aligned
+ * index form a block exactly when the last is s - 1 above the first.
  */
-static void
-mark_planned(const GaFastPathJob *job, const PlanWindow *w, FreeGpus *f)
+static bool
+search_block(const GaFastPathJob *job, const FreeGpus *f, Block *b)
 {
-	int		   *lo = palloc(sizeof(int) * (f->n + 1));
-	int		   *hi = palloc(sizeof(int) * (f->n + 1));
-	int			runs = 0;
-	Datum		args[6];
-
-	for (int i = 0; i < f->n; i++)
-	{
-		if (runs > 0 && hi[runs - 1] == f->index[i])
-			hi[runs - 1]++;
-		else
-		{
-			lo[runs] = f->index[i];
-			hi[runs] = f->index[i] + 1;
-			runs++;
-		}
-	}
-	args[0] = Int64GetDatum(w->plan_id);
-	args[1] = Int32GetDatum(job->pool_id);
-	args[2] = Int32GetDatum(w->from_step);
-	args[3] = Int32GetDatum(w->to_step);
-	args[4] = int4_array(lo, runs);
-	args[5] = int4_array(hi, runs);
-	ga_saved_query_expect(&planned_blocks_query, args, NULL, SPI_OK_SELECT);
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		bool		isnull;
-		int			first = DatumGetInt32(result_value(r, 1, &isnull));
-		int			end = first + DatumGetInt32(result_value(r, 2, &isnull));
-
-		for (int i = lower_bound(f, first); i < f->n && f->index[i] < end; i++)
-			f->planned[i] = true;
-	}
+	for (int64 s = job->gpus_max; s >= job->gpus_min; s /= 2)
+		for (int i = 0; i + s <= f->n; i++)
+			if (f->index[i] % s == 0 && f->index[i + s - 1] - f->index[i] == s - 1)
+			{
+				b->first = i;
+				b->size = (int) s;
+				return true;
+			}
+	return false;
 }
 
 /* A block free now and for the job's run in the latest plan, read afresh. */
@@ -234,14 +209,12 @@ static bool
 free_block_now(const GaFastPathJob *job, FreeGpus *f, Block *b)
 {
 	PlanWindow	w;
+	IdleRanges	idle;
 
 	if (!plan_window(job, &w))
 		return false;
-	read_free_gpus(job, f);
-	/* nothing free now: the plan need not be read */
-	if (!search_block(job, f, b))
-		return false;
-	mark_planned(job, &w, f);
+	read_idle_ranges(job, &w, &idle);
+	read_free_gpus(job, &idle, f);
 	return search_block(job, f, b);
 }
 

@@ -233,9 +233,45 @@ forecast_service(GaBuild *build, int s, int service_id, double capacity)
 	ga_pg_forecast_service(&req, NULL, NULL, svc->demand, svc->protect);
 }
 
+/* A GPU's row id and the planner's number for it, sorted by row id. */
+typedef struct GpuNumber
+{
+	int			gpu_id;
+	int			g;
+} GpuNumber;
+
+static int
+gpu_number_cmp(const void *a, const void *b)
+{
+	int			x = ((const GpuNumber *) a)->gpu_id;
+	int			y = ((const GpuNumber *) b)->gpu_id;
+
+	return (x > y) - (x < y);
+}
+
+/* The planner's numbers of the GPUs, searchable by row id (O(G log G) once). */
+static GpuNumber *
+gpu_numbers(const GaBuild *build, int *n)
+{
+	ga_problem *p = build->problem;
+	GpuNumber  *numbers = palloc(sizeof(GpuNumber) * (p->n_gpus + 1));
+
+	*n = 0;
+	for (int g = 0; g < p->n_gpus; g++)
+		if (build->gpu_ids[g] != 0)
+		{
+			numbers[*n].gpu_id = build->gpu_ids[g];
+			numbers[*n].g = g;
+			(*n)++;
+		}
+	qsort(numbers, *n, sizeof(GpuNumber), gpu_number_cmp);
+	return numbers;
+}
+
 /* GPUs a service holds at plan time; unknown when it never held any. */
 static void
-load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now)
+load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now,
+			   const GpuNumber *numbers, int n_numbers)
 {
 	ga_problem *p = build->problem;
 	Datum		args[2] = {Int32GetDatum(service_id), TimestampTzGetDatum(now)};
@@ -255,13 +291,15 @@ load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now)
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
-		int			gpu_id = int_column(i, 1, 0);
+		GpuNumber	key;
+		GpuNumber  *found;
 
 		if (!DatumGetBool(column(i, 2, &isnull)))
 			continue;
-		for (int g = 0; g < p->n_gpus; g++)
-			if (build->gpu_ids[g] == gpu_id)
-				held[n++] = g;
+		key.gpu_id = int_column(i, 1, 0);
+		found = bsearch(&key, numbers, n_numbers, sizeof(GpuNumber), gpu_number_cmp);
+		if (found != NULL)
+			held[n++] = found->g;
 	}
 	if (ga_problem_set_held(p, s, held, n, &err) != GA_OK)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("%s", err.message)));
@@ -274,6 +312,8 @@ load_services(GaBuild *build, TimestampTz now)
 	ga_problem *p = build->problem;
 	int		   *ids = palloc(sizeof(int) * (p->n_services + 1));
 	double	   *capacity = palloc(sizeof(double) * (p->n_services + 1));
+	GpuNumber  *numbers;
+	int			n_numbers;
 
 	run_query("SELECT service_id, name, pool_id, priority, churn_limit, churn_budget, "
 			  "       min_gpus, max_gpus, capacity_per_gpu "
@@ -294,10 +334,11 @@ load_services(GaBuild *build, TimestampTz now)
 		svc->min_gpus = Min(svc->min_gpus, svc->max_gpus);
 		capacity[s] = float_column(s, 9, 1);
 	}
+	numbers = gpu_numbers(build, &n_numbers);
 	for (int s = 0; s < p->n_services; s++)
 	{
 		forecast_service(build, s, ids[s], capacity[s]);
-		load_held_gpus(build, s, ids[s], now);
+		load_held_gpus(build, s, ids[s], now, numbers, n_numbers);
 	}
 }
 

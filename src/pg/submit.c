@@ -61,7 +61,6 @@ typedef struct QueuedJob
 	const char *kind;
 	int			pool_id;
 	int			node_size;
-	int			capacity;		/* the pool's GPUs that are not down */
 	int			gpus_min;
 	int			gpus_max;
 	const char *tenant;
@@ -73,9 +72,11 @@ static GaSavedQuery pool_query = {
 	1, {TEXTOID}, NULL
 };
 
+/* the pool's usable GPUs, counted up to $2: a check reads no more GPUs than it asks for */
 static GaSavedQuery capacity_query = {
-	"SELECT pg_catalog.count(*)::integer FROM gpualloc.gpus g WHERE g.pool_id = $1 AND g.state <> 'down'",
-	1, {INT4OID}, NULL
+	"SELECT pg_catalog.count(*)::integer FROM (SELECT 1 FROM gpualloc.gpus g "
+	"WHERE g.pool_id = $1 AND g.state <> 'down' LIMIT $2) u",
+	2, {INT4OID, INT4OID}, NULL
 };
 
 static GaSavedQuery tenant_query = {
@@ -196,9 +197,17 @@ find_pool(text *pool, QueuedJob *q)
 				 errhint("List pools with: SELECT name FROM gpualloc.pools;")));
 	q->pool_id = DatumGetInt32(first_value(&isnull));
 	q->node_size = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	arg = Int32GetDatum(q->pool_id);
-	ga_saved_query_expect(&capacity_query, &arg, NULL, SPI_OK_SELECT);
-	q->capacity = DatumGetInt32(first_value(&isnull));
+}
+
+/* The pool's GPUs that are not down, or at_most when it has more. */
+static int
+usable_gpus(const QueuedJob *q, int at_most)
+{
+	Datum		args[2] = {Int32GetDatum(q->pool_id), Int32GetDatum(at_most)};
+	bool		isnull;
+
+	ga_saved_query_expect(&capacity_query, args, NULL, SPI_OK_SELECT);
+	return DatumGetInt32(first_value(&isnull));
 }
 
 static void
@@ -243,6 +252,8 @@ decide_sizes(const SubmitArgs *a, const char *pool, QueuedJob *q)
 	bool		has_min = a->has_gpus_min;
 	bool		has_max = a->has_gpus_max || a->has_gpus_min;
 
+	int			capacity;
+
 	q->gpus_min = a->gpus_min;
 	q->gpus_max = a->has_gpus_max ? a->gpus_max : a->gpus_min;
 	if (!a->has_gpus_min && !a->has_gpus_max)
@@ -253,7 +264,8 @@ decide_sizes(const SubmitArgs *a, const char *pool, QueuedJob *q)
 		ga_pg_estimate_job(q->kind, a->features, 0, pool, &e);
 		q->gpus_min = e.gpus_min;
 		/* the suggestion, not the caller, may exceed the pool: keep it inside */
-		q->gpus_max = Max(Min(e.gpus, pow2_floor(q->capacity)), e.gpus_min);
+		capacity = usable_gpus(q, PG_INT32_MAX);
+		q->gpus_max = Max(Min(e.gpus, pow2_floor(capacity)), e.gpus_min);
 		has_min = has_max = true;
 	}
 	check_pow2("gpus_min", has_min, q->gpus_min);
@@ -262,17 +274,19 @@ decide_sizes(const SubmitArgs *a, const char *pool, QueuedJob *q)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpus_min %d exceeds gpus_max %d", q->gpus_min, q->gpus_max)));
-	if (q->gpus_min > q->capacity)
+	/* exact whenever it is below gpus_max, so the errors name the pool's size */
+	capacity = usable_gpus(q, q->gpus_max);
+	if (q->gpus_min > capacity)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpus_min %d is more GPUs than pool \"%s\" has (%d usable)", q->gpus_min, pool,
-						q->capacity),
+						capacity),
 				 errhint("Add GPUs to the pool or ask for a smaller block.")));
-	if (q->gpus_max > q->capacity)
+	if (q->gpus_max > capacity)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpus_max %d is more GPUs than pool \"%s\" has (%d usable)", q->gpus_max, pool,
-						q->capacity),
+						capacity),
 				 errhint("Ask for at most the pool's size; the planner picks the size between gpus_min and gpus_max.")));
 }
 
