@@ -95,12 +95,15 @@ BEGIN
 	FROM ROWS FROM (pg_catalog.unnest(c_gpus), pg_catalog.unnest(c_jobs), pg_catalog.unnest(c_svcs)) AS w(gpu_id, job_id, service_id)
 	WHERE w.job_id IS NOT NULL OR w.service_id IS NOT NULL;
 
-	UPDATE gpualloc.jobs j SET status = 'booked', booked_at = v_at
-	WHERE j.job_id = ANY (touched) AND j.status = 'queued'
-	  AND EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = j.job_id AND a.end_seq IS NULL);
-	UPDATE gpualloc.jobs j SET status = 'queued', booked_at = NULL
-	WHERE j.job_id = ANY (touched) AND j.status = 'booked'
-	  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = j.job_id AND a.end_seq IS NULL);
+	-- one pass over the touched jobs: booked when they hold rows, queued when not
+	UPDATE gpualloc.jobs j
+	SET status = CASE WHEN h.held THEN 'booked' ELSE 'queued' END,
+		booked_at = CASE WHEN h.held THEN v_at END
+	FROM (SELECT t.job_id,
+				 EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = t.job_id AND a.end_seq IS NULL) AS held
+		  FROM pg_catalog.unnest(touched) AS t(job_id)) h
+	WHERE j.job_id = h.job_id
+	  AND ((j.status = 'queued' AND h.held) OR (j.status = 'booked' AND NOT h.held));
 
 	INSERT INTO gpualloc.allocation_commits (seq, at, reason, plan_id, gpus_changed)
 	VALUES (v_seq, v_at, reason, allocations_set.plan_id, pg_catalog.cardinality(c_gpus));

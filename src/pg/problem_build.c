@@ -201,12 +201,10 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	}
 }
 
+/* The jobs from the rows of JOBS_SQL, which must be SPI's last result. */
 static void
 load_jobs(GaBuild *build, int n_jobs)
 {
-	run_query(JOBS_SQL, 0, NULL, NULL);
-	if ((int) SPI_processed != n_jobs)
-		elog(ERROR, "gpualloc: job count changed while planning");
 	for (int j = 0; j < n_jobs; j++)
 		fill_job(build, j, &build->problem->jobs[j]);
 }
@@ -382,10 +380,12 @@ ga_build_problem(TimestampTz now)
 	params.overrun_margin = gpualloc_overrun_margin;
 
 	build->layouts = ga_layout_load(&n_pools, &n_gpus);
-	n_jobs = count_rows("SELECT pg_catalog.count(*) FROM (" JOBS_SQL ") j");
 	n_services = count_rows("SELECT pg_catalog.count(*) FROM gpualloc.services");
 	build->jobs_without_estimate =
 		count_rows("SELECT pg_catalog.count(*) FROM gpualloc.jobs WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL");
+	/* read once: the rows are kept in SPI's result until load_jobs */
+	run_query(JOBS_SQL, 0, NULL, NULL);
+	n_jobs = (int) SPI_processed;
 
 	build->problem = ga_problem_create(n_pools, n_gpus, n_jobs, n_services, &params);
 	if (build->problem == NULL)
