@@ -237,6 +237,13 @@ bench-pools: deps
 bench-ops: deps
 	@sh tools/bench-ops.sh
 
+# 1,024 / 4,096 / 10,000 GPUs with 1,000 / 10,000 / 50,000 queued jobs:
+# replan('fast') and replan('full') end to end with the backend's peak memory,
+# and submit_job p50/p99 at each size; writes bench/results/scale.json.
+.PHONY: bench-scale
+bench-scale: deps
+	@sh tools/bench-scale.sh
+
 clean: clean-build
 clean-build:
 	rm -rf $(BUILD_DIR) tmp_check tmp_check_iso output_iso results log regression.diffs regression.out

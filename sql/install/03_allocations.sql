@@ -95,12 +95,15 @@ BEGIN
 	FROM ROWS FROM (pg_catalog.unnest(c_gpus), pg_catalog.unnest(c_jobs), pg_catalog.unnest(c_svcs)) AS w(gpu_id, job_id, service_id)
 	WHERE w.job_id IS NOT NULL OR w.service_id IS NOT NULL;
 
-	UPDATE gpualloc.jobs j SET status = 'booked', booked_at = v_at
-	WHERE j.job_id = ANY (touched) AND j.status = 'queued'
-	  AND EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = j.job_id AND a.end_seq IS NULL);
-	UPDATE gpualloc.jobs j SET status = 'queued', booked_at = NULL
-	WHERE j.job_id = ANY (touched) AND j.status = 'booked'
-	  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = j.job_id AND a.end_seq IS NULL);
+	-- one pass over the touched jobs: booked when they hold rows, queued when not
+	UPDATE gpualloc.jobs j
+	SET status = CASE WHEN h.held THEN 'booked' ELSE 'queued' END,
+		booked_at = CASE WHEN h.held THEN v_at END
+	FROM (SELECT t.job_id,
+				 EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = t.job_id AND a.end_seq IS NULL) AS held
+		  FROM pg_catalog.unnest(touched) AS t(job_id)) h
+	WHERE j.job_id = h.job_id
+	  AND ((j.status = 'queued' AND h.held) OR (j.status = 'booked' AND NOT h.held));
 
 	INSERT INTO gpualloc.allocation_commits (seq, at, reason, plan_id, gpus_changed)
 	VALUES (v_seq, v_at, reason, allocations_set.plan_id, pg_catalog.cardinality(c_gpus));
@@ -154,14 +157,18 @@ DECLARE
 	d_svcs integer[];
 BEGIN
 	PERFORM gpualloc_internal.commit_lock();
-	WITH cur AS (
+	WITH known AS (
+		SELECT DISTINCT u.job_id FROM pg_catalog.unnest(known_jobs) AS u(job_id)
+	), cur AS (
 		SELECT w.gpu_id, w.job_id AS want_job, w.service_id AS want_svc, g.state,
 			   a.job_id AS have_job, a.service_id AS have_svc,
-			   (a.job_id IS NULL OR (hj.status = 'booked' AND a.job_id = ANY (known_jobs))) AS movable
+			   (a.job_id IS NULL OR (hj.status = 'booked' AND k.job_id IS NOT NULL)) AS movable
 		FROM ROWS FROM (pg_catalog.unnest(gpus), pg_catalog.unnest(jobs), pg_catalog.unnest(services)) AS w(gpu_id, job_id, service_id)
 		JOIN gpualloc.gpus g ON g.gpu_id = w.gpu_id
 		LEFT JOIN gpualloc.allocations a ON a.gpu_id = w.gpu_id AND a.end_seq IS NULL
 		LEFT JOIN gpualloc.jobs hj ON hj.job_id = a.job_id
+		-- a join, not "= ANY (known_jobs)": a lookup per GPU, not a scan of every job
+		LEFT JOIN known k ON k.job_id = a.job_id
 	), ok_jobs AS (
 		SELECT c.want_job FROM cur c JOIN gpualloc.jobs j ON j.job_id = c.want_job
 		WHERE j.status IN ('queued', 'booked')

@@ -5,82 +5,6 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT count(*)::integer FROM gpualloc.gpus WHERE pool_id = p_pool_id AND state <> 'down' $$;
 
--- The largest power of two not above n (0 for n < 1).
-CREATE FUNCTION gpualloc_internal.pow2_floor(n integer) RETURNS integer
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$ SELECT CASE WHEN n < 1 THEN 0
-	ELSE 1 << (pg_catalog.length(pg_catalog.ltrim(n::bit(32)::text, '0')) - 1) END $$;
-
-CREATE FUNCTION gpualloc_internal.check_kind(kind text) RETURNS void
-LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$
-BEGIN
-	IF kind IS NULL OR kind NOT IN ('training', 'batch_inference', 'quantization') THEN
-		RAISE EXCEPTION 'kind must be one of training, batch_inference, quantization; got %', coalesce(kind, 'NULL')
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Real-time inference is a service: use gpualloc.add_service().';
-	END IF;
-END
-$$;
-
-CREATE FUNCTION gpualloc_internal.check_job_sizes(gpus_min integer, gpus_max integer, p gpualloc.pools) RETURNS void
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$
-DECLARE
-	capacity integer := gpualloc_internal.pool_capacity(p.pool_id);
-BEGIN
-	PERFORM gpualloc_internal.check_pow2('gpus_min', gpus_min);
-	PERFORM gpualloc_internal.check_pow2('gpus_max', gpus_max);
-	IF gpus_min > gpus_max THEN
-		RAISE EXCEPTION 'gpus_min % exceeds gpus_max %', gpus_min, gpus_max
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF gpus_min > capacity THEN
-		RAISE EXCEPTION 'gpus_min % is more GPUs than pool "%" has (% usable)', gpus_min, p.name, capacity
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Add GPUs to the pool or ask for a smaller block.';
-	END IF;
-	IF gpus_max > capacity THEN
-		RAISE EXCEPTION 'gpus_max % is more GPUs than pool "%" has (% usable)', gpus_max, p.name, capacity
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Ask for at most the pool''s size; the planner picks the size between gpus_min and gpus_max.';
-	END IF;
-END
-$$;
-
-CREATE FUNCTION gpualloc_internal.check_tenant(tenant name, priority double precision) RETURNS void
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$
-DECLARE
-	t gpualloc.tenants;
-	cap double precision;
-BEGIN
-	SELECT * INTO t FROM gpualloc.tenants r WHERE r.tenant = check_tenant.tenant;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'tenant "%" is not registered', tenant
-			USING ERRCODE = 'undefined_object',
-				  DETAIL = 'Only a registered tenant can own jobs.',
-				  HINT = pg_catalog.format('An admin registers it with: SELECT gpualloc.add_tenant(%L);', tenant);
-	END IF;
-	-- the common case: a role submits for itself
-	IF tenant <> gpualloc.caller_role() AND NOT gpualloc_internal.can_act_for(tenant) THEN
-		RAISE EXCEPTION 'permission denied to submit jobs for tenant "%"', tenant
-			USING ERRCODE = 'insufficient_privilege',
-				  HINT = 'Submit as a member of the tenant''s role.';
-	END IF;
-	cap := coalesce(t.max_priority, gpualloc_internal.setting('gpualloc.max_priority', '10')::double precision);
-	IF priority > cap THEN
-		RAISE EXCEPTION 'priority % is above the maximum % of tenant "%"', priority, cap, tenant
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Ask an admin to raise it with gpualloc.set_tenant().';
-	END IF;
-END
-$$;
-
 -- A tenant is a role, never one of the extension's own roles nor a
 -- predefined one: their members are every submitter or executor, so a job
 -- owned by one would be every member's.
@@ -169,31 +93,12 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION gpualloc_internal.check_times(not_before timestamptz, deadline timestamptz) RETURNS void
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$
-BEGIN
-	IF not_before = '-infinity' OR not_before = 'infinity' THEN
-		RAISE EXCEPTION 'not_before must be a finite time'
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF deadline = 'infinity' THEN
-		RAISE EXCEPTION 'deadline must be a finite time'
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Leave it NULL for no deadline.';
-	END IF;
-	IF deadline IS NOT NULL AND deadline <= now() THEN
-		RAISE EXCEPTION 'deadline % is not in the future', deadline
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF deadline IS NOT NULL AND not_before IS NOT NULL AND deadline <= not_before THEN
-		RAISE EXCEPTION 'deadline % is not after not_before %', deadline, not_before
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-END
-$$;
-
+-- Queue a batch job; book it at once on a block free for its whole run.
+-- Its checks, with the errors the API documents, and the fast path are in C
+-- (src/pg/submit.c, src/pg/fast_path.c): index probes through plans prepared
+-- once per backend, so a submission costs the same however long the queue.
+-- The booking goes through gpualloc_internal.allocations_set under the
+-- commit lock, like every write to the allocation.
 CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
 									gpus_min integer DEFAULT NULL, gpus_max integer DEFAULT NULL,
 									priority double precision DEFAULT 1,
@@ -204,81 +109,10 @@ CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
 									work_gpu_hours double precision DEFAULT NULL,
 									command text DEFAULT NULL)
 RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER
+SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$
-DECLARE
-	p gpualloc.pools;
-	who name := coalesce(tenant, gpualloc.caller_role());
-	hi integer := coalesce(gpus_max, gpus_min);
-	est record;
-	new_id bigint;
-BEGIN
-	PERFORM gpualloc_internal.check_name('job name', name);
-	PERFORM gpualloc_internal.check_kind(kind);
-	p := gpualloc_internal.pool(pool);
-	IF features IS NULL OR jsonb_typeof(features) <> 'object' THEN
-		RAISE EXCEPTION 'features must be a JSON object, got %', coalesce(jsonb_typeof(features), 'NULL')
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'For example: {"params_b": 8, "tokens_m": 200}';
-	END IF;
-	-- no size given: the estimator suggests one from the memory the job needs
-	IF gpus_min IS NULL AND gpus_max IS NULL THEN
-		est := gpualloc.estimate_job(kind, features, NULL, pool);
-		gpus_min := est.gpus_min;
-		-- the suggestion, not the caller, may exceed the pool: keep it inside
-		hi := greatest(least(est.gpus_used, gpualloc_internal.pow2_floor(gpualloc_internal.pool_capacity(p.pool_id))), est.gpus_min);
-	END IF;
-	PERFORM gpualloc_internal.check_job_sizes(gpus_min, hi, p);
-	PERFORM gpualloc_internal.check_positive('priority', priority);
-	PERFORM gpualloc_internal.check_times(not_before, deadline);
-	IF work_gpu_hours IS NOT NULL THEN
-		PERFORM gpualloc_internal.check_positive('work_gpu_hours', work_gpu_hours);
-		IF work_gpu_hours > 1e7 THEN
-			RAISE EXCEPTION 'work_gpu_hours must be at most 1e7 (a thousand GPU-years), got %', work_gpu_hours
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
-		PERFORM gpualloc_internal.check_features(kind, features);
-	END IF;
-	IF command IS NOT NULL AND (pg_catalog.octet_length(command) > 8192 OR command !~ '\S') THEN
-		RAISE EXCEPTION 'command must be 1 to 8192 bytes and not blank, got % bytes', pg_catalog.octet_length(command)
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'The command is the shell command line the executor runs for the job.';
-	END IF;
-	PERFORM gpualloc_internal.check_tenant(who, priority);
-	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = who AND j.name = submit_job.name
-			   AND j.status IN ('queued', 'booked', 'running')) THEN
-		RAISE EXCEPTION 'tenant "%" already has an active job named "%"', who, name
-			USING ERRCODE = 'unique_violation',
-				  HINT = 'Job names are unique per tenant among queued, booked and running jobs.';
-	END IF;
-	-- the work the planner books: the submitter's figure, else the estimate at gpus_max
-	IF work_gpu_hours IS NULL THEN
-		est := gpualloc.estimate_job(kind, features, hi, pool);
-		IF est.work_gpu_hours > 1e7 THEN
-			RAISE EXCEPTION 'the estimated work of this job is % GPU-hours, beyond 1e7', round(est.work_gpu_hours::numeric)
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Check its features (model size, tokens, epochs), or give work_gpu_hours.';
-		END IF;
-	ELSE
-		SELECT hi AS gpus_used, work_gpu_hours / hi AS hours_p10, work_gpu_hours / hi AS hours_p50,
-			   work_gpu_hours / hi AS hours_p90, work_gpu_hours AS work_gpu_hours,
-			   'submitted'::text AS method INTO est;
-	END IF;
-	INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max,
-							   not_before, deadline, features,
-							   est_gpus, est_hours_p10, est_hours_p50, est_hours_p90,
-							   est_work_gpu_hours, est_method, command)
-	VALUES (submit_job.name, submit_job.kind, who, p.pool_id, submit_job.priority, submit_job.gpus_min, hi,
-			submit_job.not_before, submit_job.deadline, submit_job.features,
-			est.gpus_used, est.hours_p10, est.hours_p50, est.hours_p90, est.work_gpu_hours, est.method,
-			submit_job.command)
-	RETURNING job_id INTO new_id;
-	-- the fast path: a block free now and for the job's duration is booked at once
-	PERFORM gpualloc_internal.start_now_if_free(new_id);
-	RETURN new_id;
-END
-$$;
+AS 'MODULE_PATHNAME', 'gpualloc_submit_job'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 
 CREATE FUNCTION gpualloc.cancel_job(job_id bigint, reason text DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER

@@ -1,5 +1,6 @@
--- The background planner's hooks: wake-up requests, estimate refresh, and the
--- fast path that starts a job within its submit_job call.
+-- The background planner's hooks: wake-up requests and estimate refresh.
+-- (The fast path that books a job within its submit_job call is in C:
+-- src/pg/fast_path.c.)
 
 -- Ask the background planner for a run soon (debounced by
 -- gpualloc.replan_debounce).  Returns whether a planner is there to hear it.
@@ -63,100 +64,6 @@ BEGIN
 	WHERE x.job_id = j.job_id AND x.work_gpu_hours <= 1e7;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	RETURN n;
-END
-$$;
-
--- Aligned blocks of a job's sizes in its pool that are free now and, in the
--- latest plan, for the job's estimated duration: every GPU of the block
--- present and up, no allocation in force, no planned workload (batch or
--- service) over those steps.  Largest block first, then lowest index.  None
--- while there is no current plan.  Candidates are only the blocks around
--- existing GPUs, so the work follows the GPUs, not the node numbers.
-CREATE FUNCTION gpualloc_internal.free_block_now(j gpualloc.jobs, OUT first integer, OUT size integer)
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$
-DECLARE
-	p gpualloc.pools;
-	busy integer[];
-	l gpualloc.plan_runs;
-	from_step integer;
-	to_step integer;
-BEGIN
-	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
-	-- without a current plan nobody knows what the services will need: wait
-	SELECT * INTO l FROM gpualloc.plan_runs
-	WHERE status IN ('succeeded', 'fallback') ORDER BY plan_id DESC LIMIT 1;
-	IF NOT FOUND THEN
-		RETURN;
-	END IF;
-	from_step := floor(extract(epoch FROM now() - l.plan_start) / extract(epoch FROM l.step));
-	IF from_step >= l.horizon_steps THEN
-		RETURN;
-	END IF;
-	to_step := from_step + ceil(3600 * j.est_work_gpu_hours / j.gpus_min / extract(epoch FROM l.step));
-	-- topology indexes taken now or planned over the job's run
-	SELECT array_agg(i) INTO busy FROM (
-		SELECT g.node * p.node_size + g.slot AS i FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
-		WHERE g.pool_id = j.pool_id AND a.end_seq IS NULL
-		UNION
-		SELECT generate_series(b.gpu_first, b.gpu_first + b.gpu_count - 1) FROM gpualloc.plan_blocks b
-		WHERE b.plan_id = l.plan_id AND b.pool_id = j.pool_id
-		  AND b.step_first < to_step AND from_step < b.step_first + b.step_count) u;
-	WITH sizes AS (
-		SELECT 1 << k AS s FROM generate_series(0, 30) k
-		WHERE (1 << k) BETWEEN j.gpus_min AND j.gpus_max
-	), whole AS (		-- blocks whose every GPU is present and up
-		SELECT sz.s, (g.node * p.node_size + g.slot) / sz.s * sz.s AS f
-		FROM gpualloc.gpus g CROSS JOIN sizes sz
-		WHERE g.pool_id = j.pool_id AND g.state = 'up'
-		GROUP BY 1, 2 HAVING count(*) = sz.s
-	), taken AS (		-- blocks with a busy GPU
-		SELECT DISTINCT sz.s, b / sz.s * sz.s AS f FROM unnest(busy) b CROSS JOIN sizes sz
-	)
-	SELECT c.f, c.s INTO first, size
-	FROM (SELECT * FROM whole EXCEPT SELECT * FROM taken) c
-	ORDER BY c.s DESC, c.f
-	LIMIT 1;
-END
-$$;
-
--- Book a just-submitted job on a block free now, when there is one: the
--- executor sees it in allocations (and by NOTIFY) and starts it at once.
-CREATE FUNCTION gpualloc_internal.start_now_if_free(p_job_id bigint) RETURNS integer
-LANGUAGE plpgsql
-SET search_path = pg_catalog, gpualloc, pg_temp
-AS $$
-DECLARE
-	j gpualloc.jobs;
-	b record;
-	p gpualloc.pools;
-BEGIN
-	SELECT * INTO j FROM gpualloc.jobs WHERE job_id = p_job_id;
-	IF j.est_work_gpu_hours IS NULL OR (j.not_before IS NOT NULL AND j.not_before > now()) THEN
-		RETURN NULL;
-	END IF;
-	-- Nothing free even before others' uncommitted bookings: no need to queue
-	-- behind them.  Otherwise book as the only booker (submits and the
-	-- planner's commit of step 0) and look again with what they committed.
-	b := gpualloc_internal.free_block_now(j);
-	IF b.size IS NULL THEN
-		RETURN NULL;
-	END IF;
-	PERFORM gpualloc_internal.commit_lock();
-	b := gpualloc_internal.free_block_now(j);
-	IF b.size IS NULL THEN
-		RETURN NULL;
-	END IF;
-	IF j.deadline IS NOT NULL AND now() + make_interval(secs => 3600 * j.est_work_gpu_hours / b.size) > j.deadline THEN
-		RETURN NULL;
-	END IF;
-	SELECT * INTO p FROM gpualloc.pools WHERE pool_id = j.pool_id;
-	PERFORM gpualloc_internal.allocations_set(pg_catalog.array_agg(g.gpu_id), pg_catalog.array_agg(j.job_id), '{}', 'submit')
-	FROM gpualloc.gpus g
-	WHERE g.pool_id = j.pool_id
-	  AND g.node * p.node_size + g.slot >= b.first AND g.node * p.node_size + g.slot < b.first + b.size;
-	RETURN b.first;
 END
 $$;
 

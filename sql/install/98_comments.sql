@@ -102,8 +102,6 @@ COMMENT ON FUNCTION gpualloc_internal.commit_plan_step(bigint, integer[], bigint
 COMMENT ON FUNCTION gpualloc_internal.release_job(bigint, text) IS 'End every open row of a job.';
 COMMENT ON FUNCTION gpualloc_internal.expire_bookings() IS 'Release bookings not started within gpualloc.booking_timeout.';
 COMMENT ON FUNCTION gpualloc_internal.gpu_failed(integer) IS 'A GPU went down: end its service row, release a booking on it, requeue or fail the job running on it.';
-COMMENT ON FUNCTION gpualloc_internal.start_now_if_free(bigint) IS 'The submit fast path: book a new job on a block free now and in the latest plan for its whole run.';
-COMMENT ON FUNCTION gpualloc_internal.free_block_now(gpualloc.jobs) IS 'The largest, then lowest, aligned block free now and in the latest plan for a job''s run.';
 COMMENT ON FUNCTION gpualloc_internal.refresh_estimates() IS 'Queued jobs'' estimates from what finished jobs taught the estimators.';
 COMMENT ON FUNCTION gpualloc.planner_next_run() IS 'When the background planner means to run next (NULL: it does not run).';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_gpu_state() IS 'Trigger: a GPU changing state asks the planner for a run.';
@@ -115,16 +113,12 @@ COMMENT ON FUNCTION gpualloc_internal.allocated_block(bigint) IS 'The block a jo
 COMMENT ON FUNCTION gpualloc_internal.check_block(gpualloc.jobs, integer, integer) IS 'A block a job may start on: aligned, of its sizes, every GPU present, not down, free of other workloads.';
 COMMENT ON FUNCTION gpualloc_internal.check_demand_row(text, timestamptz, double precision, text) IS 'One row of demand: a known service, an hour from 2000 to now, traffic from 0 to 1e15.';
 COMMENT ON FUNCTION gpualloc_internal.check_features(text, jsonb) IS 'A job''s features: known keys, types and ranges of its kind, at most 64 kB.';
-COMMENT ON FUNCTION gpualloc_internal.check_job_sizes(integer, integer, gpualloc.pools) IS 'gpus_min and gpus_max: powers of two, ordered, within the pool.';
-COMMENT ON FUNCTION gpualloc_internal.check_kind(text) IS 'A batch job kind: training, batch_inference or quantization.';
 COMMENT ON FUNCTION gpualloc_internal.check_max_priority(double precision) IS 'A tenant''s maximum priority: in (0, 1e6].';
 COMMENT ON FUNCTION gpualloc_internal.check_name(text, text) IS 'A name: 1 to 63 letters, digits, "_", ".", ":" or "-".';
 COMMENT ON FUNCTION gpualloc_internal.check_positive(text, double precision) IS 'A positive finite number.';
 COMMENT ON FUNCTION gpualloc_internal.check_pow2(text, integer) IS 'A power of two.';
 COMMENT ON FUNCTION gpualloc_internal.check_reason(text, text) IS 'A reason or message of at most 1000 bytes.';
-COMMENT ON FUNCTION gpualloc_internal.check_tenant(name, double precision) IS 'A registered tenant the caller acts for, and a priority within its maximum.';
 COMMENT ON FUNCTION gpualloc_internal.check_tenant_role(name) IS 'A role that may be a tenant: it exists and is not a gpualloc_* or pg_* role.';
-COMMENT ON FUNCTION gpualloc_internal.check_times(timestamptz, timestamptz) IS 'not_before finite; deadline in the future and after not_before.';
 COMMENT ON FUNCTION gpualloc_internal.can_act_for(name) IS 'Whether the caller is an admin or a member of the tenant''s role.';
 COMMENT ON FUNCTION gpualloc_internal.is_admin() IS 'Whether the caller is a member of gpualloc_admin or a superuser.';
 COMMENT ON FUNCTION gpualloc_internal.is_executor() IS 'Whether the caller is an admin or a member of gpualloc_executor.';
@@ -135,5 +129,4 @@ COMMENT ON FUNCTION gpualloc_internal.gpu(text, integer, integer) IS 'A GPU by p
 COMMENT ON FUNCTION gpualloc_internal.pool(text) IS 'A pool by name, or an error naming it.';
 COMMENT ON FUNCTION gpualloc_internal.service(text) IS 'A service by name, or an error naming it.';
 COMMENT ON FUNCTION gpualloc_internal.pool_capacity(integer) IS 'GPUs of a pool that are not down.';
-COMMENT ON FUNCTION gpualloc_internal.pow2_floor(integer) IS 'The largest power of two not above n.';
 COMMENT ON FUNCTION gpualloc_internal.setting(text, text) IS 'A gpualloc setting, or its default before the library is loaded in the session.';

@@ -200,21 +200,22 @@ kind_argument(FunctionCallInfo fcinfo)
 
 /*
  * Estimate a job: the features as the estimator of its kind reads them, on
- * the pool's GPU model when the pool is given, corrected by finished jobs of
- * the kind.  Errors name the feature and the rule.
+ * the pool's GPU model when a pool is given, corrected by finished jobs of
+ * the kind.  Errors name the feature and the rule.  kind must be valid.
  */
-static void
-estimate(FunctionCallInfo fcinfo, const char *kind, int gpus, ga_job_estimate *e)
+void
+ga_pg_estimate_job(const char *kind, Jsonb *features, int gpus, const char *pool,
+				   ga_job_estimate *e)
 {
-	FeatureArray fa = features_from_jsonb(PG_GETARG_JSONB_P(1), true);
+	FeatureArray fa = features_from_jsonb(features, true);
 	ga_estimator *est;
 	ga_error	err;
 	MemoryContextCallback *cb;
 
 	SPI_connect();
-	if (!PG_ARGISNULL(3))
+	if (pool != NULL)
 	{
-		const char *model = pool_gpu_model(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+		const char *model = pool_gpu_model(pool);
 
 		if (model != NULL)
 			fa = with_gpu_model(fa, model);
@@ -235,6 +236,23 @@ estimate(FunctionCallInfo fcinfo, const char *kind, int gpus, ga_job_estimate *e
 	SPI_finish();
 }
 
+/*
+ * Known keys, types and ranges of a kind's features, and their size.  kind
+ * must be valid.
+ */
+void
+ga_pg_check_features(const char *kind, Jsonb *features)
+{
+	FeatureArray fa = features_from_jsonb(features, true);
+	ga_error	err;
+
+	if (ga_job_features_validate(kind, fa.items, fa.n, &err) != GA_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s", err.message),
+				 errhint("See the README's estimator section for each kind's features.")));
+}
+
 Datum
 gpualloc_estimate_job(PG_FUNCTION_ARGS)
 {
@@ -250,7 +268,8 @@ gpualloc_estimate_job(PG_FUNCTION_ARGS)
 						errmsg("gpus must be a power of two (1, 2, 4, 8, ...), got %d", gpus)));
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "gpualloc.estimate_job must return a record");
-	estimate(fcinfo, kind, gpus, &e);
+	ga_pg_estimate_job(kind, PG_GETARG_JSONB_P(1), gpus,
+					   PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3)), &e);
 
 	values[0] = Int32GetDatum(e.gpus);
 	values[1] = Int32GetDatum(e.gpus_min);
@@ -273,13 +292,7 @@ Datum
 gpualloc_check_features(PG_FUNCTION_ARGS)
 {
 	const char *kind = kind_argument(fcinfo);
-	FeatureArray fa = features_from_jsonb(PG_GETARG_JSONB_P(1), true);
-	ga_error	err;
 
-	if (ga_job_features_validate(kind, fa.items, fa.n, &err) != GA_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s", err.message),
-				 errhint("See the README's estimator section for each kind's features.")));
+	ga_pg_check_features(kind, PG_GETARG_JSONB_P(1));
 	PG_RETURN_VOID();
 }

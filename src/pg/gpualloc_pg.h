@@ -6,10 +6,12 @@
 
 #include "postgres.h"
 
+#include "utils/jsonb.h"
 #include "utils/timestamp.h"
 
 #include "model/problem.h"
 #include "model/plan.h"
+#include "forecast/forecast_estimator.h"
 
 /* GUCs (gpualloc.c) */
 extern int	gpualloc_step_minutes;
@@ -132,6 +134,40 @@ extern int	gpualloc_replan_interval_s;
 extern int	gpualloc_replan_debounce_s;
 extern void ga_worker_register(void);
 extern void ga_request_replan(void);
+
+/* saved_query.c: a statement prepared on first use and kept for the backend */
+#define GA_SAVED_QUERY_MAX_ARGS 20
+typedef struct GaSavedQuery
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[GA_SAVED_QUERY_MAX_ARGS];
+	struct _SPI_plan *plan;		/* NULL until first use */
+} GaSavedQuery;
+
+extern int	ga_saved_query_run(GaSavedQuery *q, Datum *args, const char *nulls, bool read_only,
+							   long count);
+extern void ga_saved_query_expect(GaSavedQuery *q, Datum *args, const char *nulls, int expected);
+
+/* fast_path.c: book a just-queued job on a block free now and in the plan */
+typedef struct GaFastPathJob
+{
+	int64		job_id;
+	int			pool_id;
+	int			node_size;
+	int			gpus_min;
+	int			gpus_max;
+	double		work_gpu_hours;
+	bool		has_deadline;
+	TimestampTz deadline;
+} GaFastPathJob;
+
+extern int	ga_submit_fast_path(const GaFastPathJob *job);
+
+/* estimate.c: a job's estimate and its features' check (kind already valid) */
+extern void ga_pg_estimate_job(const char *kind, Jsonb *features, int gpus, const char *pool,
+							   ga_job_estimate *e);
+extern void ga_pg_check_features(const char *kind, Jsonb *features);
 
 /* solve_pg.c: run a core solver with cancel support and free on error */
 extern ga_plan *ga_pg_solve(GaBuild *build, const char *mode, double time_limit_ms,

@@ -201,12 +201,10 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	}
 }
 
+/* The jobs from the rows of JOBS_SQL, which must be SPI's last result. */
 static void
 load_jobs(GaBuild *build, int n_jobs)
 {
-	run_query(JOBS_SQL, 0, NULL, NULL);
-	if ((int) SPI_processed != n_jobs)
-		elog(ERROR, "gpualloc: job count changed while planning");
 	for (int j = 0; j < n_jobs; j++)
 		fill_job(build, j, &build->problem->jobs[j]);
 }
@@ -233,9 +231,45 @@ forecast_service(GaBuild *build, int s, int service_id, double capacity)
 	ga_pg_forecast_service(&req, NULL, NULL, svc->demand, svc->protect);
 }
 
+/* A GPU's row id and the planner's number for it, sorted by row id. */
+typedef struct GpuNumber
+{
+	int			gpu_id;
+	int			g;
+} GpuNumber;
+
+static int
+gpu_number_cmp(const void *a, const void *b)
+{
+	int			x = ((const GpuNumber *) a)->gpu_id;
+	int			y = ((const GpuNumber *) b)->gpu_id;
+
+	return (x > y) - (x < y);
+}
+
+/* The planner's numbers of the GPUs, searchable by row id (O(G log G) once). */
+static GpuNumber *
+gpu_numbers(const GaBuild *build, int *n)
+{
+	ga_problem *p = build->problem;
+	GpuNumber  *numbers = palloc(sizeof(GpuNumber) * (p->n_gpus + 1));
+
+	*n = 0;
+	for (int g = 0; g < p->n_gpus; g++)
+		if (build->gpu_ids[g] != 0)
+		{
+			numbers[*n].gpu_id = build->gpu_ids[g];
+			numbers[*n].g = g;
+			(*n)++;
+		}
+	qsort(numbers, *n, sizeof(GpuNumber), gpu_number_cmp);
+	return numbers;
+}
+
 /* GPUs a service holds at plan time; unknown when it never held any. */
 static void
-load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now)
+load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now,
+			   const GpuNumber *numbers, int n_numbers)
 {
 	ga_problem *p = build->problem;
 	Datum		args[2] = {Int32GetDatum(service_id), TimestampTzGetDatum(now)};
@@ -255,13 +289,15 @@ load_held_gpus(GaBuild *build, int s, int service_id, TimestampTz now)
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
-		int			gpu_id = int_column(i, 1, 0);
+		GpuNumber	key;
+		GpuNumber  *found;
 
 		if (!DatumGetBool(column(i, 2, &isnull)))
 			continue;
-		for (int g = 0; g < p->n_gpus; g++)
-			if (build->gpu_ids[g] == gpu_id)
-				held[n++] = g;
+		key.gpu_id = int_column(i, 1, 0);
+		found = bsearch(&key, numbers, n_numbers, sizeof(GpuNumber), gpu_number_cmp);
+		if (found != NULL)
+			held[n++] = found->g;
 	}
 	if (ga_problem_set_held(p, s, held, n, &err) != GA_OK)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("%s", err.message)));
@@ -274,6 +310,8 @@ load_services(GaBuild *build, TimestampTz now)
 	ga_problem *p = build->problem;
 	int		   *ids = palloc(sizeof(int) * (p->n_services + 1));
 	double	   *capacity = palloc(sizeof(double) * (p->n_services + 1));
+	GpuNumber  *numbers;
+	int			n_numbers;
 
 	run_query("SELECT service_id, name, pool_id, priority, churn_limit, churn_budget, "
 			  "       min_gpus, max_gpus, capacity_per_gpu "
@@ -294,10 +332,11 @@ load_services(GaBuild *build, TimestampTz now)
 		svc->min_gpus = Min(svc->min_gpus, svc->max_gpus);
 		capacity[s] = float_column(s, 9, 1);
 	}
+	numbers = gpu_numbers(build, &n_numbers);
 	for (int s = 0; s < p->n_services; s++)
 	{
 		forecast_service(build, s, ids[s], capacity[s]);
-		load_held_gpus(build, s, ids[s], now);
+		load_held_gpus(build, s, ids[s], now, numbers, n_numbers);
 	}
 }
 
@@ -341,10 +380,12 @@ ga_build_problem(TimestampTz now)
 	params.overrun_margin = gpualloc_overrun_margin;
 
 	build->layouts = ga_layout_load(&n_pools, &n_gpus);
-	n_jobs = count_rows("SELECT pg_catalog.count(*) FROM (" JOBS_SQL ") j");
 	n_services = count_rows("SELECT pg_catalog.count(*) FROM gpualloc.services");
 	build->jobs_without_estimate =
 		count_rows("SELECT pg_catalog.count(*) FROM gpualloc.jobs WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL");
+	/* read once: the rows are kept in SPI's result until load_jobs */
+	run_query(JOBS_SQL, 0, NULL, NULL);
+	n_jobs = (int) SPI_processed;
 
 	build->problem = ga_problem_create(n_pools, n_gpus, n_jobs, n_services, &params);
 	if (build->problem == NULL)

@@ -1,0 +1,260 @@
+/*
+ * fast_path.c — submit_job's fast path: a just-queued job is booked at once
+ * on an aligned block that is free now and, in the latest plan, for the
+ * job's estimated run: every GPU of the block present and up, no allocation
+ * in force on it, no planned workload (batch or service) on it over those
+ * steps.  Largest block first, then lowest index.  Nothing is booked while
+ * there is no current plan: nobody knows yet what the services will need.
+ *
+ * Its cost follows the latest plan's blocks and the GPUs the plan leaves
+ * idle, never the queue: the plan's blocks over the job's steps give the
+ * topology ranges the plan leaves idle, and only the GPUs in those ranges
+ * are read (by the pool's (pool_id, node, slot) index) and checked for an
+ * allocation in force.  On a busy cluster that is a handful of GPUs.  The
+ * booking itself goes through the one commit path,
+ * gpualloc_internal.allocations_set, under the commit lock.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/timestamp.h"
+
+#include "gpualloc_pg.h"
+
+/* The latest successful plan and the steps of the job's run in it. */
+typedef struct PlanWindow
+{
+	int64		plan_id;
+	int			from_step;		/* the step under way */
+	int			to_step;		/* first step after the job's run */
+} PlanWindow;
+
+/* Topology ranges [lo, hi) the plan leaves idle over the job's run. */
+typedef struct IdleRanges
+{
+	int			n;
+	int		   *lo;
+	int		   *hi;
+} IdleRanges;
+
+/* GPUs of those ranges that are up and free now, in topology order. */
+typedef struct FreeGpus
+{
+	int			n;
+	int		   *index;			/* topology index */
+	int		   *gpu_id;
+} FreeGpus;
+
+typedef struct Block
+{
+	int			first;			/* position in FreeGpus of its first GPU */
+	int			size;
+} Block;
+
+static GaSavedQuery latest_plan_query = {
+	"SELECT r.plan_id, pg_catalog.floor(EXTRACT(epoch FROM pg_catalog.now() - r.plan_start) "
+	"                                   / EXTRACT(epoch FROM r.step))::integer, "
+	"       r.horizon_steps, EXTRACT(epoch FROM r.step)::double precision "
+	"FROM gpualloc.plan_runs r WHERE r.status IN ('succeeded', 'fallback') "
+	"ORDER BY r.plan_id DESC LIMIT 1",
+	0, {0}, NULL
+};
+
+/* the plan's blocks in the pool over the job's steps, in topology order */
+static GaSavedQuery planned_blocks_query = {
+	"SELECT b.gpu_first, b.gpu_first + b.gpu_count FROM gpualloc.plan_blocks b "
+	"WHERE b.plan_id = $1 AND b.pool_id = $2 AND b.step_first < $4 AND $3 < b.step_first + b.step_count "
+	"ORDER BY 1",
+	4, {INT8OID, INT4OID, INT4OID, INT4OID}, NULL
+};
+
+/* up GPUs without an allocation in force inside the ranges [$3[i], $4[i]) */
+static GaSavedQuery free_gpus_query = {
+	"SELECT g.node * $2 + g.slot, g.gpu_id "
+	"FROM ROWS FROM (pg_catalog.unnest($3::integer[]), pg_catalog.unnest($4::integer[])) AS r(lo, hi) "
+	"JOIN gpualloc.gpus g ON g.pool_id = $1 AND g.node >= r.lo / $2 AND g.node <= (r.hi - 1) / $2 "
+	"  AND g.node * $2 + g.slot >= r.lo AND g.node * $2 + g.slot < r.hi "
+	"WHERE g.state = 'up' "
+	"  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL) "
+	"ORDER BY 1",
+	4, {INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID}, NULL
+};
+
+static GaSavedQuery commit_lock_query = {
+	"SELECT gpualloc_internal.commit_lock()", 0, {0}, NULL
+};
+
+static GaSavedQuery book_query = {
+	"SELECT gpualloc_internal.allocations_set($1, $2, '{}'::integer[], 'submit')",
+	2, {INT4ARRAYOID, INT8ARRAYOID}, NULL
+};
+
+static Datum
+result_value(uint64 row, int col, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
+}
+
+/* The latest plan's window for the job; false when there is none to go by. */
+static bool
+plan_window(const GaFastPathJob *job, PlanWindow *w)
+{
+	bool		isnull;
+	int			horizon_steps;
+	double		step_secs;
+	double		run_steps;
+
+	ga_saved_query_expect(&latest_plan_query, NULL, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	w->plan_id = DatumGetInt64(result_value(0, 1, &isnull));
+	w->from_step = DatumGetInt32(result_value(0, 2, &isnull));
+	horizon_steps = DatumGetInt32(result_value(0, 3, &isnull));
+	if (isnull || w->from_step >= horizon_steps)
+		return false;
+	step_secs = DatumGetFloat8(result_value(0, 4, &isnull));
+	run_steps = ceil(3600.0 * job->work_gpu_hours / job->gpus_min / step_secs);
+	w->to_step = (int) Min((double) w->from_step + run_steps, (double) PG_INT32_MAX);
+	return true;
+}
+
+/*
+ * The gaps between the plan's blocks over the job's steps, from index 0 to
+ * the largest index there can be: where the plan puts nothing.
+ */
+static void
+read_idle_ranges(const GaFastPathJob *job, const PlanWindow *w, IdleRanges *idle)
+{
+	Datum		args[4] = {Int64GetDatum(w->plan_id), Int32GetDatum(job->pool_id),
+	Int32GetDatum(w->from_step), Int32GetDatum(w->to_step)};
+	int			covered_to = 0;
+
+	ga_saved_query_expect(&planned_blocks_query, args, NULL, SPI_OK_SELECT);
+	idle->lo = palloc(sizeof(int) * (SPI_processed + 1));
+	idle->hi = palloc(sizeof(int) * (SPI_processed + 1));
+	idle->n = 0;
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		int			first = DatumGetInt32(result_value(r, 1, &isnull));
+		int			end = DatumGetInt32(result_value(r, 2, &isnull));
+
+		if (first > covered_to)
+		{
+			idle->lo[idle->n] = covered_to;
+			idle->hi[idle->n] = first;
+			idle->n++;
+		}
+		covered_to = Max(covered_to, end);
+	}
+	idle->lo[idle->n] = covered_to;
+	idle->hi[idle->n] = PG_INT32_MAX;
+	idle->n++;
+}
+
+static Datum
+int4_array(int *values, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int32GetDatum(values[i]);
+	return PointerGetDatum(construct_array(d, n, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}
+
+static void
+read_free_gpus(const GaFastPathJob *job, const IdleRanges *idle, FreeGpus *f)
+{
+	Datum		args[4] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size),
+	int4_array(idle->lo, idle->n), int4_array(idle->hi, idle->n)};
+
+	ga_saved_query_expect(&free_gpus_query, args, NULL, SPI_OK_SELECT);
+	f->n = (int) SPI_processed;
+	f->index = palloc(sizeof(int) * (f->n + 1));
+	f->gpu_id = palloc(sizeof(int) * (f->n + 1));
+	for (int i = 0; i < f->n; i++)
+	{
+		bool		isnull;
+
+		f->index[i] = DatumGetInt32(result_value(i, 1, &isnull));
+		f->gpu_id[i] = DatumGetInt32(result_value(i, 2, &isnull));
+	}
+}
+
+/*
+ * The largest, then lowest, aligned block of the job's sizes whose GPUs are
+ * all free.  Free GPUs are sorted and distinct, so s of them from an aligned
+ * index form a block exactly when the last is s - 1 above the first.
+ */
+static bool
+search_block(const GaFastPathJob *job, const FreeGpus *f, Block *b)
+{
+	for (int64 s = job->gpus_max; s >= job->gpus_min; s /= 2)
+		for (int i = 0; i + s <= f->n; i++)
+			if (f->index[i] % s == 0 && f->index[i + s - 1] - f->index[i] == s - 1)
+			{
+				b->first = i;
+				b->size = (int) s;
+				return true;
+			}
+	return false;
+}
+
+/* A block free now and for the job's run in the latest plan, read afresh. */
+static bool
+free_block_now(const GaFastPathJob *job, FreeGpus *f, Block *b)
+{
+	PlanWindow	w;
+	IdleRanges	idle;
+
+	if (!plan_window(job, &w))
+		return false;
+	read_idle_ranges(job, &w, &idle);
+	read_free_gpus(job, &idle, f);
+	return search_block(job, f, b);
+}
+
+static void
+book(const GaFastPathJob *job, const FreeGpus *f, const Block *b)
+{
+	Datum	   *jobs = palloc(sizeof(Datum) * b->size);
+	Datum		args[2];
+
+	for (int i = 0; i < b->size; i++)
+		jobs[i] = Int64GetDatum(job->job_id);
+	args[0] = int4_array(f->gpu_id + b->first, b->size);
+	args[1] = PointerGetDatum(construct_array(jobs, b->size, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+											  TYPALIGN_DOUBLE));
+	ga_saved_query_expect(&book_query, args, NULL, SPI_OK_SELECT);
+}
+
+/*
+ * Book the job on a free block when there is one; returns the block's first
+ * topology index, or -1.  Inside SPI.  Nothing free even before others'
+ * uncommitted bookings: no need to queue behind them.  Otherwise book as the
+ * only booker (submits and the planner's commit of step 0) and look again
+ * with what they committed.
+ */
+int
+ga_submit_fast_path(const GaFastPathJob *job)
+{
+	FreeGpus	f;
+	Block		b;
+	TimestampTz now = GetCurrentTransactionStartTimestamp();
+
+	if (!free_block_now(job, &f, &b))
+		return -1;
+	ga_saved_query_expect(&commit_lock_query, NULL, NULL, SPI_OK_SELECT);
+	if (!free_block_now(job, &f, &b))
+		return -1;
+	/* a job that would miss its deadline even starting now is left to the planner */
+	if (job->has_deadline &&
+		(double) now + 3600.0 * 1e6 * job->work_gpu_hours / b.size > (double) job->deadline)
+		return -1;
+	book(job, &f, &b);
+	return f.index[b.first];
+}
