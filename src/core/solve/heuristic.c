@@ -12,6 +12,7 @@
  */
 #include "solve/heuristic.h"
 #include "solve/headroom.h"
+#include "model/terminal.h"
 
 #include <limits.h>
 #include <math.h>
@@ -146,7 +147,9 @@ typedef struct placement
 	int			start;
 	int			size;
 	int			first;
-	double		value;
+	double		run;			/* value of the run (run_value) */
+	double		value;			/* the objective's change: run minus the
+								 * terminal charge it adds */
 } placement;
 
 typedef struct fast_ctx
@@ -160,7 +163,12 @@ typedef struct fast_ctx
 	double	   *prefix;			/* [T + 1] prefix sums of decay */
 	pool_geom  *pools;
 	size_t		n_words;		/* words of all pool trees together */
-	double		stop_ms;		/* the improvement phase ends here */
+	ga_terminal *term;			/* the charge past the horizon */
+	long	   *work;			/* work units spent (see spend), in
+								 * work_spent: counted by const code too */
+	long		work_spent;
+	long		work_limit;		/* the improvement phase ends here */
+	double		stop_ms;		/* safety cap on the wall clock */
 	int		   *job_order;		/* non-pinned jobs, densest first */
 	int			n_job_order;
 	int			n_order;		/* claims: non-pinned jobs and services */
@@ -195,8 +203,12 @@ typedef struct fast_state
 {
 	ga_plan    *plan;
 	uint64_t   *bits;			/* every pool tree's node bitmaps */
-	double	   *job_value;		/* value of each job's cells */
+	double	   *job_value;		/* value of each job's run */
+	double		jobs_value;		/* their sum */
 	double		service_value;	/* minus the shortfall penalties */
+	int		   *after_held;		/* [n_pools * term->steps]: usable GPUs
+								 * jobs hold at step T + k */
+	double		terminal_cost;	/* ga_terminal_cost of the grid */
 	int		   *reserved_by;	/* per GPU: service it is set aside for, or -1 */
 	int		   *batch_used;		/* [2 * n_pools * T] usable GPUs in batch
 								 * work, both tiers (tier_used) */
@@ -228,14 +240,23 @@ leaf_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg, int rel)
 	return node_mask(c, st, pg, pg->span + rel);
 }
 
+/* The objective of the grid, kept up to date move by move. */
 static double
 state_objective(const fast_ctx *c, const fast_state *st)
 {
-	double		sum = st->service_value;
+	(void) c;
+	return st->jobs_value + st->service_value - st->terminal_cost;
+}
 
-	for (int j = 0; j < c->p->n_jobs; j++)
-		sum += st->job_value[j];
-	return sum;
+/*
+ * Count work: one unit is about one aligned block or one GPU-step looked
+ * at.  The improvement phase is bounded by work, never by the clock, so the
+ * same problem gives the same plan on any machine under any load.
+ */
+static inline void
+spend(const fast_ctx *c, long units)
+{
+	*c->work += units;
 }
 
 static bool
@@ -368,6 +389,53 @@ run_value(const fast_ctx *c, const ga_job *job, int start, int end, int size)
 	if (to <= from)
 		return tail;
 	return job->priority * size * (c->prefix[to] - c->prefix[from]) + tail;
+}
+
+/* Usable GPUs past the horizon of a pool, by step T + k. */
+static inline int *
+after_held(const fast_ctx *c, const fast_state *st, int pool)
+{
+	return st->after_held + (size_t) pool * c->term->steps;
+}
+
+/* What a run of `n` usable GPUs over [start, end) adds to the terminal charge. */
+static double
+terminal_charge(const fast_ctx *c, const fast_state *st, int pool, int start,
+				int end, int n)
+{
+	int			from;
+	int			to;
+
+	if (!c->guarded[pool])
+		return 0;
+	ga_terminal_range(c->term, start, end, &from, &to);
+	if (from >= to)
+		return 0;
+	spend(c, to - from);
+	return ga_terminal_delta(c->term, pool, after_held(c, st, pool), from, to, n);
+}
+
+/* Add (sign 1) or take off (-1) a run's GPUs past the horizon, with its charge. */
+static void
+count_after(const fast_ctx *c, fast_state *st, int pool, int start, int end,
+			int n, int sign)
+{
+	int			from;
+	int			to;
+	int		   *held;
+
+	if (!c->guarded[pool])
+		return;
+	ga_terminal_range(c->term, start, end, &from, &to);
+	if (from >= to)
+		return;
+	held = after_held(c, st, pool);
+	if (sign > 0)
+		st->terminal_cost += ga_terminal_delta(c->term, pool, held, from, to, n);
+	for (int k = from; k < to; k++)
+		held[k] += sign * n;
+	if (sign < 0)
+		st->terminal_cost -= ga_terminal_delta(c->term, pool, held, from, to, n);
 }
 
 /* Earliest start in [from, last] with steps [t, min(t + d, T)) all clear. */
@@ -563,10 +631,8 @@ protect_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
  */
 static const uint64_t *
 block_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
-				 int size, int first, const uint64_t *shared)
+				 int size, int d, int first, const uint64_t *shared)
 {
-	int			d = ga_job_duration(job, size);
-
 	if (shared == NULL || !tail_overlap(c, first, size))
 		return shared;
 	memset(c->bad_block, 0, sizeof(uint64_t) * c->W);
@@ -622,16 +688,18 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 		last = job->deadline_step - d;
 	if (last < job->release_step)
 		return false;
+	spend(c, c->T);
 	for (int b = 0; b < n_blocks; b++)
 	{
 		const uint64_t *m = node_mask(c, st, pg, base + b);
 		int			limit = best_t < last ? best_t : last;
-		int			t = earliest_allowed(m, block_bad_starts(c, st, job, g, pg->first_gpu + b * g, bad),
+		int			t = earliest_allowed(m, block_bad_starts(c, st, job, g, d, pg->first_gpu + b * g, bad),
 										 job->release_step, limit, d, c->T);
 		int			end;
 		int			fit;
 		int			gap;
 
+		spend(c, 1);
 		if (t < 0)
 			continue;
 		end = t + d < c->T ? t + d : c->T;
@@ -652,7 +720,8 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	out->start = best_t;
 	out->size = g;
 	out->first = pg->first_gpu + best_b * g;
-	out->value = run_value(c, job, best_t, best_t + d, g);
+	out->run = run_value(c, job, best_t, best_t + d, g);
+	out->value = out->run - terminal_charge(c, st, job->pool, best_t, best_t + d, g);
 	return true;
 }
 
@@ -690,8 +759,11 @@ apply_placement(const fast_ctx *c, fast_state *st, int j, const placement *pl)
 	tree_mark_job(c, st, pg, pl->first - pg->first_gpu, pl->size,
 			  pl->start, end < c->T ? end : c->T);
 	count_job(c, st, job, pl->start, pl->first, pl->size, 1);
+	count_after(c, st, job->pool, pl->start, end, pl->size, 1);
 	ga_plan_place_job(st->plan, c->p, j, pl->start, pl->first, pl->size);
-	st->job_value[j] = pl->value;
+	st->job_value[j] = pl->run;
+	st->jobs_value += pl->run;
+	spend(c, (long) pl->size * (end < c->T ? end - pl->start : c->T - pl->start));
 }
 
 static void
@@ -700,6 +772,7 @@ current_placement(const fast_state *st, int j, placement *pl)
 	pl->start = st->plan->job_start[j];
 	pl->size = st->plan->job_size[j];
 	pl->first = st->plan->job_first_gpu[j];
+	pl->run = st->job_value[j];
 	pl->value = st->job_value[j];
 }
 
@@ -718,13 +791,16 @@ remove_job(const fast_ctx *c, fast_state *st, int j)
 
 	tree_unmark_job(c, st, pg, first - pg->first_gpu, size, start, to);
 	count_job(c, st, job, start, first, size, -1);
+	count_after(c, st, job->pool, start, end, size, -1);
 	for (int g = first; g < first + size; g++)
 		for (int t = start; t < to; t++)
 			ga_plan_set(plan, g, t, GA_IDLE);
 	plan->job_start[j] = -1;
 	plan->job_size[j] = -1;
 	plan->job_first_gpu[j] = -1;
+	st->jobs_value -= st->job_value[j];
 	st->job_value[j] = 0;
+	spend(c, (long) size * (to - start));
 }
 
 static bool
@@ -1053,6 +1129,7 @@ place_service(fast_ctx *c, fast_state *st, int s)
 	int			budget_left = svc->churn_budget >= 0 ? svc->churn_budget : INT_MAX;
 	int			count;
 
+	spend(c, (long) c->T * pg->n_gpus);
 	release_held(c, st, s);
 	service_capacity(c, st, pg, c->cap);
 	count = seed_members(c, st, s);
@@ -1107,6 +1184,7 @@ state_destroy(fast_state *st)
 	free(st->job_value);
 	free(st->reserved_by);
 	free(st->batch_used);
+	free(st->after_held);
 	free(st);
 }
 
@@ -1122,7 +1200,9 @@ state_create(const fast_ctx *c)
 	st->job_value = calloc(c->p->n_jobs > 0 ? c->p->n_jobs : 1, sizeof(double));
 	st->reserved_by = malloc(sizeof(int) * (c->p->n_gpus > 0 ? c->p->n_gpus : 1));
 	st->batch_used = calloc((size_t) 2 * (c->p->n_pools > 0 ? c->p->n_pools : 1) * c->T, sizeof(int));
-	if (!st->plan || !st->bits || !st->job_value || !st->reserved_by || !st->batch_used)
+	st->after_held = calloc((size_t) c->p->n_pools * c->term->steps + 1, sizeof(int));
+	if (!st->plan || !st->bits || !st->job_value || !st->reserved_by || !st->batch_used ||
+		!st->after_held)
 	{
 		state_destroy(st);
 		return NULL;
@@ -1147,7 +1227,11 @@ state_copy(const fast_ctx *c, fast_state *dst, const fast_state *src)
 	memcpy(dst->job_value, src->job_value, sizeof(double) * nj);
 	memcpy(dst->reserved_by, src->reserved_by, sizeof(int) * p->n_gpus);
 	memcpy(dst->batch_used, src->batch_used, sizeof(int) * (size_t) 2 * p->n_pools * c->T);
+	memcpy(dst->after_held, src->after_held, sizeof(int) * (size_t) p->n_pools * c->term->steps);
 	dst->service_value = src->service_value;
+	dst->jobs_value = src->jobs_value;
+	dst->terminal_cost = src->terminal_cost;
+	spend(c, (long) p->n_gpus * c->T / 16 + nj);
 }
 
 /* Leaves of unusable GPUs and of the padding past the pool are always busy. */
@@ -1213,10 +1297,13 @@ place_pinned(const fast_ctx *c, fast_state *st)
 		count_batch(c, st, job->pool, job->pinned_start,
 					job->pinned_end - job->pinned_start,
 					usable_in(p, job->pinned_first_gpu, job->pinned_size));
+		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
+					usable_in(p, job->pinned_first_gpu, job->pinned_size), 1);
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,
 						  job->pinned_first_gpu, job->pinned_size);
 		st->job_value[j] = run_value(c, job, job->pinned_start,
 									 job->pinned_end, job->pinned_size);
+		st->jobs_value += st->job_value[j];
 	}
 	return GA_OK;
 }
@@ -1383,8 +1470,10 @@ build_order(const fast_ctx *c, int variant, int *order)
 }
 
 /*
- * Build a grid from base by serving the claims in order.  With timed set,
- * the build is abandoned (*aborted) once the improvement phase's time is up.
+ * Build a grid from base by serving the claims in order.  A job goes in only
+ * when it raises the objective (its run is worth more than the terminal
+ * charge it adds).  With timed set, the build is abandoned (*aborted) once
+ * the improvement phase's work budget is spent.
  */
 static ga_status
 construct(fast_ctx *c, fast_state *st, const fast_state *base,
@@ -1398,7 +1487,7 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 
 		if (cancelled(c))
 			return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
-		if (timed && i % 8 == 7 && ga_now_ms() >= c->stop_ms)
+		if (timed && *c->work >= c->work_limit)
 		{
 			*aborted = true;
 			return GA_OK;
@@ -1407,7 +1496,7 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 		{
 			placement pl;
 
-			if (find_best_placement(c, st, claim, &pl))
+			if (find_best_placement(c, st, claim, &pl) && pl.value > 0)
 				apply_placement(c, st, claim, &pl);
 		}
 		else
@@ -1428,8 +1517,8 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 typedef enum move_stop
 {
 	MOVE_GO = 0,
-	MOVE_LIMIT,					/* iteration cap: deterministic stop */
-	MOVE_CLOCK,					/* time budget spent */
+	MOVE_LIMIT,					/* move cap or work budget: deterministic */
+	MOVE_CLOCK,					/* the safety cap on the clock */
 	MOVE_CANCEL
 } move_stop;
 
@@ -1447,7 +1536,7 @@ next_move(const fast_ctx *c, move_budget *mb)
 		return false;
 	if (cancelled(c))
 		mb->stop = MOVE_CANCEL;
-	else if (mb->stats->moves_tried >= GA_FAST_MAX_MOVES)
+	else if (mb->stats->moves_tried >= GA_FAST_MAX_MOVES || *c->work >= c->work_limit)
 		mb->stop = MOVE_LIMIT;
 	else if (ga_now_ms() >= c->stop_ms)
 		mb->stop = MOVE_CLOCK;
@@ -1464,19 +1553,25 @@ kept(move_budget *mb, bool *gained)
 	*gained = true;
 }
 
-/* Take job j off and put it back at its best place now (earlier, resized). */
+/*
+ * Take job j off and put it back at its best place now (earlier, resized);
+ * kept when the objective rises.
+ */
 static bool
 try_reinsert(const fast_ctx *c, fast_state *st, int j)
 {
 	placement old;
 	placement cand;
+	double		before = state_objective(c, st);
 
 	current_placement(st, j, &old);
 	remove_job(c, st, j);
-	if (find_best_placement(c, st, j, &cand) && improves(cand.value, old.value))
+	if (find_best_placement(c, st, j, &cand))
 	{
 		apply_placement(c, st, j, &cand);
-		return true;
+		if (improves(state_objective(c, st), before))
+			return true;
+		remove_job(c, st, j);
 	}
 	apply_placement(c, st, j, &old);
 	return false;
@@ -1487,7 +1582,7 @@ try_insert(const fast_ctx *c, fast_state *st, int j)
 {
 	placement cand;
 
-	if (!find_best_placement(c, st, j, &cand))
+	if (!find_best_placement(c, st, j, &cand) || !(cand.value > 0))
 		return false;
 	apply_placement(c, st, j, &cand);
 	return true;
@@ -1506,12 +1601,10 @@ try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
 	placement new_v;
 	bool		u_was = is_scheduled(st, u);
 	bool		v_back;
-	double		before;
-	double		after;
+	double		before = state_objective(c, st);
 
 	current_placement(st, u, &old_u);
 	current_placement(st, v, &old_v);
-	before = (u_was ? old_u.value : 0) + old_v.value;
 	remove_job(c, st, v);
 	if (u_was)
 		remove_job(c, st, u);
@@ -1521,8 +1614,7 @@ try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
 		v_back = find_best_placement(c, st, v, &new_v);
 		if (v_back)
 			apply_placement(c, st, v, &new_v);
-		after = new_u.value + (v_back ? new_v.value : 0);
-		if (improves(after, before))
+		if (improves(state_objective(c, st), before))
 			return true;
 		remove_job(c, st, u);
 		if (v_back)
@@ -1617,7 +1709,7 @@ try_order(fast_ctx *c, fast_state **best, fast_state **work,
 		return rc;
 	if (aborted)
 	{
-		mb->stop = MOVE_CLOCK;
+		mb->stop = MOVE_LIMIT;
 		return GA_OK;
 	}
 	if (improves(state_objective(c, *work), state_objective(c, *best)))
@@ -1810,7 +1902,9 @@ improve(fast_ctx *c, fast_state **best, fast_state **work,
 		return rc;
 	if (mb.stop == MOVE_CANCEL)
 		return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
-	stats->converged = mb.stop != MOVE_CLOCK;
+	stats->clock_capped = mb.stop == MOVE_CLOCK;
+	stats->budget_spent = *c->work >= c->work_limit;
+	stats->converged = !stats->clock_capped;
 	if (stats->converged)
 		insert_sweep(c, *best);
 	return GA_OK;
@@ -1847,6 +1941,7 @@ ctx_free(fast_ctx *c)
 	free(c->tail_prefix);
 	free(c->overlap);
 	free(c->job_room);
+	ga_terminal_destroy(c->term);
 }
 
 static int
@@ -1950,6 +2045,10 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 	c->W = (c->T + 63) / 64;
 	c->cancel = opt ? opt->cancel : NULL;
 	c->cancel_arg = opt ? opt->cancel_arg : NULL;
+	c->work = &c->work_spent;
+	c->term = ga_terminal_create(p);
+	if (c->term == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	c->prefix = malloc(sizeof(double) * (c->T + 1));
 	c->pools = calloc(p->n_pools > 0 ? p->n_pools : 1, sizeof(pool_geom));
 	if (!c->prefix || !c->pools)
@@ -2023,8 +2122,10 @@ earliest_value(const fast_ctx *c, const fast_state *st, int j)
 
 		if (job->deadline_step >= 0 && job->deadline_step - d < last)
 			last = job->deadline_step - d;
+		spend(c, c->T);
 		for (int b = 0; b < pg->n_gpus / g && best_t > job->release_step; b++)
 		{
+			spend(c, 1);
 			int			limit = best_t < last ? best_t : last;
 			int			t = earliest_allowed(node_mask(c, st, pg, pg->span / g + b), bad,
 											 job->release_step, limit, d, c->T);
@@ -2050,12 +2151,27 @@ set_ideal_values(fast_ctx *c, const fast_state *base)
 	}
 }
 
+/*
+ * The improvement phase's work budget: the caller's, or GA_FAST_WORK_FACTOR
+ * times the work of the first construction, so it grows with the problem
+ * as the construction does and depends on the problem alone.
+ */
+static long
+work_limit_of(const ga_solve_options *opt, long construct_work)
+{
+	if (opt != NULL && opt->work_limit > 0)
+		return opt->work_limit;
+	return GA_FAST_WORK_FACTOR * (construct_work > 0 ? construct_work : 1);
+}
+
 static ga_status
-solve(fast_ctx *c, double t0, double budget_ms, fast_state **best,
-	  fast_state **work, fast_state *base, ga_fast_stats *stats)
+solve(fast_ctx *c, const ga_solve_options *opt, double t0, double cap_ms,
+	  fast_state **best, fast_state **work, fast_state *base,
+	  ga_fast_stats *stats)
 {
 	bool		aborted;
 	ga_status	rc;
+	long		construct_work;
 
 	if ((rc = build_base(c, base)) != GA_OK)
 		return rc;
@@ -2064,15 +2180,16 @@ solve(fast_ctx *c, double t0, double budget_ms, fast_state **best,
 	if ((rc = construct(c, *best, base, c->best_order, false, &aborted)) != GA_OK)
 		return rc;
 	stats->construct_objective = state_objective(c, *best);
-	c->stop_ms = t0 + 0.9 * budget_ms;
-	if (ga_now_ms() >= c->stop_ms)
-		return GA_OK;
+	construct_work = *c->work;
+	c->work_limit = construct_work + work_limit_of(opt, construct_work);
+	c->stop_ms = t0 + cap_ms;
 	set_ideal_values(c, base);
 	return improve(c, best, work, base, stats);
 }
 
+/* The safety cap on the clock: options->time_limit_ms, or the default. */
 static double
-budget_of(const ga_solve_options *opt)
+cap_of(const ga_solve_options *opt)
 {
 	if (opt == NULL || !(opt->time_limit_ms > 0) || !isfinite(opt->time_limit_ms))
 		return GA_FAST_DEFAULT_MS;
@@ -2107,7 +2224,7 @@ ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
 			rc = ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	}
 	if (rc == GA_OK)
-		rc = solve(&c, t0, budget_of(options), &best, &work, base, stats);
+		rc = solve(&c, options, t0, cap_of(options), &best, &work, base, stats);
 	if (rc == GA_OK && !ga_plan_add_headroom(problem, best->plan))
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	if (rc == GA_OK)
@@ -2121,6 +2238,8 @@ ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
 	state_destroy(best);
 	state_destroy(work);
 	state_destroy(base);
+	stats->work = c.work_spent;
+	stats->work_limit = c.work_limit;
 	ctx_free(&c);
 	return rc;
 }

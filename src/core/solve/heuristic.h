@@ -52,13 +52,24 @@
 #define GA_FAST_MAX_ROUNDS 8
 #define GA_FAST_MAX_MOVES 200000
 
+/*
+ * Work budget of the improvement phase by default, in multiples of the
+ * first construction's work (options->work_limit overrides it).
+ */
+#define GA_FAST_WORK_FACTOR 3
+
 typedef struct ga_fast_stats
 {
 	double		construct_objective;	/* objective after the first build */
 	int			rounds;			/* improvement rounds started */
 	long		moves_tried;	/* improvement moves evaluated */
 	long		moves_kept;		/* of which raised the objective */
-	bool		converged;		/* stopped by its own limits, not the clock */
+	long		work;			/* work units spent, construction included */
+	long		work_limit;		/* where the improvement phase had to end */
+	bool		budget_spent;	/* the work budget ended the moves */
+	bool		clock_capped;	/* the safety cap on the clock ended them */
+	bool		converged;		/* stopped by its own limits (moves or
+								 * work), not the clock */
 } ga_fast_stats;
 
 /* ga_solve_fast, also reporting how the improvement phase went (stats may be NULL). */
