@@ -13,12 +13,15 @@
  * A second index lets that scan skip whole subtrees: for each internal node
  * and each block width 2^h a job of the pool can take (h below the node's
  * height), a "full" bitmap has bit t set when every aligned block of that
- * width inside the node is busy at step t.  A subtree whose full bitmap is
- * set at every step from the job's release to the latest start still of
- * interest holds no block the job could start on, so the search visits only
- * the part of the pool where blocks come free: its cost follows the free
- * space, not the pool's size.  The index is updated with the busy bitmaps,
- * in O(height * widths) words per change.
+ * width inside the node is busy at step t.  A subtree whose full bitmap has
+ * no clear run as long as the job's run, from a start between its release
+ * and the latest start still of interest, holds no block the job could
+ * start on; a subtree wholly free from step 0 holds only blocks that rank
+ * the same, and its lowest stands for them.  So the search visits only the
+ * part of the pool where blocks come free: its cost follows the free space,
+ * not the pool's size, and it finds the same block a scan of every block
+ * would.  The index is updated with the busy bitmaps, in O(height * widths)
+ * words per change.
  */
 #include "solve/heuristic.h"
 #include "solve/headroom.h"
