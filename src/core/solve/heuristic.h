@@ -63,11 +63,12 @@
  * overrides it): GA_FAST_WORK_FLOOR units plus GA_FAST_WORK_FACTOR times the
  * first construction's work.  A unit is about one aligned block or one
  * GPU-step looked at (a few nanoseconds); the floor lets small problems,
- * whose construction is cheap, try the rebuilds that pay there.  Chosen
- * with make bench-solver for about 1 ms at 64 GPUs, 10 ms at 1024 and under
- * 200 ms at 10,000 on the development machine.
+ * whose construction is cheap, try the rebuilds that pay there; on large
+ * ones the rebuilds seldom pay and the construction dominates.  Chosen with
+ * make bench-solver (p50 under 1 ms at 64 GPUs, 20 ms at 1024 and 200 ms at
+ * 10,000 GPUs on the development machine).
  */
-#define GA_FAST_WORK_FACTOR 3
+#define GA_FAST_WORK_FACTOR 2
 #define GA_FAST_WORK_FLOOR 80000
 
 typedef struct ga_fast_stats
