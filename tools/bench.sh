@@ -8,14 +8,11 @@
 #   REPORT     the report program (build/bench_report)
 #   OUT        the results directory (bench/results)
 #   FULL_MS    passed as --full-ms to the simulator when set
-#   FAST_MS    passed as --fast-ms (default 20): fast's improvement budget
-#              per re-plan.  At the simulator's default of 1 ms the
-#              improvement phase is cut by the clock, so results vary from
-#              run to run with the machine's load; at 20 ms its p99 is
-#              below 8 ms on every scenario, far from the clock's stop at
-#              90% of the budget, so it ends by its own move limits and two
-#              runs give the same results.  Solve times are reported as
-#              measured.
+#   FAST_MS    passed as --fast-ms when set: a safety cap on fast's wall
+#              time per re-plan (the simulator's default is 10 s).  Fast
+#              ends by its work budget, never by the clock, so two runs
+#              give the same results whatever the machine's load.  Solve
+#              times are reported as measured.
 #   SCENARIOS  the scenario directories (scenarios/*/)
 #
 # Scenarios run one at a time, never in parallel, so the solve times are not
@@ -28,7 +25,7 @@ SIM=${SIM:-tools/gpualloc-sim}
 REPORT=${REPORT:-build/bench_report}
 OUT=${OUT:-bench/results}
 FULL_MS=${FULL_MS:-}
-FAST_MS=${FAST_MS:-20}
+FAST_MS=${FAST_MS:-}
 SCENARIOS=${SCENARIOS:-$(ls -d scenarios/*/)}
 
 if [ ! -x "$SIM" ]; then
@@ -44,7 +41,10 @@ mkdir -p "$OUT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-full_opt="--fast-ms $FAST_MS"
+full_opt=""
+if [ -n "$FAST_MS" ]; then
+	full_opt="--fast-ms $FAST_MS"
+fi
 if [ -n "$FULL_MS" ]; then
 	full_opt="$full_opt --full-ms $FULL_MS"
 fi

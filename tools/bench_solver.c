@@ -1,9 +1,9 @@
 /*
  * bench_solver.c — solve time and plan quality of the fast and full modes on
- * generated instances of four sizes, against the LP-relaxation bound.
+ * generated instances of six sizes, against the LP-relaxation bound.
  *
  *   bench_solver [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N]
- *                [--full-runs N]
+ *                [--full-runs N] [--bound-ms N]
  *
  * For each instance (GPUs, jobs, steps, seed fixed below) and mode, the
  * solve is repeated; the table gives p50 and p99 of the wall time, the
@@ -12,13 +12,21 @@
  * benchmark: the smaller of ga_solve_bound (the LP relaxation) and the
  * bounds the full runs report (what branch and bound proved inside their
  * time limit); every one of them is an upper bound on every legal plan, so
- * the smaller is too.  With --only-fast it is the LP bound alone.  Fast mode runs with default options (its
- * 1 ms improvement budget); full mode with --full-ms, by default 1 s up to
- * 64 GPUs, 10 s at 256 and 30 s at 1024.  The results go to stdout as a
- * Markdown table and, with --out, to a JSON list of objects with the keys
- * gpus, jobs, steps, mode, p50_ms, p99_ms, objective, bound, gap.
+ * the smaller is too.  With --only-fast it is the LP bound alone.  The two
+ * largest instances (4096 GPUs / 2000 jobs, 10,000 / 5000) run fast only,
+ * and their bound is the LP bound when GLPK finds it within --bound-ms
+ * (default 600 s), else none.  Fast mode runs with default options: its
+ * work budget, no clock; the table also gives its work counters (moves
+ * tried, work units spent of its budget) and how many runs converged, that
+ * is, ended by their own limits rather than the clock's safety cap.  Full
+ * mode runs with --full-ms, by default 1 s up to 64 GPUs, 10 s at 256 and
+ * 30 s at 1024.  The results go to stdout as a Markdown table and, with
+ * --out, to a JSON list of objects with the keys gpus, jobs, steps, mode,
+ * p50_ms, p99_ms, objective, bound, gap, and for fast moves, work,
+ * work_limit, converged (runs) and runs.
  */
 #include "sim/generate.h"
+#include "solve/heuristic.h"
 #include "solve/solve.h"
 #include "model/validate.h"
 
@@ -36,7 +44,7 @@ typedef struct instance
 	int			steps;
 	uint64_t	seed;
 	int			fast_runs;
-	double		full_ms;
+	double		full_ms;		/* 0: fast only */
 } instance;
 
 static const instance instances[] = {
@@ -44,6 +52,8 @@ static const instance instances[] = {
 	{64, 30, 48, 12, 200, 1000},
 	{256, 120, 48, 13, 50, 10000},
 	{1024, 500, 48, 14, 20, 30000},
+	{4096, 2000, 48, 15, 10, 0},
+	{10000, 5000, 48, 16, 10, 0},
 };
 
 #define N_INSTANCES (sizeof(instances) / sizeof(instances[0]))
@@ -55,6 +65,7 @@ typedef struct bench_args
 	double		full_ms;		/* 0: per-instance default */
 	int			fast_runs;		/* 0: per-instance default */
 	int			full_runs;
+	double		bound_ms;		/* LP bound's time limit */
 } bench_args;
 
 typedef struct result
@@ -72,6 +83,11 @@ typedef struct result
 	int			illegal;		/* plans the validator refused */
 	double		proven;			/* smallest bound a plan reported, or
 								 * HUGE_VAL */
+	/* fast only: work counters of the median run, runs that converged */
+	long		moves;
+	long		work;
+	long		work_limit;
+	int			converged;
 } result;
 
 static int
@@ -97,7 +113,26 @@ percentile(const double *sorted, int n, double q)
 }
 
 typedef ga_status (*solve_fn) (const ga_problem *, const ga_solve_options *,
-							   ga_plan **, ga_error *);
+							   ga_plan **, ga_fast_stats *, ga_error *);
+
+/* ga_solve_full in the shape of ga_solve_fast_stats (no stats). */
+static ga_status
+solve_full(const ga_problem *p, const ga_solve_options *opts, ga_plan **out,
+		   ga_fast_stats *stats, ga_error *err)
+{
+	(void) stats;
+	return ga_solve_full(p, opts, out, err);
+}
+
+/* Fast's counters are the same on every run (it is deterministic): keep the last. */
+static void
+note_fast_stats(result *r, const ga_fast_stats *st)
+{
+	r->moves = st->moves_tried;
+	r->work = st->work;
+	r->work_limit = st->work_limit;
+	r->converged += st->converged;
+}
 
 /* Repeat one mode; fills times, objective, legality. */
 static bool
@@ -112,9 +147,10 @@ run_mode(const ga_problem *p, solve_fn solve, const ga_solve_options *opts,
 	for (int i = 0; ok && i < runs; i++)
 	{
 		ga_plan    *plan;
+		ga_fast_stats st = {0};
 		double		t0 = ga_now_ms();
 
-		if (solve(p, opts, &plan, &err) != GA_OK)
+		if (solve(p, opts, &plan, &st, &err) != GA_OK)
 		{
 			fprintf(stderr, "%s solve failed at %d GPUs: %s\n", r->mode, r->gpus, err.message);
 			ok = false;
@@ -122,6 +158,8 @@ run_mode(const ga_problem *p, solve_fn solve, const ga_solve_options *opts,
 		}
 		ms[i] = ga_now_ms() - t0;
 		obj[i] = plan->objective;
+		if (strcmp(r->mode, "fast") == 0)
+			note_fast_stats(r, &st);
 		if (isfinite(plan->bound) && plan->bound < r->proven)
 			r->proven = plan->bound;
 		if (ga_validate(p, plan, &err) != GA_OK)
@@ -160,7 +198,7 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 	ga_generate_spec spec;
 	ga_solve_options fast_opts = {0};
 	ga_solve_options full_opts = {0};
-	ga_solve_options bound_opts = {.time_limit_ms = 600000};
+	ga_solve_options bound_opts = {.time_limit_ms = args->bound_ms};
 	ga_problem *p;
 	ga_error	err;
 	double		bound = NAN;
@@ -180,14 +218,14 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 	}
 	out[n] = (result) {.gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "fast",
 	.proven = HUGE_VAL};
-	if (run_mode(p, ga_solve_fast, &fast_opts, args->fast_runs > 0 ? args->fast_runs : in->fast_runs, &out[n]))
+	if (run_mode(p, ga_solve_fast_stats, &fast_opts, args->fast_runs > 0 ? args->fast_runs : in->fast_runs, &out[n]))
 		n++;
-	if (!args->only_fast)
+	if (!args->only_fast && in->full_ms > 0)
 	{
 		full_opts.time_limit_ms = args->full_ms > 0 ? args->full_ms : in->full_ms;
 		out[n] = (result) {.gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "full",
 		.proven = HUGE_VAL};
-		if (run_mode(p, ga_solve_full, &full_opts, args->full_runs, &out[n]))
+		if (run_mode(p, solve_full, &full_opts, args->full_runs, &out[n]))
 		{
 			if (isfinite(out[n].proven) && !(out[n].proven >= bound))
 				bound = out[n].proven;
@@ -206,13 +244,21 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 static void
 print_table(const result *r, int n)
 {
-	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | gap |\n");
-	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | gap | moves | work / budget | converged |\n");
+	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < n; i++)
-		printf("| %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | %.2f%% |%s\n",
+	{
+		printf("| %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | %.2f%% |",
 			   r[i].gpus, r[i].jobs, r[i].steps, r[i].mode, r[i].runs,
 			   r[i].p50_ms, r[i].p99_ms, r[i].objective, r[i].bound,
-			   100 * r[i].gap, r[i].illegal ? " ILLEGAL PLANS" : "");
+			   100 * r[i].gap);
+		if (strcmp(r[i].mode, "fast") == 0)
+			printf(" %ld | %ld / %ld | %d/%d |", r[i].moves, r[i].work, r[i].work_limit,
+				   r[i].converged, r[i].runs);
+		else
+			printf(" | | |");
+		printf("%s\n", r[i].illegal ? " ILLEGAL PLANS" : "");
+	}
 }
 
 static void
@@ -263,6 +309,9 @@ write_json(const char *path, const result *r, int n)
 		json_number(f, "objective", r[i].objective, ", ");
 		json_number(f, "bound", r[i].bound, ", ");
 		json_number(f, "gap", r[i].gap, "");
+		if (strcmp(r[i].mode, "fast") == 0)
+			fprintf(f, ", \"moves\": %ld, \"work\": %ld, \"work_limit\": %ld, \"converged\": %d, \"runs\": %d",
+					r[i].moves, r[i].work, r[i].work_limit, r[i].converged, r[i].runs);
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "]\n");
@@ -272,7 +321,7 @@ write_json(const char *path, const result *r, int n)
 static bool
 parse_args(int argc, char **argv, bench_args *args)
 {
-	*args = (bench_args) {.full_runs = 3};
+	*args = (bench_args) {.full_runs = 3, .bound_ms = 600000};
 	for (int i = 1; i < argc; i++)
 	{
 		bool		has_value = i + 1 < argc;
@@ -287,10 +336,12 @@ parse_args(int argc, char **argv, bench_args *args)
 			args->fast_runs = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--full-runs") == 0 && has_value)
 			args->full_runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--bound-ms") == 0 && has_value)
+			args->bound_ms = atof(argv[++i]);
 		else
 			return false;
 	}
-	return args->full_runs > 0 && args->fast_runs >= 0;
+	return args->full_runs > 0 && args->fast_runs >= 0 && args->bound_ms > 0;
 }
 
 int
@@ -303,7 +354,7 @@ main(int argc, char **argv)
 
 	if (!parse_args(argc, argv, &args))
 	{
-		fprintf(stderr, "usage: %s [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N] [--full-runs N]\n",
+		fprintf(stderr, "usage: %s [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N] [--full-runs N] [--bound-ms N]\n",
 				argv[0]);
 		return 2;
 	}

@@ -6,7 +6,8 @@
  *   gpualloc-sim compare SCENARIO_DIR... [--perfect-knowledge] [--json]
  *                [--policies a,b,c]
  *   common options: --full-ms N (full's limit per re-plan, default 1000),
- *                   --fast-ms N (fast's improvement budget, default 1),
+ *                   --fast-ms N (a safety cap on fast's wall time per
+ *                   re-plan, default 10000; fast ends by its work budget),
  *                   --oracle-coverage F (the coverage floor of the oracle's
  *                   value bounds, default 0.995; 0: over every run),
  *                   --quantile Q (the demand quantile planned for, default
@@ -19,6 +20,7 @@
  */
 #include "sim/oracle.h"
 #include "sim/sim.h"
+#include "solve/solve.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,7 +52,8 @@ usage(FILE *f)
 			"usage: gpualloc-sim run SCENARIO_DIR --policy POLICY [--perfect-knowledge] [--json]\n"
 			"       gpualloc-sim compare SCENARIO_DIR... [--perfect-knowledge] [--json] [--policies a,b,c]\n"
 			"options: --full-ms N   time limit of full per re-plan (default 1000)\n"
-			"         --fast-ms N   improvement budget of fast per re-plan (default 1)\n"
+			"         --fast-ms N   safety cap on fast's wall time per re-plan (default 10000);\n"
+			"                       fast ends by its work budget, whatever the machine's load\n"
 			"         --oracle-coverage F   the oracle's value bounds cover runs with coverage >= F\n"
 			"                       (0 to 1, default 0.995; 0: every run)\n"
 			"         --quantile Q  the upper quantile of demand forecasts planned for\n"
@@ -120,7 +123,7 @@ parse_args(cli *c, int argc, char **argv)
 {
 	memset(c, 0, sizeof(*c));
 	c->full_ms = 1000;
-	c->fast_ms = 1;
+	c->fast_ms = GA_FAST_DEFAULT_MS;
 	c->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	c->quantile = -1;
 	c->protect_quantile = -1;

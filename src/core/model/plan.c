@@ -2,6 +2,7 @@
  * plan.c — the plan grid, job placement and the objective (docs/model.md, Objective).
  */
 #include "model/plan.h"
+#include "model/terminal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -153,9 +154,9 @@ ga_plan_objective(const ga_problem *problem, const ga_plan *plan)
 			int			shortfall = svc->demand[t] - svc_count[(size_t) s * T + t];
 
 			if (shortfall > 0)
-				value -= problem->params.penalty * svc->priority * ga_shortfall_decay(problem, t) * shortfall;
+				value -= problem->params.penalty * svc->priority * problem->decay[t] * shortfall;
 		}
 	}
 	free(svc_count);
-	return value;
+	return value - ga_terminal_cost(problem, plan);
 }

@@ -61,7 +61,9 @@ void		ga_plan_place_job(ga_plan *plan, const ga_problem *problem, int j,
 /*
  * Objective (docs/model.md, Objective) of this grid: batch value, with each job's work
  * past the horizon credited by ga_job_tail_value, minus the shortfall
- * penalty.
+ * penalty inside the horizon, minus the charge for the demand that jobs
+ * holding GPUs past the horizon displace there (ga_terminal_cost); NAN on
+ * out of memory.
  */
 double		ga_plan_objective(const ga_problem *problem, const ga_plan *plan);
 

@@ -279,9 +279,6 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 		p->decay[t] = pow(0.5, t * step_hours / p->params.half_life_hours);
 	p->tail_decay = pow(0.5, p->params.n_steps * step_hours / p->params.half_life_hours);
 	p->step_decay = pow(0.5, step_hours / p->params.half_life_hours);
-	/* a half-life so long that a step does not decay leaves the last step as it is */
-	p->end_decay = p->step_decay < 1 ?
-		p->decay[p->params.n_steps - 1] / (1 - p->step_decay) : p->decay[p->params.n_steps - 1];
 	return GA_OK;
 }
 

@@ -150,8 +150,6 @@ typedef struct ga_problem
 	double		tail_decay;		/* decay at step n_steps, the first past the
 								 * horizon (ga_job_tail_value) */
 	double		step_decay;		/* decay of one step: decay[t+1] / decay[t] */
-	double		end_decay;		/* shortfall weight of the last step
-								 * (ga_shortfall_decay) */
 } ga_problem;
 
 /* Allocate a zeroed problem with every array sized; NULL on out of memory. */
@@ -212,25 +210,17 @@ ga_job_tail_value(const ga_problem *problem, const ga_job *job, int size,
 }
 
 /*
- * Weight of one GPU-step of shortfall at step t: decay(t), except at the
- * last step of the horizon, where it is the sum of decay from that step on.
- *
- * This is the other half of ga_job_tail_value.  A job that runs past the
- * horizon is credited for every step of its run; the GPUs it holds at the
- * last step stay out of the services' reach for as long as it runs, so a
- * shortfall the plan leaves at its last step is charged as lasting too,
- * with the same continuing decay.  Without it a long job started at the end
- * of the horizon on GPUs a service needs would earn its whole run against a
- * step or two of shortfall: the plan would trade real-time demand for batch
- * work whenever priority * (run) beats penalty * service priority * (those
- * steps), which the penalty exists to prevent.  With it the trade pays only
- * for batch work denser than penalty * service priority, as inside the
- * horizon.
+ * Weight of one GPU-step of shortfall at step t inside the horizon:
+ * decay(t), the last step included.  What a job holding GPUs past the
+ * horizon costs the services there is charged separately, against the
+ * demand expected after the horizon (model/terminal.h), so a plan's last
+ * step stands for itself only and a zero demand there cannot hide a long
+ * job's displacement of a service.
  */
 static inline double
 ga_shortfall_decay(const ga_problem *problem, int t)
 {
-	return t == problem->params.n_steps - 1 ? problem->end_decay : problem->decay[t];
+	return problem->decay[t];
 }
 
 /* The protect curve of a service at step t, capped at its max_gpus. */
@@ -279,8 +269,7 @@ ga_service_guarded(const ga_service *svc, int t, bool lengthened)
  * GPUs included, over its estimated run (lengthened = false) or over that
  * run lengthened by the overrun margin (true); a job starts only where,
  * with it, batch work stays within both rooms at every step of its runs
- * inside the horizon.  A run past the horizon is held to the last step's
- * value, which stands for what follows (as in ga_shortfall_decay).
+ * inside the horizon.
  * Priority 0 gives the room with every service protected.
  */
 void		ga_protect_room(const ga_problem *problem, double job_priority,

@@ -184,6 +184,14 @@ take_one(hr_ctx *c, int t)
 	distances(c, t);
 	while ((i = next_candidate(c, t)) >= 0)
 	{
+		/*
+		 * Candidates the service held at t-1 come first; past them every
+		 * candidate is a handover at t, and none fits once t's churn is at
+		 * its limit.
+		 */
+		if (counted(c, t) && !was_member(c, c->pool->first_gpu + i, t) &&
+			c->churn[t] + 1 > c->svc->churn_limit)
+			return false;
 		c->tried[i] = true;
 		if (try_take(c, c->pool->first_gpu + i, t))
 			return true;

@@ -9,9 +9,23 @@
  * at which an aligned block of size 2^k is free for d steps is then a scan of
  * the span/2^k nodes of one level, each a few word operations, instead of a
  * scan of the grid.
+ *
+ * A second index lets that scan skip whole subtrees: for each internal node
+ * and each block width 2^h a job of the pool can take (h below the node's
+ * height), a "full" bitmap has bit t set when every aligned block of that
+ * width inside the node is busy at step t.  A subtree whose full bitmap has
+ * no clear run as long as the job's run, from a start between its release
+ * and the latest start still of interest, holds no block the job could
+ * start on; a subtree wholly free from step 0 holds only blocks that rank
+ * the same, and its lowest stands for them.  So the search visits only the
+ * part of the pool where blocks come free: its cost follows the free space,
+ * not the pool's size, and it finds the same block a scan of every block
+ * would.  The index is updated with the busy bitmaps, in O(height * widths)
+ * words per change.
  */
 #include "solve/heuristic.h"
 #include "solve/headroom.h"
+#include "model/terminal.h"
 
 #include <limits.h>
 #include <math.h>
@@ -138,7 +152,10 @@ typedef struct pool_geom
 	int			first_gpu;
 	int			n_gpus;
 	int			span;			/* power of two >= n_gpus */
+	int			log_span;		/* log2(span): the root's height */
 	size_t		offset;			/* first word of node 0 in state->bits */
+	int			levels;			/* block widths 2^0 .. 2^(levels-1) indexed */
+	size_t		full_offset;	/* first word of node 0 in state->full */
 } pool_geom;
 
 typedef struct placement
@@ -146,7 +163,9 @@ typedef struct placement
 	int			start;
 	int			size;
 	int			first;
-	double		value;
+	double		run;			/* value of the run (run_value) */
+	double		value;			/* the objective's change: run minus the
+								 * terminal charge it adds */
 } placement;
 
 typedef struct fast_ctx
@@ -160,7 +179,13 @@ typedef struct fast_ctx
 	double	   *prefix;			/* [T + 1] prefix sums of decay */
 	pool_geom  *pools;
 	size_t		n_words;		/* words of all pool trees together */
-	double		stop_ms;		/* the improvement phase ends here */
+	size_t		n_full_words;	/* words of all full indexes together */
+	ga_terminal *term;			/* the charge past the horizon */
+	long	   *work;			/* work units spent (see spend), in
+								 * work_spent: counted by const code too */
+	long		work_spent;
+	long		work_limit;		/* the improvement phase ends here */
+	double		stop_ms;		/* safety cap on the wall clock */
 	int		   *job_order;		/* non-pinned jobs, densest first */
 	int			n_job_order;
 	int			n_order;		/* claims: non-pinned jobs and services */
@@ -195,8 +220,13 @@ typedef struct fast_state
 {
 	ga_plan    *plan;
 	uint64_t   *bits;			/* every pool tree's node bitmaps */
-	double	   *job_value;		/* value of each job's cells */
+	uint64_t   *full;			/* every pool's full index (see top) */
+	double	   *job_value;		/* value of each job's run */
+	double		jobs_value;		/* their sum */
 	double		service_value;	/* minus the shortfall penalties */
+	int		   *after_held;		/* [n_pools * term->steps]: usable GPUs
+								 * jobs hold at step T + k */
+	double		terminal_cost;	/* ga_terminal_cost of the grid */
 	int		   *reserved_by;	/* per GPU: service it is set aside for, or -1 */
 	int		   *batch_used;		/* [2 * n_pools * T] usable GPUs in batch
 								 * work, both tiers (tier_used) */
@@ -228,14 +258,106 @@ leaf_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg, int rel)
 	return node_mask(c, st, pg, pg->span + rel);
 }
 
+/* Height of a node: 0 for a leaf (one GPU), log_span for the root. */
+static inline int
+node_height(const pool_geom *pg, int node)
+{
+	return pg->log_span - (31 - __builtin_clz((unsigned) node));
+}
+
+/* Bit t set when every block of width 2^h inside node is busy (h < height). */
+static inline uint64_t *
+full_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
+		  int node, int h)
+{
+	return st->full + pg->full_offset + ((size_t) node * pg->levels + h) * c->W;
+}
+
+/* The same, also for the node's own width (h == height): its busy bitmap. */
+static inline const uint64_t *
+level_busy(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
+		   int node, int height, int h)
+{
+	return h == height ? node_mask(c, st, pg, node) : full_mask(c, st, pg, node, h);
+}
+
+/* Indexed widths below a node of this height. */
+static inline int
+full_levels(const pool_geom *pg, int height)
+{
+	return height < pg->levels ? height : pg->levels;
+}
+
+/* Recompute node's full bitmaps in words [w0, w1] from its children. */
+static void
+full_from_children(const fast_ctx *c, fast_state *st, const pool_geom *pg,
+				   int node, int w0, int w1)
+{
+	int			height = node_height(pg, node);
+
+	for (int h = 0; h < full_levels(pg, height); h++)
+	{
+		uint64_t   *m = full_mask(c, st, pg, node, h);
+		const uint64_t *left = level_busy(c, st, pg, 2 * node, height - 1, h);
+		const uint64_t *right = level_busy(c, st, pg, 2 * node + 1, height - 1, h);
+
+		for (int w = w0; w <= w1; w++)
+			m[w] = left[w] & right[w];
+	}
+}
+
+/* After node's busy bitmap changed over steps [from, to): fix its ancestors. */
+static void
+full_fix_ancestors(const fast_ctx *c, fast_state *st, const pool_geom *pg,
+				   int node, int from, int to)
+{
+	if (pg->levels == 0)
+		return;
+	for (int up = node >> 1; up >= 1; up >>= 1)
+		full_from_children(c, st, pg, up, from >> 6, (to - 1) >> 6);
+}
+
+/*
+ * Every block inside [rel, rel + size) became busy (or free) over [from,
+ * to): so did every block of every width inside it.
+ */
+static void
+full_set_block(const fast_ctx *c, fast_state *st, const pool_geom *pg,
+			   int rel, int size, int from, int to, bool busy)
+{
+	for (int width = 2; width <= size; width <<= 1)
+	{
+		int			base = pg->span / width;
+		int			height = node_height(pg, base);
+
+		for (int node = base + rel / width; node < base + (rel + size) / width; node++)
+			for (int h = 0; h < full_levels(pg, height); h++)
+			{
+				if (busy)
+					bits_set_range(full_mask(c, st, pg, node, h), from, to);
+				else
+					bits_clear_range(full_mask(c, st, pg, node, h), from, to);
+			}
+	}
+}
+
+/* The objective of the grid, kept up to date move by move. */
 static double
 state_objective(const fast_ctx *c, const fast_state *st)
 {
-	double		sum = st->service_value;
+	(void) c;
+	return st->jobs_value + st->service_value - st->terminal_cost;
+}
 
-	for (int j = 0; j < c->p->n_jobs; j++)
-		sum += st->job_value[j];
-	return sum;
+/*
+ * Count work: one unit is about one aligned block or one GPU-step looked
+ * at.  The improvement phase is bounded by work, never by the clock, so the
+ * same problem gives the same plan on any machine under any load.
+ */
+static inline void
+spend(const fast_ctx *c, long units)
+{
+	*c->work += units;
 }
 
 static bool
@@ -289,6 +411,11 @@ layer_mark(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
 	layer_set_block(c, st, layer, pg, rel, size, from, to, true);
 	for (int node = (pg->span / size + rel / size) >> 1; node >= 1; node >>= 1)
 		bits_set_range(layer_node(c, st, layer, pg, node), from, to);
+	if (layer == 0 && pg->levels > 0)
+	{
+		full_set_block(c, st, pg, rel, size, from, to, true);
+		full_fix_ancestors(c, st, pg, pg->span / size + rel / size, from, to);
+	}
 }
 
 /* Free the steps on the block and recompute its ancestors from their children. */
@@ -307,6 +434,11 @@ layer_unmark(const fast_ctx *c, fast_state *st, int layer, const pool_geom *pg,
 
 		for (int w = 0; w < c->W; w++)
 			m[w] = left[w] | right[w];
+	}
+	if (layer == 0 && pg->levels > 0)
+	{
+		full_set_block(c, st, pg, rel, size, from, to, false);
+		full_fix_ancestors(c, st, pg, pg->span / size + rel / size, from, to);
 	}
 }
 
@@ -348,9 +480,29 @@ tree_mark_cell(const fast_ctx *c, fast_state *st, const pool_geom *pg,
 			   int rel, int t)
 {
 	uint64_t	bit = UINT64_C(1) << (t & 63);
+	int			w = t >> 6;
 
-	for (int node = pg->span + rel; node >= 1; node >>= 1)
-		node_mask(c, st, pg, node)[t >> 6] |= bit;
+	node_mask(c, st, pg, pg->span + rel)[w] |= bit;
+	/* climb while something changes: what is above depends on nothing else */
+	for (int node = (pg->span + rel) >> 1; node >= 1; node >>= 1)
+	{
+		uint64_t   *m = node_mask(c, st, pg, node);
+		bool		changed = !(m[w] & bit);
+		int			height = node_height(pg, node);
+
+		m[w] |= bit;
+		for (int h = 0; h < full_levels(pg, height); h++)
+		{
+			uint64_t   *f = full_mask(c, st, pg, node, h);
+			uint64_t	was = f[w];
+
+			f[w] = level_busy(c, st, pg, 2 * node, height - 1, h)[w] &
+				level_busy(c, st, pg, 2 * node + 1, height - 1, h)[w];
+			changed |= f[w] != was;
+		}
+		if (!changed)
+			break;
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -368,6 +520,53 @@ run_value(const fast_ctx *c, const ga_job *job, int start, int end, int size)
 	if (to <= from)
 		return tail;
 	return job->priority * size * (c->prefix[to] - c->prefix[from]) + tail;
+}
+
+/* Usable GPUs past the horizon of a pool, by step T + k. */
+static inline int *
+after_held(const fast_ctx *c, const fast_state *st, int pool)
+{
+	return st->after_held + (size_t) pool * c->term->steps;
+}
+
+/* What a run of `n` usable GPUs over [start, end) adds to the terminal charge. */
+static double
+terminal_charge(const fast_ctx *c, const fast_state *st, int pool, int start,
+				int end, int n)
+{
+	int			from;
+	int			to;
+
+	if (!c->guarded[pool])
+		return 0;
+	ga_terminal_range(c->term, start, end, &from, &to);
+	if (from >= to)
+		return 0;
+	spend(c, to - from);
+	return ga_terminal_delta(c->term, pool, after_held(c, st, pool), from, to, n);
+}
+
+/* Add (sign 1) or take off (-1) a run's GPUs past the horizon, with its charge. */
+static void
+count_after(const fast_ctx *c, fast_state *st, int pool, int start, int end,
+			int n, int sign)
+{
+	int			from;
+	int			to;
+	int		   *held;
+
+	if (!c->guarded[pool])
+		return;
+	ga_terminal_range(c->term, start, end, &from, &to);
+	if (from >= to)
+		return;
+	held = after_held(c, st, pool);
+	if (sign > 0)
+		st->terminal_cost += ga_terminal_delta(c->term, pool, held, from, to, n);
+	for (int k = from; k < to; k++)
+		held[k] += sign * n;
+	if (sign < 0)
+		st->terminal_cost -= ga_terminal_delta(c->term, pool, held, from, to, n);
 }
 
 /* Earliest start in [from, last] with steps [t, min(t + d, T)) all clear. */
@@ -563,10 +762,8 @@ protect_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
  */
 static const uint64_t *
 block_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
-				 int size, int first, const uint64_t *shared)
+				 int size, int d, int first, const uint64_t *shared)
 {
-	int			d = ga_job_duration(job, size);
-
 	if (shared == NULL || !tail_overlap(c, first, size))
 		return shared;
 	memset(c->bad_block, 0, sizeof(uint64_t) * c->W);
@@ -596,6 +793,140 @@ earliest_allowed(const uint64_t *m, const uint64_t *bad, int from, int last,
 	return -1;
 }
 
+/* One size's search over the blocks of a pool (search_size). */
+typedef struct block_search
+{
+	const ga_job *job;
+	const pool_geom *pg;
+	const uint64_t *bad;		/* the size's bad starts, or NULL */
+	int			g;
+	int			h;				/* log2(g) */
+	int			d;				/* duration at g */
+	int			last;			/* latest start */
+	int			n_blocks;
+	int			best_t;
+	int			best_fit;
+	int			best_gap;
+	int			best_b;
+	bool		done;			/* a perfect block was found */
+} block_search;
+
+/* Rank block b against the best so far (the order of search_size). */
+static void
+examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
+{
+	const pool_geom *pg = bs->pg;
+	int			node = pg->span / bs->g + b;
+	const uint64_t *m = node_mask(c, st, pg, node);
+	int			limit = bs->best_t < bs->last ? bs->best_t : bs->last;
+	int			t = earliest_allowed(m, block_bad_starts(c, st, bs->job, bs->g, bs->d,
+														 pg->first_gpu + b * bs->g, bs->bad),
+									 bs->job->release_step, limit, bs->d, c->T);
+	int			end;
+	int			fit;
+	int			gap;
+
+	spend(c, 1);
+	if (t < 0)
+		return;
+	end = t + bs->d < c->T ? t + bs->d : c->T;
+	fit = free_enclosing_width(c, st, pg, node, bs->g, t, end);
+	gap = gap_before(m, t);
+	if (t < bs->best_t || fit < bs->best_fit || (fit == bs->best_fit && gap < bs->best_gap))
+	{
+		bs->best_t = t;
+		bs->best_fit = fit;
+		bs->best_gap = gap;
+		bs->best_b = b;
+		if (t == bs->job->release_step && fit == bs->g && gap == 0)
+			bs->done = true;
+	}
+}
+
+/*
+ * The starts ruled out for every block under node: the size's bad starts,
+ * unless a block there lies under a running job's lengthened run (its own
+ * bad starts are fewer then: block_bad_starts), so none are.
+ */
+static const uint64_t *
+subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
+			int node, int height)
+{
+	int			first = pg->first_gpu + ((node << height) - pg->span);
+	int			last = first + (1 << height);
+
+	if (bs->bad == NULL || first >= pg->first_gpu + pg->n_gpus)
+		return bs->bad;
+	if (last > pg->first_gpu + pg->n_gpus)
+		last = pg->first_gpu + pg->n_gpus;
+	return c->tail_prefix[last] == c->tail_prefix[first] ? bs->bad : NULL;
+}
+
+/*
+ * Whether node is free from step 0 to the end of a run from the release,
+ * which the protect rule allows on every block under it (bad: subtree_bad,
+ * and a block under a running job's tail has no shared bad starts).  Every
+ * block under it can then start at the release, leaves the same idle gap
+ * before (all of it) and has the same best fit (the free block around it
+ * reaches past node): they all rank the same.
+ */
+static bool
+wholly_free(const fast_ctx *c, const fast_state *st, const block_search *bs,
+			int node, const uint64_t *bad)
+{
+	int			release = bs->job->release_step;
+	int			reach = release + bs->d < c->T ? release + bs->d : c->T;
+
+	if (bs->bad != NULL && bad == NULL)
+		return false;
+	if (bad != NULL && bit_is_set(bad, release))
+		return false;
+	return release <= bs->last && release <= bs->best_t &&
+		free_over(node_mask(c, st, bs->pg, node), 0, reach);
+}
+
+/*
+ * Visit the blocks under node (of this height) lowest first, skipping every
+ * subtree in which no block of the size can start at a step still of
+ * interest (from the release to the best start found so far): a block that
+ * can start at t is free over the job's run from t, so at each of those
+ * steps some block of the subtree is free, and the full index has a clear
+ * run that long there, from a start the protect rule allows.
+ */
+static void
+scan_blocks(const fast_ctx *c, const fast_state *st, block_search *bs,
+			int node, int height)
+{
+	const pool_geom *pg = bs->pg;
+	const uint64_t *bad;
+	int			limit;
+
+	if (bs->done)
+		return;
+	if (height == bs->h)
+	{
+		int			b = node - pg->span / bs->g;
+
+		if (b < bs->n_blocks)
+			examine_block(c, st, bs, b);
+		return;
+	}
+	limit = bs->best_t < bs->last ? bs->best_t : bs->last;
+	bad = subtree_bad(c, pg, bs, node, height);
+	spend(c, 1);
+	if (earliest_allowed(full_mask(c, st, pg, node, bs->h), bad,
+						 bs->job->release_step, limit, bs->d, c->T) < 0)
+		return;
+	if (wholly_free(c, st, bs, node, bad))
+	{
+		/* every block here ranks the same: the lowest stands for them */
+		examine_block(c, st, bs, (node << (height - bs->h)) - pg->span / bs->g);
+		return;
+	}
+	scan_blocks(c, st, bs, 2 * node, height - 1);
+	scan_blocks(c, st, bs, 2 * node + 1, height - 1);
+}
+
 /*
  * Earliest start of job j at size g.  Among the blocks free from that step:
  * best fit first, then the one that leaves the shortest idle gap before the
@@ -608,51 +939,24 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 			int g, placement *out)
 {
 	const pool_geom *pg = &c->pools[job->pool];
-	int			d = ga_job_duration(job, g);
-	int			last = c->T - 1;
-	int			n_blocks = pg->n_gpus / g;
-	int			base = pg->span / g;
-	int			best_t = INT_MAX;
-	int			best_fit = INT_MAX;
-	int			best_gap = INT_MAX;
-	int			best_b = -1;
-	const uint64_t *bad = protect_bad_starts(c, st, job, g);
+	block_search bs = {.job = job, .pg = pg, .g = g, .h = __builtin_ctz((unsigned) g),
+		.d = ga_job_duration(job, g), .last = c->T - 1, .n_blocks = pg->n_gpus / g,
+	.best_t = INT_MAX, .best_fit = INT_MAX, .best_gap = INT_MAX, .best_b = -1};
 
-	if (job->deadline_step >= 0 && job->deadline_step - d < last)
-		last = job->deadline_step - d;
-	if (last < job->release_step)
+	if (job->deadline_step >= 0 && job->deadline_step - bs.d < bs.last)
+		bs.last = job->deadline_step - bs.d;
+	if (bs.last < job->release_step)
 		return false;
-	for (int b = 0; b < n_blocks; b++)
-	{
-		const uint64_t *m = node_mask(c, st, pg, base + b);
-		int			limit = best_t < last ? best_t : last;
-		int			t = earliest_allowed(m, block_bad_starts(c, st, job, g, pg->first_gpu + b * g, bad),
-										 job->release_step, limit, d, c->T);
-		int			end;
-		int			fit;
-		int			gap;
-
-		if (t < 0)
-			continue;
-		end = t + d < c->T ? t + d : c->T;
-		fit = free_enclosing_width(c, st, pg, base + b, g, t, end);
-		gap = gap_before(m, t);
-		if (t < best_t || fit < best_fit || (fit == best_fit && gap < best_gap))
-		{
-			best_t = t;
-			best_fit = fit;
-			best_gap = gap;
-			best_b = b;
-			if (t == job->release_step && fit == g && gap == 0)
-				break;
-		}
-	}
-	if (best_b < 0)
+	bs.bad = protect_bad_starts(c, st, job, g);
+	spend(c, c->T);
+	scan_blocks(c, st, &bs, 1, pg->log_span);
+	if (bs.best_b < 0)
 		return false;
-	out->start = best_t;
+	out->start = bs.best_t;
 	out->size = g;
-	out->first = pg->first_gpu + best_b * g;
-	out->value = run_value(c, job, best_t, best_t + d, g);
+	out->first = pg->first_gpu + bs.best_b * g;
+	out->run = run_value(c, job, bs.best_t, bs.best_t + bs.d, g);
+	out->value = out->run - terminal_charge(c, st, job->pool, bs.best_t, bs.best_t + bs.d, g);
 	return true;
 }
 
@@ -690,8 +994,11 @@ apply_placement(const fast_ctx *c, fast_state *st, int j, const placement *pl)
 	tree_mark_job(c, st, pg, pl->first - pg->first_gpu, pl->size,
 			  pl->start, end < c->T ? end : c->T);
 	count_job(c, st, job, pl->start, pl->first, pl->size, 1);
+	count_after(c, st, job->pool, pl->start, end, pl->size, 1);
 	ga_plan_place_job(st->plan, c->p, j, pl->start, pl->first, pl->size);
-	st->job_value[j] = pl->value;
+	st->job_value[j] = pl->run;
+	st->jobs_value += pl->run;
+	spend(c, (long) pl->size * (end < c->T ? end - pl->start : c->T - pl->start));
 }
 
 static void
@@ -700,6 +1007,7 @@ current_placement(const fast_state *st, int j, placement *pl)
 	pl->start = st->plan->job_start[j];
 	pl->size = st->plan->job_size[j];
 	pl->first = st->plan->job_first_gpu[j];
+	pl->run = st->job_value[j];
 	pl->value = st->job_value[j];
 }
 
@@ -718,13 +1026,16 @@ remove_job(const fast_ctx *c, fast_state *st, int j)
 
 	tree_unmark_job(c, st, pg, first - pg->first_gpu, size, start, to);
 	count_job(c, st, job, start, first, size, -1);
+	count_after(c, st, job->pool, start, end, size, -1);
 	for (int g = first; g < first + size; g++)
 		for (int t = start; t < to; t++)
 			ga_plan_set(plan, g, t, GA_IDLE);
 	plan->job_start[j] = -1;
 	plan->job_size[j] = -1;
 	plan->job_first_gpu[j] = -1;
+	st->jobs_value -= st->job_value[j];
 	st->job_value[j] = 0;
+	spend(c, (long) size * (to - start));
 }
 
 static bool
@@ -1053,6 +1364,7 @@ place_service(fast_ctx *c, fast_state *st, int s)
 	int			budget_left = svc->churn_budget >= 0 ? svc->churn_budget : INT_MAX;
 	int			count;
 
+	spend(c, (long) c->T * pg->n_gpus);
 	release_held(c, st, s);
 	service_capacity(c, st, pg, c->cap);
 	count = seed_members(c, st, s);
@@ -1104,9 +1416,11 @@ state_destroy(fast_state *st)
 		return;
 	ga_plan_destroy(st->plan);
 	free(st->bits);
+	free(st->full);
 	free(st->job_value);
 	free(st->reserved_by);
 	free(st->batch_used);
+	free(st->after_held);
 	free(st);
 }
 
@@ -1119,10 +1433,13 @@ state_create(const fast_ctx *c)
 		return NULL;
 	st->plan = ga_plan_create(c->p);
 	st->bits = calloc(2 * c->n_words + 1, sizeof(uint64_t));
+	st->full = calloc(c->n_full_words + 1, sizeof(uint64_t));
 	st->job_value = calloc(c->p->n_jobs > 0 ? c->p->n_jobs : 1, sizeof(double));
 	st->reserved_by = malloc(sizeof(int) * (c->p->n_gpus > 0 ? c->p->n_gpus : 1));
 	st->batch_used = calloc((size_t) 2 * (c->p->n_pools > 0 ? c->p->n_pools : 1) * c->T, sizeof(int));
-	if (!st->plan || !st->bits || !st->job_value || !st->reserved_by || !st->batch_used)
+	st->after_held = calloc((size_t) c->p->n_pools * c->term->steps + 1, sizeof(int));
+	if (!st->plan || !st->bits || !st->full || !st->job_value || !st->reserved_by ||
+		!st->batch_used || !st->after_held)
 	{
 		state_destroy(st);
 		return NULL;
@@ -1144,10 +1461,15 @@ state_copy(const fast_ctx *c, fast_state *dst, const fast_state *src)
 	memcpy(dst->plan->job_size, src->plan->job_size, sizeof(int) * nj);
 	memcpy(dst->plan->job_first_gpu, src->plan->job_first_gpu, sizeof(int) * nj);
 	memcpy(dst->bits, src->bits, sizeof(uint64_t) * 2 * c->n_words);
+	memcpy(dst->full, src->full, sizeof(uint64_t) * c->n_full_words);
 	memcpy(dst->job_value, src->job_value, sizeof(double) * nj);
 	memcpy(dst->reserved_by, src->reserved_by, sizeof(int) * p->n_gpus);
 	memcpy(dst->batch_used, src->batch_used, sizeof(int) * (size_t) 2 * p->n_pools * c->T);
+	memcpy(dst->after_held, src->after_held, sizeof(int) * (size_t) p->n_pools * c->term->steps);
 	dst->service_value = src->service_value;
+	dst->jobs_value = src->jobs_value;
+	dst->terminal_cost = src->terminal_cost;
+	spend(c, (long) p->n_gpus * c->T / 16 + nj);
 }
 
 /* Leaves of unusable GPUs and of the padding past the pool are always busy. */
@@ -1173,6 +1495,8 @@ init_trees(const fast_ctx *c, fast_state *st)
 					m[w] = left[w] | right[w];
 			}
 		}
+		for (int node = pg->span - 1; node >= 1 && pg->levels > 0; node--)
+			full_from_children(c, st, pg, node, 0, c->W - 1);
 	}
 }
 
@@ -1213,10 +1537,13 @@ place_pinned(const fast_ctx *c, fast_state *st)
 		count_batch(c, st, job->pool, job->pinned_start,
 					job->pinned_end - job->pinned_start,
 					usable_in(p, job->pinned_first_gpu, job->pinned_size));
+		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
+					usable_in(p, job->pinned_first_gpu, job->pinned_size), 1);
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,
 						  job->pinned_first_gpu, job->pinned_size);
 		st->job_value[j] = run_value(c, job, job->pinned_start,
 									 job->pinned_end, job->pinned_size);
+		st->jobs_value += st->job_value[j];
 	}
 	return GA_OK;
 }
@@ -1383,8 +1710,10 @@ build_order(const fast_ctx *c, int variant, int *order)
 }
 
 /*
- * Build a grid from base by serving the claims in order.  With timed set,
- * the build is abandoned (*aborted) once the improvement phase's time is up.
+ * Build a grid from base by serving the claims in order.  A job goes in only
+ * when it raises the objective (its run is worth more than the terminal
+ * charge it adds).  With timed set, the build is abandoned (*aborted) once
+ * the improvement phase's work budget is spent.
  */
 static ga_status
 construct(fast_ctx *c, fast_state *st, const fast_state *base,
@@ -1398,7 +1727,7 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 
 		if (cancelled(c))
 			return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
-		if (timed && i % 8 == 7 && ga_now_ms() >= c->stop_ms)
+		if (timed && *c->work >= c->work_limit)
 		{
 			*aborted = true;
 			return GA_OK;
@@ -1407,7 +1736,7 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 		{
 			placement pl;
 
-			if (find_best_placement(c, st, claim, &pl))
+			if (find_best_placement(c, st, claim, &pl) && pl.value > 0)
 				apply_placement(c, st, claim, &pl);
 		}
 		else
@@ -1428,8 +1757,8 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 typedef enum move_stop
 {
 	MOVE_GO = 0,
-	MOVE_LIMIT,					/* iteration cap: deterministic stop */
-	MOVE_CLOCK,					/* time budget spent */
+	MOVE_LIMIT,					/* move cap or work budget: deterministic */
+	MOVE_CLOCK,					/* the safety cap on the clock */
 	MOVE_CANCEL
 } move_stop;
 
@@ -1447,7 +1776,7 @@ next_move(const fast_ctx *c, move_budget *mb)
 		return false;
 	if (cancelled(c))
 		mb->stop = MOVE_CANCEL;
-	else if (mb->stats->moves_tried >= GA_FAST_MAX_MOVES)
+	else if (mb->stats->moves_tried >= GA_FAST_MAX_MOVES || *c->work >= c->work_limit)
 		mb->stop = MOVE_LIMIT;
 	else if (ga_now_ms() >= c->stop_ms)
 		mb->stop = MOVE_CLOCK;
@@ -1464,19 +1793,25 @@ kept(move_budget *mb, bool *gained)
 	*gained = true;
 }
 
-/* Take job j off and put it back at its best place now (earlier, resized). */
+/*
+ * Take job j off and put it back at its best place now (earlier, resized);
+ * kept when the objective rises.
+ */
 static bool
 try_reinsert(const fast_ctx *c, fast_state *st, int j)
 {
 	placement old;
 	placement cand;
+	double		before = state_objective(c, st);
 
 	current_placement(st, j, &old);
 	remove_job(c, st, j);
-	if (find_best_placement(c, st, j, &cand) && improves(cand.value, old.value))
+	if (find_best_placement(c, st, j, &cand))
 	{
 		apply_placement(c, st, j, &cand);
-		return true;
+		if (improves(state_objective(c, st), before))
+			return true;
+		remove_job(c, st, j);
 	}
 	apply_placement(c, st, j, &old);
 	return false;
@@ -1487,7 +1822,7 @@ try_insert(const fast_ctx *c, fast_state *st, int j)
 {
 	placement cand;
 
-	if (!find_best_placement(c, st, j, &cand))
+	if (!find_best_placement(c, st, j, &cand) || !(cand.value > 0))
 		return false;
 	apply_placement(c, st, j, &cand);
 	return true;
@@ -1506,12 +1841,10 @@ try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
 	placement new_v;
 	bool		u_was = is_scheduled(st, u);
 	bool		v_back;
-	double		before;
-	double		after;
+	double		before = state_objective(c, st);
 
 	current_placement(st, u, &old_u);
 	current_placement(st, v, &old_v);
-	before = (u_was ? old_u.value : 0) + old_v.value;
 	remove_job(c, st, v);
 	if (u_was)
 		remove_job(c, st, u);
@@ -1521,8 +1854,7 @@ try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
 		v_back = find_best_placement(c, st, v, &new_v);
 		if (v_back)
 			apply_placement(c, st, v, &new_v);
-		after = new_u.value + (v_back ? new_v.value : 0);
-		if (improves(after, before))
+		if (improves(state_objective(c, st), before))
 			return true;
 		remove_job(c, st, u);
 		if (v_back)
@@ -1617,7 +1949,7 @@ try_order(fast_ctx *c, fast_state **best, fast_state **work,
 		return rc;
 	if (aborted)
 	{
-		mb->stop = MOVE_CLOCK;
+		mb->stop = MOVE_LIMIT;
 		return GA_OK;
 	}
 	if (improves(state_objective(c, *work), state_objective(c, *best)))
@@ -1799,8 +2131,6 @@ improve(fast_ctx *c, fast_state **best, fast_state **work,
 			rc = promote_pass(c, best, work, base, &mb, &gained);
 		if (rc == GA_OK)
 			rc = demote_pass(c, best, work, base, &mb, &gained);
-
-
 		if (rc == GA_OK && local_round(c, *best, &mb))
 			gained = true;
 		if (mb.stop != MOVE_GO || !gained)
@@ -1810,7 +2140,9 @@ improve(fast_ctx *c, fast_state **best, fast_state **work,
 		return rc;
 	if (mb.stop == MOVE_CANCEL)
 		return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
-	stats->converged = mb.stop != MOVE_CLOCK;
+	stats->clock_capped = mb.stop == MOVE_CLOCK;
+	stats->budget_spent = *c->work >= c->work_limit;
+	stats->converged = !stats->clock_capped;
 	if (stats->converged)
 		insert_sweep(c, *best);
 	return GA_OK;
@@ -1847,6 +2179,7 @@ ctx_free(fast_ctx *c)
 	free(c->tail_prefix);
 	free(c->overlap);
 	free(c->job_room);
+	ga_terminal_destroy(c->term);
 }
 
 static int
@@ -1857,6 +2190,23 @@ pow2_at_least(int n)
 	while (span < n)
 		span <<= 1;
 	return span;
+}
+
+/* Block widths the full index keeps for a pool: up to its largest job's. */
+static int
+indexed_levels(const ga_problem *p, int pool, int n_gpus)
+{
+	int			widest = 0;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			g = job->gpus_max < n_gpus ? job->gpus_max : ga_pow2_floor(n_gpus);
+
+		if (job->pool == pool && !job->pinned && job->gpus_min <= n_gpus && g > widest)
+			widest = g;
+	}
+	return widest > 0 ? __builtin_ctz((unsigned) widest) + 1 : 0;
 }
 
 static void
@@ -1870,8 +2220,12 @@ set_pool_geometry(fast_ctx *c, int *max_pool)
 		pg->first_gpu = c->p->pools[i].first_gpu;
 		pg->n_gpus = c->p->pools[i].n_gpus;
 		pg->span = pow2_at_least(pg->n_gpus);
+		pg->log_span = __builtin_ctz((unsigned) pg->span);
 		pg->offset = c->n_words;
 		c->n_words += (size_t) 2 * pg->span * c->W;
+		pg->levels = indexed_levels(c->p, i, pg->n_gpus);
+		pg->full_offset = c->n_full_words;
+		c->n_full_words += (size_t) pg->span * pg->levels * c->W;
 		if (pg->n_gpus > *max_pool)
 			*max_pool = pg->n_gpus;
 	}
@@ -1950,6 +2304,10 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 	c->W = (c->T + 63) / 64;
 	c->cancel = opt ? opt->cancel : NULL;
 	c->cancel_arg = opt ? opt->cancel_arg : NULL;
+	c->work = &c->work_spent;
+	c->term = ga_terminal_create(p);
+	if (c->term == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	c->prefix = malloc(sizeof(double) * (c->T + 1));
 	c->pools = calloc(p->n_pools > 0 ? p->n_pools : 1, sizeof(pool_geom));
 	if (!c->prefix || !c->pools)
@@ -2003,9 +2361,8 @@ set_job_order(fast_ctx *c)
 }
 
 /*
- * Value of job j at its earliest start on st over its allowed sizes.  Only
- * the step matters, not which block, so the search stops at the first block
- * free from the release step and skips the best-fit ranking.
+ * Value of job j's run at its earliest start on st, the best over its
+ * allowed sizes (the block search finds the earliest start of each size).
  */
 static double
 earliest_value(const fast_ctx *c, const fast_state *st, int j)
@@ -2016,24 +2373,10 @@ earliest_value(const fast_ctx *c, const fast_state *st, int j)
 
 	for (int g = job->gpus_min; g <= job->gpus_max && g <= pg->n_gpus; g <<= 1)
 	{
-		int			d = ga_job_duration(job, g);
-		int			last = c->T - 1;
-		int			best_t = INT_MAX;
-		const uint64_t *bad = protect_bad_starts(c, st, job, g);
+		placement pl;
 
-		if (job->deadline_step >= 0 && job->deadline_step - d < last)
-			last = job->deadline_step - d;
-		for (int b = 0; b < pg->n_gpus / g && best_t > job->release_step; b++)
-		{
-			int			limit = best_t < last ? best_t : last;
-			int			t = earliest_allowed(node_mask(c, st, pg, pg->span / g + b), bad,
-											 job->release_step, limit, d, c->T);
-
-			if (t >= 0 && t < best_t)
-				best_t = t;
-		}
-		if (best_t != INT_MAX && run_value(c, job, best_t, best_t + d, g) > best)
-			best = run_value(c, job, best_t, best_t + d, g);
+		if (search_size(c, st, job, g, &pl) && pl.run > best)
+			best = pl.run;
 	}
 	return best;
 }
@@ -2050,12 +2393,28 @@ set_ideal_values(fast_ctx *c, const fast_state *base)
 	}
 }
 
+/*
+ * The improvement phase's work budget: the caller's, or GA_FAST_WORK_FLOOR
+ * plus GA_FAST_WORK_FACTOR times the work of the first construction, so it
+ * grows with the problem as the construction does and depends on the
+ * problem alone.
+ */
+static long
+work_limit_of(const ga_solve_options *opt, long construct_work)
+{
+	if (opt != NULL && opt->work_limit > 0)
+		return opt->work_limit;
+	return GA_FAST_WORK_FLOOR + GA_FAST_WORK_FACTOR * construct_work;
+}
+
 static ga_status
-solve(fast_ctx *c, double t0, double budget_ms, fast_state **best,
-	  fast_state **work, fast_state *base, ga_fast_stats *stats)
+solve(fast_ctx *c, const ga_solve_options *opt, double t0, double cap_ms,
+	  fast_state **best, fast_state **work, fast_state *base,
+	  ga_fast_stats *stats)
 {
 	bool		aborted;
 	ga_status	rc;
+	long		construct_work;
 
 	if ((rc = build_base(c, base)) != GA_OK)
 		return rc;
@@ -2064,15 +2423,16 @@ solve(fast_ctx *c, double t0, double budget_ms, fast_state **best,
 	if ((rc = construct(c, *best, base, c->best_order, false, &aborted)) != GA_OK)
 		return rc;
 	stats->construct_objective = state_objective(c, *best);
-	c->stop_ms = t0 + 0.9 * budget_ms;
-	if (ga_now_ms() >= c->stop_ms)
-		return GA_OK;
+	construct_work = *c->work;
+	c->work_limit = construct_work + work_limit_of(opt, construct_work);
+	c->stop_ms = t0 + cap_ms;
 	set_ideal_values(c, base);
 	return improve(c, best, work, base, stats);
 }
 
+/* The safety cap on the clock: options->time_limit_ms, or the default. */
 static double
-budget_of(const ga_solve_options *opt)
+cap_of(const ga_solve_options *opt)
 {
 	if (opt == NULL || !(opt->time_limit_ms > 0) || !isfinite(opt->time_limit_ms))
 		return GA_FAST_DEFAULT_MS;
@@ -2107,7 +2467,7 @@ ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
 			rc = ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	}
 	if (rc == GA_OK)
-		rc = solve(&c, t0, budget_of(options), &best, &work, base, stats);
+		rc = solve(&c, options, t0, cap_of(options), &best, &work, base, stats);
 	if (rc == GA_OK && !ga_plan_add_headroom(problem, best->plan))
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	if (rc == GA_OK)
@@ -2121,6 +2481,8 @@ ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
 	state_destroy(best);
 	state_destroy(work);
 	state_destroy(base);
+	stats->work = c.work_spent;
+	stats->work_limit = c.work_limit;
 	ctx_free(&c);
 	return rc;
 }

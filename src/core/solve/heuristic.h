@@ -25,24 +25,30 @@
  * lengthened by the overrun margin within the room their demand leaves.
  * The finished plan hands services their headroom (headroom.h).
  *
- * Improvement, while the time budget lasts (in this order): rebuild with
+ * A job goes in only where it raises the objective: its run is worth more
+ * than what the GPUs it holds past the horizon take from the services there
+ * (model/terminal.h).  Blocks are found through an index per pool
+ * (heuristic.c) whose cost follows the free space, not the pool's size.
+ *
+ * Improvement, while the work budget lasts (in this order): rebuild with
  * other order variants (other tie-breaks; release order); rebuild with a job
- * that earns less than it could alone promoted to the head of the jobs
- * (never ahead of a service: a non-preemptible job would keep a service's
- * GPUs past the horizon, where the shortfall it causes is not counted, for
- * value that is mostly only moved earlier; see promote_pass); rebuild with a scheduled job
+ * that earns less than it could alone promoted to the head of the jobs (a
+ * reservation for it, the others placed around it; never ahead of a
+ * service: see promote_pass); rebuild with a scheduled job
  * moved to the end of the order (it may have taken the block two others
  * needed); move jobs earlier or resize them;
  * insert jobs that did not fit; exchange a job's place with another's.
- * Only changes that raise the objective are kept.
+ * Only changes that raise the objective are kept; a local move's change is
+ * counted from the jobs it touches (the grid's objective is kept up to date
+ * move by move), not by scoring the grid again.
  *
- * Determinism: the construction never looks at the clock, and the
+ * Determinism: nothing in the result's path looks at the clock.  The
  * improvement phase is a fixed sequence of moves bounded by GA_FAST_MAX_ROUNDS
- * rounds and GA_FAST_MAX_MOVES evaluations.  When that sequence finishes
- * inside the budget (stats->converged), the plan depends on the input alone;
- * a tight budget may stop it earlier on a slower machine, and then only the
- * amount of improvement differs, never the legality of the plan.  The
- * improvement phase stops at 90% of the budget so the whole call fits in it.
+ * rounds, GA_FAST_MAX_MOVES evaluations and a work budget counted in work
+ * units (blocks and GPU-steps looked at), so the plan depends on the input
+ * alone, on any machine under any load.  options->time_limit_ms is only a
+ * safety cap: a run it ends reports stats->clock_capped (and not
+ * converged).
  */
 #ifndef GPUALLOC_HEURISTIC_H
 #define GPUALLOC_HEURISTIC_H
@@ -52,13 +58,31 @@
 #define GA_FAST_MAX_ROUNDS 8
 #define GA_FAST_MAX_MOVES 200000
 
+/*
+ * Work budget of the improvement phase by default (options->work_limit
+ * overrides it): GA_FAST_WORK_FLOOR units plus GA_FAST_WORK_FACTOR times the
+ * first construction's work.  A unit is about one aligned block or one
+ * GPU-step looked at (a few nanoseconds); the floor lets small problems,
+ * whose construction is cheap, try the rebuilds that pay there; on large
+ * ones the rebuilds seldom pay and the construction dominates.  Chosen with
+ * make bench-solver (p50 under 1 ms at 64 GPUs, 20 ms at 1024 and 200 ms at
+ * 10,000 GPUs on the development machine).
+ */
+#define GA_FAST_WORK_FACTOR 2
+#define GA_FAST_WORK_FLOOR 80000
+
 typedef struct ga_fast_stats
 {
 	double		construct_objective;	/* objective after the first build */
 	int			rounds;			/* improvement rounds started */
 	long		moves_tried;	/* improvement moves evaluated */
 	long		moves_kept;		/* of which raised the objective */
-	bool		converged;		/* stopped by its own limits, not the clock */
+	long		work;			/* work units spent, construction included */
+	long		work_limit;		/* where the improvement phase had to end */
+	bool		budget_spent;	/* the work budget ended the moves */
+	bool		clock_capped;	/* the safety cap on the clock ended them */
+	bool		converged;		/* stopped by its own limits (moves or
+								 * work), not the clock */
 } ga_fast_stats;
 
 /* ga_solve_fast, also reporting how the improvement phase went (stats may be NULL). */

@@ -2,7 +2,9 @@
  * solve.h — the two solve modes and the relaxation bound.
  *
  *   fast  (heuristic.c): constructive, legal by construction, deterministic;
- *         improves its grid while options->time_limit_ms lasts (default 1 ms).
+ *         improves its grid within a work budget (options->work_limit),
+ *         never by the clock: options->time_limit_ms (default 10 s) is only
+ *         a safety cap, reported in ga_fast_stats when it ends a solve.
  *   full  (milp.h; milp_model.c, milp_map.c, milp_search.c): the
  *         time-indexed MILP in GLPK, warm-started with the fast grid, under
  *         options->time_limit_ms; never worse than fast; reports the
@@ -18,12 +20,16 @@
 
 typedef struct ga_solve_options
 {
-	double		time_limit_ms;	/* fast: improvement budget; full: MILP limit */
+	double		time_limit_ms;	/* fast: a safety cap on the clock only;
+								 * full: MILP limit */
+	long		work_limit;		/* fast: improvement work budget in work
+								 * units; 0 = GA_FAST_WORK_FACTOR times
+								 * the construction's work */
 	ga_cancel_fn cancel;		/* may be NULL */
 	void	   *cancel_arg;
 } ga_solve_options;
 
-#define GA_FAST_DEFAULT_MS 1.0
+#define GA_FAST_DEFAULT_MS 10000.0
 #define GA_FULL_DEFAULT_MS 10000.0
 
 ga_status	ga_solve_fast(const ga_problem *problem, const ga_solve_options *options,

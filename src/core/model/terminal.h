@@ -1,0 +1,84 @@
+/*
+ * terminal.h — the objective's charge for service demand after the horizon
+ * (docs/model.md, Objective).
+ *
+ * A job is never preempted, so GPUs it holds past the horizon stay out of
+ * the services' reach until it ends.  The objective credits such a job for
+ * its whole run (ga_job_tail_value); this is the matching charge: at every
+ * step T + k after the horizon, the GPUs that jobs still hold in a pool are
+ * taken from the GPUs the pool could give its services, and the shortfall
+ * that this adds against the demand expected at T + k is charged at the
+ * shortfall penalty, with the decay continuing past the horizon.
+ *
+ * The demand expected at T + k: services follow a daily cycle, so with a
+ * horizon of at least a day it is the plan's own demand at the latest step
+ * of the horizon at the same time of day (step T - P + (k mod P), P the
+ * steps of a day; with the default 24 h horizon, step k mod T).  A shorter
+ * horizon has not seen the rest of the day, and then it is the peak of the
+ * plan's demand over the horizon.  Either way it is capped at max_gpus.
+ *
+ * The pool's GPUs go to its services highest priority first, so GPUs held
+ * by jobs displace the lowest-priority demand first, and only demand that
+ * the pool's usable GPUs could have served counts: the charge is the
+ * penalty of the shortfall with the jobs' GPUs minus the penalty without
+ * them.  It is never negative, it is zero for a pool without services or
+ * with GPUs to spare, and it does not depend on the services' GPUs inside
+ * the horizon, so it cannot be avoided by a plan's last step: a step with
+ * zero demand at T - 1 stands for the same time of the next day, not for
+ * every step that follows.
+ *
+ * The sum stops after the last job ends, or once the decay has fallen to
+ * 2^-40 of its value at the horizon's end (beyond that the charge is below
+ * the rounding of the objective).
+ */
+#ifndef GPUALLOC_TERMINAL_H
+#define GPUALLOC_TERMINAL_H
+
+#include "model/plan.h"
+
+typedef struct ga_terminal
+{
+	int			n_pools;
+	int			steps;			/* K: steps T .. T + K - 1 are charged */
+	int			period;			/* phases of the expected demand */
+	int		   *usable;			/* [n_pools] usable GPUs per pool */
+	int		   *order;			/* services by pool, highest priority first */
+	int		   *pool_first;		/* [n_pools + 1]: ranges of order */
+	int		   *expected;		/* [n_services * period] */
+	double	   *weight;			/* [steps] penalty weight of step T + k:
+								 * penalty * decay(T + k) */
+	const ga_problem *problem;
+} ga_terminal;
+
+/* Build the terminal charge of a finished problem; NULL on out of memory. */
+ga_terminal *ga_terminal_create(const ga_problem *problem);
+void		ga_terminal_destroy(ga_terminal *tm);
+
+/* Demand of service s expected at step T + k (k >= 0). */
+int			ga_terminal_expected(const ga_terminal *tm, int s, int k);
+
+/*
+ * The steps past the horizon, as [*from, *to) in k (T + k), at which a run
+ * over [start, end) holds its block and is charged; empty when from >= to.
+ */
+void		ga_terminal_range(const ga_terminal *tm, int start, int end,
+							  int *from, int *to);
+
+/* The charge at step T + k of a pool in which jobs hold `held` usable GPUs. */
+double		ga_terminal_step_cost(const ga_terminal *tm, int pool, int k,
+								  int held);
+
+/*
+ * What `size` more usable GPUs over k in [from, to) add to the charge of a
+ * pool whose jobs hold held[k] there (negative size: what they take off).
+ */
+double		ga_terminal_delta(const ga_terminal *tm, int pool, const int *held,
+							  int from, int to, int size);
+
+/*
+ * The charge of a whole plan (subtracted by ga_plan_objective); NAN on out
+ * of memory.
+ */
+double		ga_terminal_cost(const ga_problem *problem, const ga_plan *plan);
+
+#endif
