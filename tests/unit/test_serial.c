@@ -79,7 +79,7 @@ check_same_problem(const ga_problem *a, const ga_problem *b)
 	CHECK(memcmp(a->pools, b->pools, sizeof(ga_pool) * a->n_pools) == 0);
 	CHECK(memcmp(a->gpu_usable, b->gpu_usable, sizeof(bool) * a->n_gpus) == 0);
 	CHECK(memcmp(a->decay, b->decay, sizeof(double) * a->params.n_steps) == 0);
-	CHECK(a->tail_decay == b->tail_decay && a->step_decay == b->step_decay && a->end_decay == b->end_decay);
+	CHECK(a->tail_decay == b->tail_decay && a->step_decay == b->step_decay);
 	check_same_jobs(a, b);
 	check_same_services(a, b);
 }
