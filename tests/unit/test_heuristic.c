@@ -353,6 +353,34 @@ TEST(fast_service_borrows_only_what_its_churn_limit_can_return)
 }
 
 /*
+ * A rise two steps ahead that the churn limit cannot climb in one: a
+ * service holding nothing now starts climbing at step 0, one GPU a step, so
+ * the demand of 3 at step 2 is met.
+ */
+TEST(fast_service_ramp_starts_at_step_zero)
+{
+	ga_problem *p = blank_problem(4, 6, 0, 1);
+	ga_error	err = {0};
+	ga_plan    *plan;
+
+	for (int t = 0; t < 6; t++)
+		p->services[0].demand[t] = t < 2 ? 0 : 3;
+	p->services[0].held_known = true;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, NULL, 0, &err), GA_OK);
+	plan = solve_checked(p);
+	CHECK(plan != NULL);
+	if (plan != NULL)
+	{
+		CHECK(ga_plan_service_gpus(p, plan, 0, 0) >= 1);
+		CHECK(ga_plan_service_gpus(p, plan, 0, 1) >= 2);
+		for (int t = 2; t < 6; t++)
+			CHECK(ga_plan_service_gpus(p, plan, 0, t) >= 3);
+		ga_plan_destroy(plan);
+	}
+	ga_problem_destroy(p);
+}
+
+/*
  * A GPU free for one step only is not claimed as a service's own: svc0
  * (served first) takes the top GPU from step 1 on, and svc1, which wants
  * both GPUs at step 0, keeps the bottom one throughout; the top GPU, idle at
