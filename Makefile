@@ -115,6 +115,13 @@ unit-san: $(BUILD_DIR)/unit_tests_san
 test:
 	@sh tools/run-tests.sh
 
+# The high-availability test alone (t/020_ha.pl, also part of make test):
+# Patroni and etcd on loopback, the leader killed under load; writes
+# bench/results/ha.json.
+.PHONY: test-ha
+test-ha:
+	@sh tools/test-ha.sh
+
 # Each mutant of tests/mutation/mutants.txt against make unit, in a scratch
 # copy of the tree; ends with "mutation score: K/N killed (P%)".
 mutation:
