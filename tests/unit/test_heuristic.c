@@ -355,14 +355,17 @@ TEST(fast_service_borrows_only_what_its_churn_limit_can_return)
 /*
  * A rise two steps ahead that the churn limit cannot climb in one: a
  * service holding nothing now starts climbing at step 0, one GPU a step, so
- * the demand of 3 at step 2 is met.
+ * the demand of 3 at step 2 is met.  Four one-step jobs would fill step 0
+ * and leave no idle GPU for the headroom to start the climb instead.
  */
 TEST(fast_service_ramp_starts_at_step_zero)
 {
-	ga_problem *p = blank_problem(4, 6, 0, 1);
+	ga_problem *p = blank_problem(4, 6, 4, 1);
 	ga_error	err = {0};
 	ga_plan    *plan;
 
+	for (int j = 0; j < 4; j++)
+		tp_set_job(p, j, 1, 1, 1, 1, 0, -1);
 	for (int t = 0; t < 6; t++)
 		p->services[0].demand[t] = t < 2 ? 0 : 3;
 	p->services[0].held_known = true;
