@@ -4,8 +4,6 @@
  */
 #include "forecast/forecast_batch.h"
 
-#include "forecast/residual_model.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +33,7 @@ static const double quant_table[GA_N_QUANT_ALGORITHMS][GA_N_SIZE_TIERS] = {
 
 /* Pseudo-count of the prior tables against observed jobs. */
 #define PRIOR_WEIGHT 3.0
+#define PRIOR_SIGMA_WEIGHT 8.0
 #define INFERENCE_PRIOR_SIGMA 0.35
 #define QUANT_PRIOR_SIGMA 0.40
 
@@ -230,29 +229,18 @@ ga_quant_table_gpu_hours(const ga_quant_job *job)
 }
 
 /*
- * A growable list of observations: the cell (tier for inference, algorithm
- * x tier for quantization), the log value the cell averages, and the job's
- * features for the second stage (residual_model.h).
+ * A growable list of (cell, log value) observations; cells are tiers for
+ * inference and algorithm x tier for quantization.
  */
 typedef struct obs_list
 {
 	int			n;
 	int			cap;
-	int			n_cont;
-	int			n_flags;
 	int		   *cell;
 	double	   *value;
-	double	   *cont;			/* [cap][n_cont] */
-	bool	   *flags;			/* [cap][n_flags] */
 } obs_list;
 
 #define N_QUANT_CELLS (GA_N_QUANT_ALGORITHMS * GA_N_SIZE_TIERS)
-
-/* Second-stage features of each kind. */
-#define INFERENCE_CONT 8
-#define INFERENCE_FLAGS (5 + GA_N_SIZE_TIERS)
-#define QUANT_CONT 6
-#define QUANT_FLAGS (GA_N_QUANT_ALGORITHMS + GA_N_SIZE_TIERS)
 
 struct ga_batch_model
 {
@@ -260,17 +248,18 @@ struct ga_batch_model
 	obs_list	quant;			/* log(actual GPU-hours / table) */
 	double		log_tps[GA_N_SIZE_TIERS];
 	double		quant_log_bias[N_QUANT_CELLS];
-	/* What the cells leave, log(actual hours / cell forecast), per kind. */
-	ga_residual_model *inference_fit;
-	ga_residual_model *quant_fit;
+	double		inference_sigma;
+	double		quant_sigma;
 };
 
 static void
-reset_cells(ga_batch_model *m)
+reset_fit(ga_batch_model *m)
 {
 	for (int t = 0; t < GA_N_SIZE_TIERS; t++)
 		m->log_tps[t] = log(tier_prior_tps[t]);
 	memset(m->quant_log_bias, 0, sizeof(m->quant_log_bias));
+	m->inference_sigma = INFERENCE_PRIOR_SIGMA;
+	m->quant_sigma = QUANT_PRIOR_SIGMA;
 }
 
 ga_batch_model *
@@ -278,21 +267,8 @@ ga_batch_model_create(void)
 {
 	ga_batch_model *m = calloc(1, sizeof(ga_batch_model));
 
-	if (m == NULL)
-		return NULL;
-	reset_cells(m);
-	m->inference.n_cont = INFERENCE_CONT;
-	m->inference.n_flags = INFERENCE_FLAGS;
-	m->quant.n_cont = QUANT_CONT;
-	m->quant.n_flags = QUANT_FLAGS;
-	m->inference_fit = ga_residual_model_create(INFERENCE_CONT, INFERENCE_FLAGS,
-												INFERENCE_PRIOR_SIGMA);
-	m->quant_fit = ga_residual_model_create(QUANT_CONT, QUANT_FLAGS, QUANT_PRIOR_SIGMA);
-	if (m->inference_fit == NULL || m->quant_fit == NULL)
-	{
-		ga_batch_model_destroy(m);
-		return NULL;
-	}
+	if (m != NULL)
+		reset_fit(m);
 	return m;
 }
 
@@ -301,8 +277,6 @@ obs_free(obs_list *l)
 {
 	free(l->cell);
 	free(l->value);
-	free(l->cont);
-	free(l->flags);
 }
 
 void
@@ -312,96 +286,31 @@ ga_batch_model_destroy(ga_batch_model *model)
 		return;
 	obs_free(&model->inference);
 	obs_free(&model->quant);
-	ga_residual_model_destroy(model->inference_fit);
-	ga_residual_model_destroy(model->quant_fit);
 	free(model);
 }
 
-static bool
-obs_grow(obs_list *l)
-{
-	int			cap = l->cap ? l->cap * 2 : 32;
-	int		   *c = realloc(l->cell, sizeof(int) * cap);
-	double	   *v;
-	double	   *x;
-	bool	   *f;
-
-	if (c == NULL)
-		return false;
-	l->cell = c;
-	v = realloc(l->value, sizeof(double) * cap);
-	if (v == NULL)
-		return false;
-	l->value = v;
-	x = realloc(l->cont, sizeof(double) * l->n_cont * cap);
-	if (x == NULL)
-		return false;
-	l->cont = x;
-	f = realloc(l->flags, sizeof(bool) * l->n_flags * cap);
-	if (f == NULL)
-		return false;
-	l->flags = f;
-	l->cap = cap;
-	return true;
-}
-
 static ga_status
-obs_add(obs_list *l, int cell, double value, const double *cont,
-		const bool *flags, ga_error *err)
+obs_add(obs_list *l, int cell, double value, ga_error *err)
 {
-	if (l->n == l->cap && !obs_grow(l))
-		return ga_error_set(err, GA_ENOMEM, "out of memory adding history");
+	if (l->n == l->cap)
+	{
+		int			cap = l->cap ? l->cap * 2 : 32;
+		int		   *c = realloc(l->cell, sizeof(int) * cap);
+		double	   *v;
+
+		if (c == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory adding history");
+		l->cell = c;
+		v = realloc(l->value, sizeof(double) * cap);
+		if (v == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory adding history");
+		l->value = v;
+		l->cap = cap;
+	}
 	l->cell[l->n] = cell;
 	l->value[l->n] = value;
-	memcpy(&l->cont[l->n * l->n_cont], cont, sizeof(double) * l->n_cont);
-	memcpy(&l->flags[l->n * l->n_flags], flags, sizeof(bool) * l->n_flags);
 	l->n++;
 	return GA_OK;
-}
-
-/* Flags of a size tier, one per tier. */
-static void
-tier_flags(double params_b, bool *flags)
-{
-	for (int t = 0; t < GA_N_SIZE_TIERS; t++)
-		flags[t] = ga_size_tier(params_b) == t;
-}
-
-static void
-inference_features(const ga_inference_job *job, int gpus, double *x, bool *flags)
-{
-	x[0] = log(job->params_b);
-	x[1] = log(job->tokens_m);
-	x[2] = log2((double) gpus);
-	x[3] = log(job->seq_len);
-	x[4] = log(job->batch_size);
-	/* Decoding is bound by memory bandwidth, prefill by compute: both. */
-	x[5] = log(job->gpu->bandwidth_tbs);
-	x[6] = log(job->gpu->tflops_bf16);
-	/*
-	 * Memory left for the KV cache after the weights, per weight byte: how
-	 * many sequences a replica can batch, which decoding speed follows.
-	 */
-	x[7] = log(fmax(0.9 * job->gpu->memory_gb * gpus * 1e9 -
-					job->params_b * 1e9 * precision_bytes[job->precision], 1e8) /
-			   (job->params_b * 1e9 * precision_bytes[job->precision]));
-	for (int p = 0; p < 5; p++)
-		flags[p] = job->precision == p;
-	tier_flags(job->params_b, flags + 5);
-}
-
-static void
-quant_features(const ga_quant_job *job, int gpus, double *x, bool *flags)
-{
-	x[0] = log(job->params_b);
-	x[1] = log(job->calib_samples);
-	x[2] = log(job->seq_len);
-	x[3] = job->bits;
-	x[4] = log2((double) gpus);
-	x[5] = log(ga_gpu_speed_ratio(job->gpu));
-	for (int a = 0; a < GA_N_QUANT_ALGORITHMS; a++)
-		flags[a] = job->algorithm == (ga_quant_algorithm) a;
-	tier_flags(job->params_b, flags + GA_N_QUANT_ALGORITHMS);
 }
 
 static ga_status
@@ -450,8 +359,6 @@ ga_batch_model_add_inference(ga_batch_model *model, const ga_inference_job *job,
 {
 	double		tps;
 	double		value;
-	double		x[INFERENCE_CONT];
-	bool		flags[INFERENCE_FLAGS];
 	ga_status	st = check_history("inference", gpus, actual_hours, err);
 
 	if (st != GA_OK)
@@ -460,8 +367,7 @@ ga_batch_model_add_inference(ga_batch_model *model, const ga_inference_job *job,
 	value = log(tps / job_speed_factor(job));
 	if (!isfinite(value))
 		return out_of_range("inference", actual_hours, err);
-	inference_features(job, gpus, x, flags);
-	return obs_add(&model->inference, ga_size_tier(job->params_b), value, x, flags, err);
+	return obs_add(&model->inference, ga_size_tier(job->params_b), value, err);
 }
 
 ga_status
@@ -470,8 +376,6 @@ ga_batch_model_add_quant(ga_batch_model *model, const ga_quant_job *job,
 {
 	int			cell = job->algorithm * GA_N_SIZE_TIERS + ga_size_tier(job->params_b);
 	double		value;
-	double		x[QUANT_CONT];
-	bool		flags[QUANT_FLAGS];
 	ga_status	st = check_history("quantization", gpus, actual_hours, err);
 
 	if (st != GA_OK)
@@ -479,15 +383,19 @@ ga_batch_model_add_quant(ga_batch_model *model, const ga_quant_job *job,
 	value = log(actual_hours * gpus / ga_quant_table_gpu_hours(job));
 	if (!isfinite(value))
 		return out_of_range("quantization", actual_hours, err);
-	quant_features(job, gpus, x, flags);
-	return obs_add(&model->quant, cell, value, x, flags, err);
+	return obs_add(&model->quant, cell, value, err);
 }
 
-/* Blend each cell's prior with the trimmed mean of its observations. */
+/*
+ * Blend each cell's prior with the trimmed mean of its observations, then
+ * return the pooled spread of observations around their cell's value.
+ */
 static ga_status
-fit_cells(const obs_list *l, double *cells, int n_cells, ga_error *err)
+fit_cells(const obs_list *l, double *cells, int n_cells, double prior_sigma,
+		  double *sigma, ga_error *err)
 {
 	double	   *buf = malloc(sizeof(double) * (l->n > 0 ? l->n : 1));
+	double		ss = PRIOR_SIGMA_WEIGHT * prior_sigma * prior_sigma;
 
 	if (buf == NULL)
 		return ga_error_set(err, GA_ENOMEM, "out of memory fitting batch model");
@@ -502,38 +410,15 @@ fit_cells(const obs_list *l, double *cells, int n_cells, ga_error *err)
 			cells[c] = (PRIOR_WEIGHT * cells[c] + k * ga_trimmed_mean(buf, k)) /
 				(PRIOR_WEIGHT + k);
 	}
-	free(buf);
-	return GA_OK;
-}
-
-/*
- * The second stage on what the cells leave: log(actual hours / the cell's
- * forecast), which is sign * (value - cell value) (inference values are
- * throughputs, sign -1; quantization values are GPU-hours, sign +1).
- */
-static ga_status
-fit_second_stage(const obs_list *l, const double *cells, double sign,
-				 double prior_sigma, ga_residual_model **fit, ga_error *err)
-{
-	ga_residual_model *m = ga_residual_model_create(l->n_cont, l->n_flags, prior_sigma);
-
-	if (m == NULL)
-		return ga_error_set(err, GA_ENOMEM, "out of memory fitting batch model");
 	for (int i = 0; i < l->n; i++)
 	{
-		ga_status	st = ga_residual_model_add(m, &l->cont[i * l->n_cont],
-											   &l->flags[i * l->n_flags],
-											   sign * (l->value[i] - cells[l->cell[i]]), err);
+		double		r = l->value[i] - cells[l->cell[i]];
 
-		if (st != GA_OK)
-		{
-			ga_residual_model_destroy(m);
-			return st;
-		}
+		ss += r * r;
 	}
-	ga_residual_model_destroy(*fit);
-	*fit = m;
-	return ga_residual_model_fit(m, err);
+	*sigma = sqrt(ss / (PRIOR_SIGMA_WEIGHT + l->n));
+	free(buf);
+	return GA_OK;
 }
 
 ga_status
@@ -541,17 +426,13 @@ ga_batch_model_fit(ga_batch_model *model, ga_error *err)
 {
 	ga_status	st;
 
-	reset_cells(model);
-	st = fit_cells(&model->inference, model->log_tps, GA_N_SIZE_TIERS, err);
-	if (st == GA_OK)
-		st = fit_cells(&model->quant, model->quant_log_bias, N_QUANT_CELLS, err);
-	if (st == GA_OK)
-		st = fit_second_stage(&model->inference, model->log_tps, -1.0,
-							  INFERENCE_PRIOR_SIGMA, &model->inference_fit, err);
-	if (st == GA_OK)
-		st = fit_second_stage(&model->quant, model->quant_log_bias, 1.0,
-							  QUANT_PRIOR_SIGMA, &model->quant_fit, err);
-	return st;
+	reset_fit(model);
+	st = fit_cells(&model->inference, model->log_tps, GA_N_SIZE_TIERS,
+				   INFERENCE_PRIOR_SIGMA, &model->inference_sigma, err);
+	if (st != GA_OK)
+		return st;
+	return fit_cells(&model->quant, model->quant_log_bias, N_QUANT_CELLS,
+					 QUANT_PRIOR_SIGMA, &model->quant_sigma, err);
 }
 
 double
@@ -563,32 +444,20 @@ ga_inference_throughput(const ga_batch_model *model, const ga_inference_job *job
 	return exp(log_tps) * job_speed_factor(job);
 }
 
-/* p50 x the second stage's correction, and its interval (prior spread without a fit). */
 static void
-apply_second_stage(const ga_residual_model *fit, double prior_sigma,
-				   const double *x, const bool *flags, ga_duration *out)
+fill_interval(ga_duration *out, double sigma)
 {
 	double		z = ga_normal_quantile(0.9);
-	double		lo = -z * prior_sigma;
-	double		hi = z * prior_sigma;
 
-	if (fit != NULL)
-	{
-		out->p50 *= exp(ga_residual_model_predict(fit, x, flags));
-		ga_residual_model_spread(fit, &lo, &hi);
-	}
-	out->log_sigma = (hi - lo) / (2 * z);
-	out->p10 = out->p50 * exp(lo);
-	out->p90 = out->p50 * exp(hi);
+	out->log_sigma = sigma;
+	out->p10 = out->p50 * exp(-z * sigma);
+	out->p90 = out->p50 * exp(z * sigma);
 }
 
 ga_status
 ga_inference_predict(const ga_batch_model *model, const ga_inference_job *job,
 					 int gpus, ga_duration *out, ga_error *err)
 {
-	double		x[INFERENCE_CONT];
-	bool		flags[INFERENCE_FLAGS];
-
 	if (gpus < 1)
 		return ga_error_set(err, GA_EINVAL,
 							"inference estimate: gpus must be >= 1, got %d", gpus);
@@ -596,9 +465,7 @@ ga_inference_predict(const ga_batch_model *model, const ga_inference_job *job,
 		(ga_inference_throughput(NULL, job) * gpus * 3600.0);
 	out->p50 = job->tokens_m * 1e6 /
 		(ga_inference_throughput(model, job) * gpus * 3600.0);
-	inference_features(job, gpus, x, flags);
-	apply_second_stage(model ? model->inference_fit : NULL, INFERENCE_PRIOR_SIGMA,
-					   x, flags, out);
+	fill_interval(out, model ? model->inference_sigma : INFERENCE_PRIOR_SIGMA);
 	return GA_OK;
 }
 
@@ -607,19 +474,19 @@ ga_quant_predict(const ga_batch_model *model, const ga_quant_job *job, int gpus,
 				 ga_duration *out, double *work_gpu_hours, ga_error *err)
 {
 	int			cell = job->algorithm * GA_N_SIZE_TIERS + ga_size_tier(job->params_b);
-	double		x[QUANT_CONT];
-	bool		flags[QUANT_FLAGS];
+	double		median;
+	double		sigma = model ? model->quant_sigma : QUANT_PRIOR_SIGMA;
 
 	if (gpus < 1)
 		return ga_error_set(err, GA_EINVAL,
 							"quantization estimate: gpus must be >= 1, got %d", gpus);
-	out->prior = ga_quant_table_gpu_hours(job) / gpus;
-	out->p50 = out->prior * exp(model ? model->quant_log_bias[cell] : 0.0);
-	quant_features(job, gpus, x, flags);
-	apply_second_stage(model ? model->quant_fit : NULL, QUANT_PRIOR_SIGMA, x, flags, out);
-	/* The work to book: the median GPU-hours with the margin, whole hours. */
-	*work_gpu_hours = ceil(out->p50 * gpus * GA_QUANT_SAFETY_MARGIN - 1e-9);
+	median = ga_quant_table_gpu_hours(job) *
+		exp(model ? model->quant_log_bias[cell] : 0.0);
+	*work_gpu_hours = ceil(median * GA_QUANT_SAFETY_MARGIN - 1e-9);
 	if (*work_gpu_hours < 1)
 		*work_gpu_hours = 1;
+	out->prior = ga_quant_table_gpu_hours(job) / gpus;
+	out->p50 = median / gpus;
+	fill_interval(out, sigma);
 	return GA_OK;
 }

@@ -17,15 +17,6 @@
  * scheduler books (work_gpu_hours); the hours p10/p50/p90 stay the unpadded
  * forecast at g GPUs (GPU-hours / g), so they can be scored against outcomes.
  *
- * Second stage, both kinds (residual_model.h): what the cells leave,
- * log(actual hours / the cell's forecast), regressed on the job's features
- * (inference: logs of parameters, tokens, GPUs, sequence length, batch
- * size, the GPU's bandwidth and TFLOPS, and the memory left for the KV
- * cache per weight byte, with precision and tier flags; quantization: logs
- * of parameters, calibration samples, sequence length, GPUs and the GPU's
- * speed, the bits, with algorithm and tier flags) and their second-order
- * terms; its out-of-fold residuals give p10 and p90.
- *
  * Size tiers (params_b upper bounds): <= 3, <= 10, <= 40, <= 80, <= 200, more.
  *
  * Inference features (key: type, unit, default; unknown keys are rejected):

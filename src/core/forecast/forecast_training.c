@@ -4,8 +4,6 @@
  */
 #include "forecast/forecast_training.h"
 
-#include "forecast/residual_model.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,57 +415,49 @@ ga_training_min_gpus(const ga_training_job *job)
 }
 
 /*
- * The correction (residual_model.h): log(actual / prior) on eight
- * continuous features of the run and sixteen flags (strategy, technique,
- * precision, switches), with their second-order terms.
+ * The correction's design: an intercept, one indicator per variant and five
+ * standardized log features.  The indicators let the fit learn each
+ * variant's bias; ridge keeps those without history at zero.
  */
-#define N_CONT 8
-#define N_FLAGS 17
-
-/* Spread of log(actual / prior) assumed before any history. */
-#define PRIOR_LOG_SIGMA 0.50
+#define N_CONT 5
+#define N_COEF (1 + GA_N_VARIANTS + N_CONT)
 
 struct ga_training_model
 {
-	ga_residual_model *fit;
+	int			n;
+	int			cap;
+	double	   *x;				/* [cap][N_CONT] raw continuous features */
+	int		   *variant;		/* [cap] */
+	double	   *y;				/* [cap] log(actual / prior) */
+	double		mean[N_CONT];
+	double		scale[N_CONT];
+	double		beta[N_COEF];
+	double		log_sigma;
 };
 
-static int
-nodes_of(const ga_training_job *job, int gpus)
-{
-	return job->num_nodes > 0 ? job->num_nodes : (gpus + 7) / 8;
-}
+/* Prior spread of log(actual / prior) and its weight in pseudo-jobs. */
+#define PRIOR_LOG_SIGMA 0.50
+#define PRIOR_SIGMA_WEIGHT 8.0
+#define RIDGE_LAMBDA 2.0
 
 static void
-correction_features(const ga_training_job *job, int gpus, double *x, bool *flag)
+continuous_features(const ga_training_job *job, int gpus, double *x)
 {
-	int			k = 0;
-
 	x[0] = log(job->params_b);
 	x[1] = log(job->tokens_m * job->epochs * job->rollouts);
 	x[2] = log2((double) gpus);
 	x[3] = log(job->seq_len);
 	x[4] = log(peak_tflops(job));
-	x[5] = log(job->trainable_share);
-	x[6] = log(job->batch_size);
-	x[7] = log((double) nodes_of(job, gpus));
-	flag[k++] = job->strategy == GA_STRATEGY_FULL;
-	flag[k++] = job->strategy == GA_STRATEGY_LORA;
-	flag[k++] = job->strategy == GA_STRATEGY_QLORA;
-	flag[k++] = job->technique == GA_TECHNIQUE_SFT;
-	flag[k++] = job->technique == GA_TECHNIQUE_DPO;
-	flag[k++] = job->technique == GA_TECHNIQUE_RLHF;
-	flag[k++] = job->technique == GA_TECHNIQUE_RLVR;
-	flag[k++] = job->technique == GA_TECHNIQUE_CPT;
-	flag[k++] = job->precision == GA_PRECISION_FP16;
-	flag[k++] = job->precision == GA_PRECISION_FP8;
-	flag[k++] = job->precision == GA_PRECISION_FP32;
-	flag[k++] = job->grad_checkpointing;
-	flag[k++] = job->packing;
-	flag[k++] = job->offload;
-	flag[k++] = job->ref_model;
-	flag[k++] = job->flash_attention;
-	flag[k++] = job->zero_stage >= 3;
+}
+
+static void
+design_row(const ga_training_model *m, const double *raw, int variant, double *row)
+{
+	memset(row, 0, sizeof(double) * N_COEF);
+	row[0] = 1.0;
+	row[1 + variant] = 1.0;
+	for (int k = 0; k < N_CONT; k++)
+		row[1 + GA_N_VARIANTS + k] = (raw[k] - m->mean[k]) / m->scale[k];
 }
 
 ga_training_model *
@@ -477,12 +467,9 @@ ga_training_model_create(void)
 
 	if (m == NULL)
 		return NULL;
-	m->fit = ga_residual_model_create(N_CONT, N_FLAGS, PRIOR_LOG_SIGMA);
-	if (m->fit == NULL)
-	{
-		free(m);
-		return NULL;
-	}
+	for (int k = 0; k < N_CONT; k++)
+		m->scale[k] = 1.0;
+	m->log_sigma = PRIOR_LOG_SIGMA;
 	return m;
 }
 
@@ -491,16 +478,39 @@ ga_training_model_destroy(ga_training_model *model)
 {
 	if (model == NULL)
 		return;
-	ga_residual_model_destroy(model->fit);
+	free(model->x);
+	free(model->variant);
+	free(model->y);
 	free(model);
+}
+
+static bool
+grow(ga_training_model *m)
+{
+	int			cap = m->cap ? m->cap * 2 : 64;
+	double	   *x = realloc(m->x, sizeof(double) * N_CONT * cap);
+	int		   *v;
+	double	   *y;
+
+	if (x == NULL)
+		return false;
+	m->x = x;
+	v = realloc(m->variant, sizeof(int) * cap);
+	if (v == NULL)
+		return false;
+	m->variant = v;
+	y = realloc(m->y, sizeof(double) * cap);
+	if (y == NULL)
+		return false;
+	m->y = y;
+	m->cap = cap;
+	return true;
 }
 
 ga_status
 ga_training_model_add(ga_training_model *model, const ga_training_job *job,
 					  int gpus, double actual_hours, ga_error *err)
 {
-	double		x[N_CONT];
-	bool		flag[N_FLAGS];
 	double		prior;
 	double		y;
 
@@ -518,33 +528,149 @@ ga_training_model_add(ga_training_model *model, const ga_training_job *job,
 		return ga_error_set(err, GA_EINVAL,
 							"training history: actual_hours %g against a prior of %g hours is out of range",
 							actual_hours, prior);
-	correction_features(job, gpus, x, flag);
-	return ga_residual_model_add(model->fit, x, flag, y, err);
+	if (model->n == model->cap && !grow(model))
+		return ga_error_set(err, GA_ENOMEM, "out of memory adding training history");
+	continuous_features(job, gpus, &model->x[model->n * N_CONT]);
+	model->variant[model->n] = job->variant;
+	model->y[model->n] = y;
+	model->n++;
+	return GA_OK;
 }
 
 int
 ga_training_model_history(const ga_training_model *model)
 {
-	return model ? ga_residual_model_count(model->fit) : 0;
+	return model ? model->n : 0;
+}
+
+static void
+standardize(ga_training_model *m)
+{
+	for (int k = 0; k < N_CONT; k++)
+	{
+		double		sum = 0;
+		double		ss = 0;
+
+		for (int i = 0; i < m->n; i++)
+			sum += m->x[i * N_CONT + k];
+		m->mean[k] = m->n ? sum / m->n : 0;
+		for (int i = 0; i < m->n; i++)
+		{
+			double		d = m->x[i * N_CONT + k] - m->mean[k];
+
+			ss += d * d;
+		}
+		/* A constant feature carries no signal; unit scale keeps it inert. */
+		m->scale[k] = (m->n > 1 && ss > 1e-12) ? sqrt(ss / m->n) : 1.0;
+	}
+}
+
+/* Normal equations with the ridge penalty on everything but the intercept. */
+static void
+normal_equations(const ga_training_model *m, double *a, double *b)
+{
+	double		row[N_COEF];
+
+	memset(a, 0, sizeof(double) * N_COEF * N_COEF);
+	memset(b, 0, sizeof(double) * N_COEF);
+	for (int i = 0; i < m->n; i++)
+	{
+		design_row(m, &m->x[i * N_CONT], m->variant[i], row);
+		for (int r = 0; r < N_COEF; r++)
+		{
+			b[r] += row[r] * m->y[i];
+			for (int c = 0; c < N_COEF; c++)
+				a[r * N_COEF + c] += row[r] * row[c];
+		}
+	}
+	for (int r = 0; r < N_COEF; r++)
+		a[r * N_COEF + r] += r == 0 ? 1e-6 : RIDGE_LAMBDA;
+}
+
+/*
+ * Leverage of row i, x' A^-1 x, from a fresh factorisation per row: history
+ * is small (thousands of rows, 16 coefficients) and fits are rare.
+ */
+static double
+leverage(const double *a, const double *row)
+{
+	double		l[N_COEF * N_COEF];
+	double		z[N_COEF];
+	double		h = 0;
+
+	memcpy(l, a, sizeof(l));
+	memcpy(z, row, sizeof(z));
+	if (!ga_solve_spd(l, z, N_COEF))
+		return 0;
+	for (int k = 0; k < N_COEF; k++)
+		h += row[k] * z[k];
+	return h;
+}
+
+/* Spread from leave-one-out residuals, shrunk towards the prior spread. */
+static void
+fit_spread(ga_training_model *m, const double *a)
+{
+	double		row[N_COEF];
+	double		ss = PRIOR_SIGMA_WEIGHT * PRIOR_LOG_SIGMA * PRIOR_LOG_SIGMA;
+
+	for (int i = 0; i < m->n; i++)
+	{
+		double		fit = 0;
+		double		h;
+		double		r;
+
+		design_row(m, &m->x[i * N_CONT], m->variant[i], row);
+		for (int k = 0; k < N_COEF; k++)
+			fit += row[k] * m->beta[k];
+		h = fmin(leverage(a, row), 0.95);
+		r = (m->y[i] - fit) / (1.0 - h);
+		ss += r * r;
+	}
+	m->log_sigma = sqrt(ss / (m->n + PRIOR_SIGMA_WEIGHT));
 }
 
 ga_status
 ga_training_model_fit(ga_training_model *model, ga_error *err)
 {
-	return ga_residual_model_fit(model->fit, err);
+	double		a[N_COEF * N_COEF];
+	double		a_copy[N_COEF * N_COEF];
+
+	memset(model->beta, 0, sizeof(model->beta));
+	if (model->n == 0)
+	{
+		model->log_sigma = PRIOR_LOG_SIGMA;
+		return GA_OK;
+	}
+	standardize(model);
+	normal_equations(model, a, model->beta);
+	memcpy(a_copy, a, sizeof(a));
+	if (!ga_solve_spd(a, model->beta, N_COEF))
+	{
+		memset(model->beta, 0, sizeof(model->beta));
+		return ga_error_set(err, GA_ESOLVER,
+							"training correction: ridge system is not positive definite");
+	}
+	fit_spread(model, a_copy);
+	return GA_OK;
 }
 
 double
 ga_training_model_correction(const ga_training_model *model,
 							 const ga_training_job *job, int gpus)
 {
-	double		x[N_CONT];
-	bool		flag[N_FLAGS];
+	double		raw[N_CONT];
+	double		row[N_COEF];
+	double		s = 0;
 
-	if (model == NULL)
+	if (model == NULL || model->n == 0)
 		return 1.0;
-	correction_features(job, gpus, x, flag);
-	return exp(ga_residual_model_predict(model->fit, x, flag));
+	continuous_features(job, gpus, raw);
+	design_row(model, raw, job->variant, row);
+	for (int k = 0; k < N_COEF; k++)
+		s += row[k] * model->beta[k];
+	/* Never let an extrapolating fit move the prior by more than 20x. */
+	return exp(fmax(-3.0, fmin(3.0, s)));
 }
 
 ga_status
@@ -552,20 +678,14 @@ ga_training_predict(const ga_training_model *model, const ga_training_job *job,
 					int gpus, ga_duration *out, ga_error *err)
 {
 	double		z = ga_normal_quantile(0.9);
-	double		lo;
-	double		hi;
 
 	if (gpus < 1)
 		return ga_error_set(err, GA_EINVAL,
 							"training estimate: gpus must be >= 1, got %d", gpus);
-
 	out->prior = ga_training_prior_hours(job, gpus);
 	out->p50 = out->prior * ga_training_model_correction(model, job, gpus);
-	ga_residual_model_spread(model ? model->fit : NULL, &lo, &hi);
-	if (model == NULL)
-		hi = -(lo = -z * PRIOR_LOG_SIGMA);
-	out->log_sigma = (hi - lo) / (2 * z);
-	out->p10 = out->p50 * exp(lo);
-	out->p90 = out->p50 * exp(hi);
+	out->log_sigma = model ? model->log_sigma : PRIOR_LOG_SIGMA;
+	out->p10 = out->p50 * exp(-z * out->log_sigma);
+	out->p90 = out->p50 * exp(z * out->log_sigma);
 	return GA_OK;
 }

@@ -4,15 +4,11 @@
  * Estimate = analytic prior x fitted correction.  The prior counts the FLOPs
  * of the run (about 6 x parameters x tokens for a full fine-tune, scaled per
  * variant) and divides by the GPUs' peak times an efficiency that falls with
- * GPU and node count.  The correction is the second stage every kind
- * shares (residual_model.h): a cross-validated, robust second-order
- * regression of log(actual / prior) on eight continuous features of the run
- * (logs of parameters, tokens, GPUs, sequence length, peak TFLOPS,
- * trainable share, batch size, nodes) and seventeen flags (strategy,
- * technique, precision, switches), fitted on finished jobs; with fewer than
- * ten it is zero and the prior stands alone.  The prediction interval comes
- * from its out-of-fold residuals, pulled towards a prior spread while
- * history is small.
+ * GPU and node count.  The correction is a ridge regression of
+ * log(actual / prior) on the variant and a few log-scaled features, fitted on
+ * finished jobs; with no history it is zero and the prior stands alone.  The
+ * prediction interval comes from the leave-one-out residual spread, pulled
+ * towards a prior spread while history is small.
  *
  * Features (key: type, unit, default).  Unknown keys are rejected.
  *
@@ -186,7 +182,7 @@ typedef struct ga_duration
 	double		log_sigma;		/* spread of log(actual / p50) used */
 } ga_duration;
 
-/* The fitted correction: history of finished jobs and its second stage. */
+/* The fitted correction: history of finished jobs and ridge coefficients. */
 typedef struct ga_training_model ga_training_model;
 
 ga_training_model *ga_training_model_create(void);
@@ -202,7 +198,7 @@ ga_status	ga_training_model_fit(ga_training_model *model, ga_error *err);
 
 int			ga_training_model_history(const ga_training_model *model);
 
-/* The multiplicative correction the fit gives this job (1 without one). */
+/* The multiplicative correction exp(x . beta) the fit gives this job. */
 double		ga_training_model_correction(const ga_training_model *model,
 										 const ga_training_job *job, int gpus);
 
