@@ -487,39 +487,6 @@ ll_row(ll_model *m, const gen_job *j, double *row)
 	}
 }
 
-/* Solve a x = b for symmetric positive definite a (n x n), in place. */
-static bool
-cholesky_solve(double *a, double *b, int n)
-{
-	for (int i = 0; i < n; i++)
-	{
-		for (int k = 0; k < i; k++)
-			a[i * n + i] -= a[i * n + k] * a[i * n + k];
-		if (a[i * n + i] <= 0)
-			return false;
-		a[i * n + i] = sqrt(a[i * n + i]);
-		for (int r = i + 1; r < n; r++)
-		{
-			for (int k = 0; k < i; k++)
-				a[r * n + i] -= a[r * n + k] * a[i * n + k];
-			a[r * n + i] /= a[i * n + i];
-		}
-	}
-	for (int i = 0; i < n; i++)
-	{
-		for (int k = 0; k < i; k++)
-			b[i] -= a[i * n + k] * b[k];
-		b[i] /= a[i * n + i];
-	}
-	for (int i = n - 1; i >= 0; i--)
-	{
-		for (int k = i + 1; k < n; k++)
-			b[i] -= a[k * n + i] * b[k];
-		b[i] /= a[i * n + i];
-	}
-	return true;
-}
-
 static double
 ll_predict(ll_model *m, const gen_job *j)
 {
@@ -560,7 +527,7 @@ ll_fit(ll_model *m, const gen_job *train, int n_train)
 	}
 	for (int a = 1; a < m->n; a++)
 		xtx[a * m->n + a] += LL_RIDGE * n_train;
-	if (!cholesky_solve(xtx, xty, m->n))
+	if (!ga_solve_spd(xtx, xty, m->n))
 		bench_die("log-linear fit", NULL);
 	memcpy(m->beta, xty, sizeof(double) * m->n);
 	for (int i = 0; i < n_train; i++)
