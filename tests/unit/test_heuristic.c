@@ -410,6 +410,57 @@ TEST(fast_service_does_not_borrow_for_one_step)
 	ga_problem_destroy(p);
 }
 
+/*
+ * A GPU free for one step only is left to the headroom, which sees the
+ * whole plan, because borrowing it would spend the next step's churn on
+ * giving it back.  svc1 (one change a step) holds GPU 0 and wants 2 GPUs at
+ * step 0 and 3 from step 1.  GPUs 2 and 3 are free at step 0 only (svc0
+ * takes them at step 1), GPU 1 from step 1 and GPU 4 from step 2 (pinned
+ * jobs end then).  Not borrowing GPU 3 at step 0, it climbs at once: GPU 1
+ * at step 1, GPU 4 at step 2, 2 GPU-steps short.  Borrowing it would cost
+ * step 1's change to the handover: 3 GPU-steps short.
+ */
+TEST(fast_service_keeps_its_churn_for_the_climb)
+{
+	ga_problem *p = blank_problem(5, 6, 2, 2);
+	ga_error	err = {0};
+	int			held = 0;
+	ga_plan    *plan;
+
+	for (int j = 0; j < 2; j++)
+	{
+		ga_job	   *pin = &p->jobs[j];
+
+		tp_set_job(p, j, 1, 1, 1, 4, 0, -1);
+		pin->pinned = true;
+		pin->pinned_start = -2;
+		pin->pinned_end = 1 + j;
+		pin->pinned_first_gpu = j == 0 ? 1 : 4;
+		pin->pinned_size = 1;
+	}
+	p->services[0].priority = 2;
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 2;
+	for (int t = 0; t < 6; t++)
+	{
+		p->services[0].demand[t] = t < 1 ? 0 : 2;
+		p->services[1].demand[t] = t < 1 ? 2 : 3;
+	}
+	p->services[1].held_known = true;
+	CHECK_INT_EQ(ga_problem_set_held(p, 1, &held, 1, &err), GA_OK);
+	plan = solve_checked(p);
+	CHECK(plan != NULL);
+	if (plan != NULL)
+	{
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, 0), 1);
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, 1), 2);
+		for (int t = 2; t < 6; t++)
+			CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 1, t), 3);
+		ga_plan_destroy(plan);
+	}
+	ga_problem_destroy(p);
+}
+
 /* Of two services short of GPUs, the one of higher priority is served. */
 TEST(fast_serves_higher_priority_service_first)
 {
