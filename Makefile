@@ -240,6 +240,10 @@ bench-pools: deps
 
 # The soak of t/004_soak.pl at scale: 64 GPUs, 8 nodes, 8 reference executors,
 # BENCH_JOBS (3000) short jobs; writes bench/results/ops.json.
+.PHONY: bench-estimates
+bench-estimates: deps
+	@sh tools/bench-estimates.sh
+
 .PHONY: bench-ops
 bench-ops: deps
 	@sh tools/bench-ops.sh

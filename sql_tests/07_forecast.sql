@@ -55,6 +55,25 @@ UPDATE gpualloc.jobs SET submitted_at = now() - interval '5 hours' WHERE job_id 
 SELECT gpualloc.job_started(:lab_job, 7, 1, started_at => now() - interval '4 hours');
 SELECT gpualloc.job_finished(:lab_job);
 SELECT method AS after FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab');
+-- the fit is kept between calls and redone when a job finishes: in a later
+-- statement, and within a transaction after the write that finished it
+SELECT gpualloc.submit_job('lab-run-2', 'training', 'lab', 1, 1,
+	features => '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}') AS lab_job2 \gset
+SELECT gpualloc.submit_job('lab-queued', 'training', 'lab', 1, 1,
+	features => '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}') AS lab_queued \gset
+UPDATE gpualloc.jobs SET submitted_at = now() - interval '5 hours' WHERE job_id = :lab_job2;
+SELECT gpualloc.job_started(:lab_job2, 6, 1, started_at => now() - interval '3 hours');
+BEGIN;
+SELECT method AS before_finish FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab');
+SELECT gpualloc.job_finished(:lab_job2);
+SELECT method AS after_finish FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab');
+COMMIT;
+-- one statement re-estimates the queue from the same fit
+SELECT gpualloc_internal.refresh_estimates() > 0 AS refreshed;
+SELECT j.est_method, j.est_hours_p50 = e.hours_p50 AS same_as_estimate
+FROM gpualloc.jobs j, gpualloc.estimate_job('training', j.features, j.gpus_max, 'lab') e
+WHERE j.job_id = :lab_queued;
+SELECT gpualloc.cancel_job(:lab_queued);
 
 -- demand: steps of the horizon, planned GPUs at or above the upper quantile
 -- within the churn limit, learned only from history before `from`

@@ -21,6 +21,7 @@ POOL_GPUS=${BENCH_POOL_GPUS:-1024}
 JOBS=${BENCH_JOBS:-200}
 REPEATS=${BENCH_REPEATS:-3}
 LIMIT=${BENCH_LIMIT:-10 minutes}
+MODE=${BENCH_MODE:-fast}
 make -s >/dev/null
 make -s install >/dev/null
 
@@ -56,7 +57,7 @@ replan() {
 	$PSQL -At <<SQL
 SET gpualloc.max_parallel_pools = $1;
 SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
-SELECT solve_ms, objective, status FROM gpualloc.replan('fast', '$LIMIT') \gset
+SELECT solve_ms, objective, status FROM gpualloc.replan('$MODE', '$LIMIT') \gset
 SELECT round((extract(epoch FROM clock_timestamp()) - :t0) * 1000, 1), round(:solve_ms::numeric, 1), round(:objective::numeric, 3), :'status';
 SQL
 }

@@ -129,6 +129,9 @@ CREATE TABLE gpualloc.jobs (
 );
 CREATE INDEX jobs_status_idx ON gpualloc.jobs (status, priority DESC, submitted_at);
 CREATE INDEX jobs_tenant_idx ON gpualloc.jobs (tenant);
+-- the estimators' history: the most recent finished jobs of a kind
+CREATE INDEX jobs_history_idx ON gpualloc.jobs (kind, finished_at DESC, job_id DESC)
+	WHERE status = 'succeeded';
 
 -- Elastic real-time inference.
 CREATE TABLE gpualloc.services (

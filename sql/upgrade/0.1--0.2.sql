@@ -117,6 +117,8 @@ ALTER TABLE gpualloc.demand_history DROP CONSTRAINT demand_hour_aligned,
 DROP INDEX gpualloc.jobs_active_name_idx;
 CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 	WHERE status IN ('queued', 'booked', 'running');
+CREATE INDEX jobs_history_idx ON gpualloc.jobs (kind, finished_at DESC, job_id DESC)
+	WHERE status = 'succeeded';
 
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');

@@ -10,7 +10,9 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "access/xact.h"
 #include "funcapi.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -87,29 +89,41 @@ features_from_jsonb(Jsonb *jb, bool strict)
 	return fa;
 }
 
-/* The pool's GPU model as the estimator names it: "A100-80GB" -> "a100". */
+/*
+ * A pool's GPU model, lowercased, as the estimator names it: "a100-80gb" is
+ * "a100" unless the estimator knows the full name.  NULL for a model it
+ * does not know.  Changes model in place.
+ */
 static const char *
-pool_gpu_model(const char *pool)
+estimator_model_name(char *model)
 {
-	Datum		arg = CStringGetTextDatum(pool);
-	Oid			type = TEXTOID;
-	char	   *model;
 	char	   *dash;
 
-	if (SPI_execute_with_args("SELECT pg_catalog.lower(gpu_model) FROM gpualloc.pools WHERE name = $1",
-							  1, &type, &arg, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "gpualloc: could not read pools");
-	if (SPI_processed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("pool \"%s\" does not exist", pool)));
-	model = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	if (ga_gpu_model_find(model) != NULL)
+	if (model == NULL || ga_gpu_model_find(model) != NULL)
 		return model;
 	dash = strchr(model, '-');
 	if (dash != NULL)
 		*dash = '\0';
 	return ga_gpu_model_find(model) != NULL ? model : NULL;
+}
+
+static GaSavedQuery pool_model_query = {
+	"SELECT pg_catalog.lower(p.gpu_model) FROM gpualloc.pools p WHERE p.name = $1",
+	1, {TEXTOID}, NULL
+};
+
+/* The pool's GPU model as the estimator names it: "A100-80GB" -> "a100". */
+static const char *
+pool_gpu_model(const char *pool)
+{
+	Datum		arg = CStringGetTextDatum(pool);
+
+	ga_saved_query_expect(&pool_model_query, &arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pool \"%s\" does not exist", pool)));
+	return estimator_model_name(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
 }
 
 static FeatureArray
@@ -130,6 +144,26 @@ with_gpu_model(FeatureArray fa, const char *model)
 }
 
 /*
+ * The most recent finished jobs of a kind, oldest first, with the model of
+ * the pool each ran in: the estimator's history.  Bounded, so an estimate
+ * costs the same after a year of jobs as after a week (jobs_history_idx
+ * reads them newest first without a sort).
+ */
+#define GA_ESTIMATOR_HISTORY_MAX 5000
+
+static GaSavedQuery history_query = {
+	"SELECT h.features, h.block_size, h.hours, h.model FROM ("
+	"  SELECT j.job_id, j.finished_at, j.features, j.block_size, "
+	"         extract(epoch FROM j.finished_at - j.started_at) / 3600.0 AS hours, "
+	"         pg_catalog.lower(p.gpu_model) AS model "
+	"  FROM gpualloc.jobs j JOIN gpualloc.pools p ON p.pool_id = j.pool_id "
+	"  WHERE j.kind = $1 AND j.status = 'succeeded' AND j.finished_at > j.started_at "
+	"  ORDER BY j.kind, j.finished_at DESC, j.job_id DESC LIMIT " CppAsString2(GA_ESTIMATOR_HISTORY_MAX)
+	") h ORDER BY h.finished_at, h.job_id",
+	1, {TEXTOID}, NULL
+};
+
+/*
  * Finished jobs of this kind become the estimator's history.  A job whose
  * features the estimator rejects (it was submitted with its own work
  * estimate, so they were never checked) teaches nothing and is skipped.
@@ -138,36 +172,26 @@ static void
 learn_history(ga_estimator *est, const char *kind)
 {
 	Datum		arg = CStringGetTextDatum(kind);
-	Oid			type = TEXTOID;
+	SPITupleTable *rows;
 	ga_error	err;
 
-	if (SPI_execute_with_args("SELECT j.features, j.block_size, "
-							  "       extract(epoch FROM j.finished_at - j.started_at) / 3600.0, p.name "
-							  "FROM gpualloc.jobs j JOIN gpualloc.pools p USING (pool_id) "
-							  "WHERE j.kind = $1 AND j.status = 'succeeded' AND j.finished_at > j.started_at",
-							  1, &type, &arg, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "gpualloc: could not read finished jobs");
+	ga_saved_query_expect(&history_query, &arg, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return;
+	rows = SPI_tuptable;
+	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		SPITupleTable *rows = SPI_tuptable;
-		uint64		n = SPI_processed;
+		bool		isnull;
+		Jsonb	   *jb = DatumGetJsonbP(SPI_getbinval(rows->vals[i], rows->tupdesc, 1, &isnull));
+		int			gpus = DatumGetInt32(SPI_getbinval(rows->vals[i], rows->tupdesc, 2, &isnull));
+		double		hours = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+															   SPI_getbinval(rows->vals[i], rows->tupdesc, 3, &isnull)));
+		const char *model = estimator_model_name(SPI_getvalue(rows->vals[i], rows->tupdesc, 4));
+		FeatureArray fa = features_from_jsonb(jb, false);
 
-		for (uint64 i = 0; i < n; i++)
-		{
-			bool		isnull;
-			Jsonb	   *jb = DatumGetJsonbP(SPI_getbinval(rows->vals[i], rows->tupdesc, 1, &isnull));
-			int			gpus = DatumGetInt32(SPI_getbinval(rows->vals[i], rows->tupdesc, 2, &isnull));
-			double		hours = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-																   SPI_getbinval(rows->vals[i], rows->tupdesc, 3, &isnull)));
-			char	   *pool = SPI_getvalue(rows->vals[i], rows->tupdesc, 4);
-			FeatureArray fa = features_from_jsonb(jb, false);
-			const char *model = pool_gpu_model(pool);
-
-			if (model != NULL)
-				fa = with_gpu_model(fa, model);
-			(void) ga_estimator_add_history(est, kind, fa.items, fa.n, gpus, hours, &err);
-		}
+		if (model != NULL)
+			fa = with_gpu_model(fa, model);
+		(void) ga_estimator_add_history(est, kind, fa.items, fa.n, gpus, hours, &err);
 	}
 	if (ga_estimator_fit(est, &err) != GA_OK)
 		ereport(WARNING,
@@ -175,27 +199,107 @@ learn_history(ga_estimator *est, const char *kind)
 				 errdetail("%s", err.message)));
 }
 
-static void
-destroy_estimator_callback(void *arg)
+/*
+ * The estimator of a kind, kept fitted across calls: refitting is reading
+ * and fitting up to GA_ESTIMATOR_HISTORY_MAX jobs, far more than an
+ * estimate.  Within one statement the fit is reused as it is (every
+ * estimate of a statement learns from the same history;
+ * refresh_estimates re-estimates the whole queue in one statement).  A
+ * later statement, or a write in between (a new command id), first reads
+ * the newest finished job of the kind, one index probe: the same job as at
+ * the fit means the same history, else it refits.  A job reported finished
+ * with an earlier time than the newest, or deleted, is learnt at the next
+ * refit.
+ */
+typedef struct FittedEstimator
 {
-	ga_estimator_destroy((ga_estimator *) arg);
+	char		kind[32];
+	int64		newest_job;		/* the newest finished job at the fit; 0: none */
+	LocalTransactionId lxid;	/* the statement that last used the fit */
+	TimestampTz statement_start;
+	CommandId	command;
+	ga_estimator *est;
+} FittedEstimator;
+
+#define GA_FITTED_KINDS 3
+static FittedEstimator fitted[GA_FITTED_KINDS];
+
+static GaSavedQuery newest_finished_query = {
+	"SELECT j.job_id FROM gpualloc.jobs j "
+	"WHERE j.kind = $1 AND j.status = 'succeeded' AND j.finished_at > j.started_at "
+	"ORDER BY j.kind, j.finished_at DESC, j.job_id DESC LIMIT 1",
+	1, {TEXTOID}, NULL
+};
+
+static int64
+newest_finished_job(const char *kind)
+{
+	Datum		arg = CStringGetTextDatum(kind);
+	bool		isnull;
+
+	ga_saved_query_expect(&newest_finished_query, &arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return 0;
+	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
-static const char *
-kind_argument(FunctionCallInfo fcinfo)
+static bool
+same_statement(const FittedEstimator *f)
 {
-	const char *kind;
+	return f->lxid == MyProc->lxid &&
+		f->statement_start == GetCurrentStatementStartTimestamp() &&
+		f->command == GetCurrentCommandId(false);
+}
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("kind must be one of training, batch_inference, quantization; got NULL")));
-	kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	if (strcmp(kind, "training") != 0 && strcmp(kind, "batch_inference") != 0 && strcmp(kind, "quantization") != 0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("kind must be one of training, batch_inference, quantization; got %s", kind)));
-	if (PG_ARGISNULL(1))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("features must be a JSON object, got NULL")));
-	return kind;
+static void
+mark_used(FittedEstimator *f)
+{
+	f->lxid = MyProc->lxid;
+	f->statement_start = GetCurrentStatementStartTimestamp();
+	f->command = GetCurrentCommandId(false);
+}
+
+static FittedEstimator *
+fitted_slot(const char *kind)
+{
+	for (int i = 0; i < GA_FITTED_KINDS; i++)
+		if (strcmp(fitted[i].kind, kind) == 0)
+			return &fitted[i];
+	for (int i = 0; i < GA_FITTED_KINDS; i++)
+		if (fitted[i].kind[0] == '\0')
+			return &fitted[i];
+	elog(ERROR, "gpualloc: no estimator slot for kind %s", kind);
+	return NULL;
+}
+
+/* Inside SPI.  kind must be valid (one of the three). */
+static ga_estimator *
+fitted_estimator(const char *kind)
+{
+	FittedEstimator *f = fitted_slot(kind);
+	int64		newest;
+
+	if (f->est != NULL && same_statement(f))
+		return f->est;
+	newest = newest_finished_job(kind);
+	if (f->est != NULL && f->newest_job == newest)
+	{
+		mark_used(f);
+		return f->est;
+	}
+	if (f->est != NULL)
+		ga_estimator_destroy(f->est);
+	f->est = NULL;
+	f->kind[0] = '\0';
+	f->est = ga_estimator_create();
+	if (f->est == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory creating the estimator")));
+	/* the slot names its kind only once the history is in: an error refits */
+	learn_history(f->est, kind);
+	strlcpy(f->kind, kind, sizeof(f->kind));
+	f->newest_job = newest;
+	mark_used(f);
+	return f->est;
 }
 
 /*
@@ -210,7 +314,6 @@ ga_pg_estimate_job(const char *kind, Jsonb *features, int gpus, const char *pool
 	FeatureArray fa = features_from_jsonb(features, true);
 	ga_estimator *est;
 	ga_error	err;
-	MemoryContextCallback *cb;
 
 	SPI_connect();
 	if (pool != NULL)
@@ -220,14 +323,7 @@ ga_pg_estimate_job(const char *kind, Jsonb *features, int gpus, const char *pool
 		if (model != NULL)
 			fa = with_gpu_model(fa, model);
 	}
-	est = ga_estimator_create();
-	if (est == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory creating the estimator")));
-	cb = palloc0(sizeof(MemoryContextCallback));
-	cb->func = destroy_estimator_callback;
-	cb->arg = est;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-	learn_history(est, kind);
+	est = fitted_estimator(kind);
 	if (ga_estimate_job(est, kind, fa.items, fa.n, gpus, e, &err) != GA_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -251,6 +347,23 @@ ga_pg_check_features(const char *kind, Jsonb *features)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s", err.message),
 				 errhint("See the README's estimator section for each kind's features.")));
+}
+
+static const char *
+kind_argument(FunctionCallInfo fcinfo)
+{
+	const char *kind;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("kind must be one of training, batch_inference, quantization; got NULL")));
+	kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	if (strcmp(kind, "training") != 0 && strcmp(kind, "batch_inference") != 0 && strcmp(kind, "quantization") != 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("kind must be one of training, batch_inference, quantization; got %s", kind)));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("features must be a JSON object, got NULL")));
+	return kind;
 }
 
 Datum

@@ -17,7 +17,13 @@ ga_saved_query_run(GaSavedQuery *q, Datum *args, const char *nulls, bool read_on
 {
 	if (q->plan == NULL)
 	{
-		SPIPlanPtr	plan = SPI_prepare(q->sql, q->nargs, q->types);
+		/*
+		 * A generic plan from the first call: these statements look rows up
+		 * by key, where a plan made for the parameters' values is no
+		 * better, and planning each call afresh would cost more than the
+		 * statement itself.
+		 */
+		SPIPlanPtr	plan = SPI_prepare_cursor(q->sql, q->nargs, q->types, CURSOR_OPT_GENERIC_PLAN);
 
 		if (plan == NULL)
 			elog(ERROR, "gpualloc: could not prepare (%s): %s", SPI_result_code_string(SPI_result), q->sql);
