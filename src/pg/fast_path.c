@@ -124,8 +124,23 @@ plan_window(const GaFastPathJob *job, PlanWindow *w)
 
 /*
  * The gaps between the plan's blocks over the job's steps, from index 0 to
- * the largest index there can be: where the plan puts nothing.
+ * the pool's last: where the plan puts nothing.  A block of the job lies
+ * inside one gap, so gaps too narrow for an aligned block of its smallest
+ * size are left out.
  */
+/* Keep [lo, hi) when an aligned block of the job's smallest size fits in it. */
+static void
+add_gap(const GaFastPathJob *job, IdleRanges *idle, int lo, int hi)
+{
+	int64		first_aligned = ((int64) lo + job->gpus_min - 1) / job->gpus_min * job->gpus_min;
+
+	if (first_aligned + job->gpus_min > hi)
+		return;
+	idle->lo[idle->n] = lo;
+	idle->hi[idle->n] = hi;
+	idle->n++;
+}
+
 static void
 read_idle_ranges(const GaFastPathJob *job, const PlanWindow *w, IdleRanges *idle)
 {
@@ -143,17 +158,10 @@ read_idle_ranges(const GaFastPathJob *job, const PlanWindow *w, IdleRanges *idle
 		int			first = DatumGetInt32(result_value(r, 1, &isnull));
 		int			end = DatumGetInt32(result_value(r, 2, &isnull));
 
-		if (first > covered_to)
-		{
-			idle->lo[idle->n] = covered_to;
-			idle->hi[idle->n] = first;
-			idle->n++;
-		}
+		add_gap(job, idle, covered_to, first);
 		covered_to = Max(covered_to, end);
 	}
-	idle->lo[idle->n] = covered_to;
-	idle->hi[idle->n] = PG_INT32_MAX;
-	idle->n++;
+	add_gap(job, idle, covered_to, job->index_end);
 }
 
 static Datum
@@ -214,6 +222,8 @@ free_block_now(const GaFastPathJob *job, FreeGpus *f, Block *b)
 	if (!plan_window(job, &w))
 		return false;
 	read_idle_ranges(job, &w, &idle);
+	if (idle.n == 0)
+		return false;
 	read_free_gpus(job, &idle, f);
 	return search_block(job, f, b);
 }

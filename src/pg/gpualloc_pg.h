@@ -155,6 +155,7 @@ typedef struct GaFastPathJob
 	int64		job_id;
 	int			pool_id;
 	int			node_size;
+	int			index_end;		/* the pool's topology indexes are below it */
 	int			gpus_min;
 	int			gpus_max;
 	double		work_gpu_hours;

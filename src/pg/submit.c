@@ -61,6 +61,7 @@ typedef struct QueuedJob
 	const char *kind;
 	int			pool_id;
 	int			node_size;
+	int			index_end;		/* the pool's topology indexes are below it */
 	int			gpus_min;
 	int			gpus_max;
 	const char *tenant;
@@ -68,7 +69,9 @@ typedef struct QueuedJob
 } QueuedJob;
 
 static GaSavedQuery pool_query = {
-	"SELECT p.pool_id, p.node_size FROM gpualloc.pools p WHERE p.name = $1",
+	"SELECT p.pool_id, p.node_size, "
+	"       (SELECT pg_catalog.max(g.node) + 1 FROM gpualloc.gpus g WHERE g.pool_id = p.pool_id) * p.node_size "
+	"FROM gpualloc.pools p WHERE p.name = $1",
 	1, {TEXTOID}, NULL
 };
 
@@ -197,6 +200,9 @@ find_pool(text *pool, QueuedJob *q)
 				 errhint("List pools with: SELECT name FROM gpualloc.pools;")));
 	q->pool_id = DatumGetInt32(first_value(&isnull));
 	q->node_size = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	q->index_end = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	if (isnull)
+		q->index_end = 0;		/* no GPU yet: the size check refuses the job */
 }
 
 /* The pool's GPUs that are not down, or at_most when it has more. */
@@ -481,6 +487,7 @@ try_fast_path(const SubmitArgs *a, const QueuedJob *q, int64 job_id)
 	job.job_id = job_id;
 	job.pool_id = q->pool_id;
 	job.node_size = q->node_size;
+	job.index_end = q->index_end;
 	job.gpus_min = q->gpus_min;
 	job.gpus_max = q->gpus_max;
 	job.work_gpu_hours = q->est.work_gpu_hours;
