@@ -82,15 +82,11 @@ static GaSavedQuery capacity_query = {
 	2, {INT4OID, INT4OID}, NULL
 };
 
+/* the tenant's cap, and whether it has an active job of this name (jobs_active_name_idx) */
 static GaSavedQuery tenant_query = {
-	"SELECT t.max_priority FROM gpualloc.tenants t WHERE t.tenant = $1",
-	1, {NAMEOID}, NULL
-};
-
-/* answered by jobs_active_name_idx */
-static GaSavedQuery active_name_query = {
-	"SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = $1 AND j.name = $2 "
-	"AND j.status IN ('queued', 'booked', 'running') LIMIT 1",
+	"SELECT t.max_priority, EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = t.tenant AND j.name = $2 "
+	"                               AND j.status IN ('queued', 'booked', 'running')) "
+	"FROM gpualloc.tenants t WHERE t.tenant = $1",
 	2, {NAMEOID, TEXTOID}, NULL
 };
 
@@ -371,16 +367,21 @@ can_act_for(Oid caller, const char *tenant)
 	return OidIsValid(role) && is_member_of_role(caller, role);
 }
 
-/* A registered tenant the caller acts for, and a priority within its maximum. */
+/*
+ * The tenant: registered, the caller may act for it, the priority within
+ * its cap, and the name free among its active jobs (checked in that order,
+ * read in one statement).
+ */
 static void
-check_tenant(const char *tenant, double priority)
+check_tenant(const char *tenant, double priority, text *name)
 {
-	Datum		arg = DirectFunctionCall1(namein, CStringGetDatum(tenant));
+	Datum		args[2] = {DirectFunctionCall1(namein, CStringGetDatum(tenant)), PointerGetDatum(name)};
 	Oid			caller = GetOuterUserId();
 	bool		isnull;
 	double		cap;
+	bool		name_taken;
 
-	ga_saved_query_expect(&tenant_query, &arg, NULL, SPI_OK_SELECT);
+	ga_saved_query_expect(&tenant_query, args, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -391,6 +392,7 @@ check_tenant(const char *tenant, double priority)
 	cap = DatumGetFloat8(first_value(&isnull));
 	if (isnull)
 		cap = gpualloc_max_priority;
+	name_taken = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	/* the common case: a role submits for itself */
 	if (strcmp(tenant, GetUserNameFromId(caller, false)) != 0 && !can_act_for(caller, tenant))
 		ereport(ERROR,
@@ -403,15 +405,7 @@ check_tenant(const char *tenant, double priority)
 				 errmsg("priority %s is above the maximum %s of tenant \"%s\"", float_text(priority),
 						float_text(cap), tenant),
 				 errhint("Ask an admin to raise it with gpualloc.set_tenant().")));
-}
-
-static void
-check_name_free(const char *tenant, text *name)
-{
-	Datum		args[2] = {DirectFunctionCall1(namein, CStringGetDatum(tenant)), PointerGetDatum(name)};
-
-	ga_saved_query_expect(&active_name_query, args, NULL, SPI_OK_SELECT);
-	if (SPI_processed > 0)
+	if (name_taken)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
 				 errmsg("tenant \"%s\" already has an active job named \"%s\"", tenant, text_to_cstring(name)),
@@ -518,8 +512,7 @@ gpualloc_submit_job(PG_FUNCTION_ARGS)
 	check_work(&a, q.kind);
 	check_command(a.command);
 	q.tenant = a.tenant;
-	check_tenant(q.tenant, a.priority);
-	check_name_free(q.tenant, a.name);
+	check_tenant(q.tenant, a.priority, a.name);
 	decide_work(&a, pool, &q);
 	job_id = insert_job(&a, &q);
 	try_fast_path(&a, &q, job_id);
