@@ -10,13 +10,13 @@
  * idle, never the queue: the plan's blocks over the job's steps give the
  * topology ranges the plan leaves idle, and only the GPUs in those ranges
  * are read (by the pool's (pool_id, node, slot) index) and checked for an
- * allocation in force.  On a busy cluster that is a handful of GPUs.  The
+ * allocation in force.  On a busy cluster that is a handful of GPUs, and
+ * none when no gap is wide enough for the job: then the plan and its
+ * blocks, one statement, are all a submission reads.  The
  * booking itself goes through the one commit path,
  * gpualloc_internal.allocations_set, under the commit lock.
  */
 #include "postgres.h"
-
-#include <math.h>
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -24,14 +24,6 @@
 #include "utils/timestamp.h"
 
 #include "gpualloc_pg.h"
-
-/* The latest successful plan and the steps of the job's run in it. */
-typedef struct PlanWindow
-{
-	int64		plan_id;
-	int			from_step;		/* the step under way */
-	int			to_step;		/* first step after the job's run */
-} PlanWindow;
 
 /* Topology ranges [lo, hi) the plan leaves idle over the job's run. */
 typedef struct IdleRanges
@@ -55,21 +47,26 @@ typedef struct Block
 	int			size;
 } Block;
 
-static GaSavedQuery latest_plan_query = {
-	"SELECT r.plan_id, pg_catalog.floor(EXTRACT(epoch FROM pg_catalog.now() - r.plan_start) "
-	"                                   / EXTRACT(epoch FROM r.step))::integer, "
-	"       r.horizon_steps, EXTRACT(epoch FROM r.step)::double precision "
-	"FROM gpualloc.plan_runs r WHERE r.status IN ('succeeded', 'fallback') "
-	"ORDER BY r.plan_id DESC LIMIT 1",
-	0, {0}, NULL
-};
-
-/* the plan's blocks in the pool over the job's steps, in topology order */
-static GaSavedQuery planned_blocks_query = {
-	"SELECT b.gpu_first, b.gpu_first + b.gpu_count FROM gpualloc.plan_blocks b "
-	"WHERE b.plan_id = $1 AND b.pool_id = $2 AND b.step_first < $4 AND $3 < b.step_first + b.step_count "
-	"ORDER BY 1",
-	4, {INT8OID, INT4OID, INT4OID, INT4OID}, NULL
+/*
+ * The latest successful plan (its id, the step under way, its horizon) and
+ * its blocks in pool $1 over the steps of a run of $2 seconds from the
+ * step under way, in topology order: one row with NULL blocks when the
+ * plan puts nothing there, no row without a plan.
+ */
+static GaSavedQuery plan_blocks_now_query = {
+	"WITH r AS ("
+	"  SELECT r.plan_id, pg_catalog.floor(EXTRACT(epoch FROM pg_catalog.now() - r.plan_start) "
+	"                                     / EXTRACT(epoch FROM r.step))::integer AS from_step, "
+	"         r.horizon_steps, EXTRACT(epoch FROM r.step)::double precision AS step_secs "
+	"  FROM gpualloc.plan_runs r WHERE r.status IN ('succeeded', 'fallback') "
+	"  ORDER BY r.plan_id DESC LIMIT 1), "
+	"w AS (SELECT r.*, LEAST(r.from_step + pg_catalog.ceil($2 / r.step_secs), 2147483647)::integer AS to_step "
+	"      FROM r) "
+	"SELECT w.plan_id, w.from_step, w.horizon_steps, b.gpu_first, b.gpu_first + b.gpu_count "
+	"FROM w LEFT JOIN gpualloc.plan_blocks b ON b.plan_id = w.plan_id AND b.pool_id = $1 "
+	"  AND b.step_first < w.to_step AND w.from_step < b.step_first + b.step_count "
+	"ORDER BY 4",
+	2, {INT4OID, FLOAT8OID}, NULL
 };
 
 /* up GPUs without an allocation in force inside the ranges [$3[i], $4[i]) */
@@ -99,35 +96,6 @@ result_value(uint64 row, int col, bool *isnull)
 	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
 }
 
-/* The latest plan's window for the job; false when there is none to go by. */
-static bool
-plan_window(const GaFastPathJob *job, PlanWindow *w)
-{
-	bool		isnull;
-	int			horizon_steps;
-	double		step_secs;
-	double		run_steps;
-
-	ga_saved_query_expect(&latest_plan_query, NULL, NULL, SPI_OK_SELECT);
-	if (SPI_processed == 0)
-		return false;
-	w->plan_id = DatumGetInt64(result_value(0, 1, &isnull));
-	w->from_step = DatumGetInt32(result_value(0, 2, &isnull));
-	horizon_steps = DatumGetInt32(result_value(0, 3, &isnull));
-	if (isnull || w->from_step >= horizon_steps)
-		return false;
-	step_secs = DatumGetFloat8(result_value(0, 4, &isnull));
-	run_steps = ceil(3600.0 * job->work_gpu_hours / job->gpus_min / step_secs);
-	w->to_step = (int) Min((double) w->from_step + run_steps, (double) PG_INT32_MAX);
-	return true;
-}
-
-/*
- * The gaps between the plan's blocks over the job's steps, from index 0 to
- * the pool's last: where the plan puts nothing.  A block of the job lies
- * inside one gap, so gaps too narrow for an aligned block of its smallest
- * size are left out.
- */
 /* Keep [lo, hi) when an aligned block of the job's smallest size fits in it. */
 static void
 add_gap(const GaFastPathJob *job, IdleRanges *idle, int lo, int hi)
@@ -141,27 +109,44 @@ add_gap(const GaFastPathJob *job, IdleRanges *idle, int lo, int hi)
 	idle->n++;
 }
 
-static void
-read_idle_ranges(const GaFastPathJob *job, const PlanWindow *w, IdleRanges *idle)
+/*
+ * The gaps between the latest plan's blocks over the job's run, from index
+ * 0 to the pool's last: where the plan puts nothing.  A block of the job
+ * lies inside one gap, so gaps too narrow for an aligned block of its
+ * smallest size are left out.  False when there is no plan to go by, or
+ * its horizon has passed.
+ */
+static bool
+read_idle_ranges(const GaFastPathJob *job, IdleRanges *idle)
 {
-	Datum		args[4] = {Int64GetDatum(w->plan_id), Int32GetDatum(job->pool_id),
-	Int32GetDatum(w->from_step), Int32GetDatum(w->to_step)};
+	Datum		args[2] = {Int32GetDatum(job->pool_id),
+	Float8GetDatum(3600.0 * job->work_gpu_hours / job->gpus_min)};
 	int			covered_to = 0;
+	int			from_step;
+	int			horizon_steps;
+	bool		isnull;
 
-	ga_saved_query_expect(&planned_blocks_query, args, NULL, SPI_OK_SELECT);
+	ga_saved_query_expect(&plan_blocks_now_query, args, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	from_step = DatumGetInt32(result_value(0, 2, &isnull));
+	horizon_steps = DatumGetInt32(result_value(0, 3, &isnull));
+	if (isnull || from_step >= horizon_steps)
+		return false;
 	idle->lo = palloc(sizeof(int) * (SPI_processed + 1));
 	idle->hi = palloc(sizeof(int) * (SPI_processed + 1));
 	idle->n = 0;
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
-		bool		isnull;
-		int			first = DatumGetInt32(result_value(r, 1, &isnull));
-		int			end = DatumGetInt32(result_value(r, 2, &isnull));
+		Datum		first = result_value(r, 4, &isnull);
 
-		add_gap(job, idle, covered_to, first);
-		covered_to = Max(covered_to, end);
+		if (isnull)
+			continue;
+		add_gap(job, idle, covered_to, DatumGetInt32(first));
+		covered_to = Max(covered_to, DatumGetInt32(result_value(r, 5, &isnull)));
 	}
 	add_gap(job, idle, covered_to, job->index_end);
+	return true;
 }
 
 static Datum
@@ -216,13 +201,9 @@ search_block(const GaFastPathJob *job, const FreeGpus *f, Block *b)
 static bool
 free_block_now(const GaFastPathJob *job, FreeGpus *f, Block *b)
 {
-	PlanWindow	w;
 	IdleRanges	idle;
 
-	if (!plan_window(job, &w))
-		return false;
-	read_idle_ranges(job, &w, &idle);
-	if (idle.n == 0)
+	if (!read_idle_ranges(job, &idle) || idle.n == 0)
 		return false;
 	read_free_gpus(job, &idle, f);
 	return search_block(job, f, b);
