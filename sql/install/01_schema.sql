@@ -234,6 +234,8 @@ CREATE TABLE gpualloc.allocations (
 	CONSTRAINT allocations_no_double_booking EXCLUDE USING gist (gpu_id WITH =, during WITH &&)
 );
 CREATE INDEX allocations_job_idx ON gpualloc.allocations (job_id) WHERE job_id IS NOT NULL;
+-- deleting an old plan run clears plan_id of the rows it committed
+CREATE INDEX allocations_plan_idx ON gpualloc.allocations (plan_id) WHERE plan_id IS NOT NULL;
 CREATE UNIQUE INDEX allocations_open_gpu_idx ON gpualloc.allocations (gpu_id) WHERE end_seq IS NULL;
 CREATE INDEX allocations_begin_seq_idx ON gpualloc.allocations (begin_seq);
 CREATE INDEX allocations_end_seq_idx ON gpualloc.allocations (end_seq) WHERE end_seq IS NOT NULL;

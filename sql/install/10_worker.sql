@@ -67,6 +67,36 @@ BEGIN
 END
 $$;
 
+-- Plan runs older than gpualloc.plan_retention go, their blocks with them:
+-- plans are written every run and would otherwise grow without end.  The
+-- latest successful plan (the one in force, which the fast path and the
+-- views read) and anything newer always stay; a run still going counts
+-- from its start.  At most 500 runs a call, so a first purge after a long
+-- time does not hold a run up.  Returns how many runs were deleted.
+CREATE FUNCTION gpualloc_internal.purge_plans() RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	keep interval := gpualloc_internal.setting('gpualloc.plan_retention', '14d')::interval;
+	n integer;
+BEGIN
+	IF keep <= interval '0' THEN
+		RETURN 0;
+	END IF;
+	DELETE FROM gpualloc.plan_runs r
+	WHERE r.plan_id IN (
+		SELECT o.plan_id FROM gpualloc.plan_runs o
+		WHERE coalesce(o.finished_at, o.started_at) < pg_catalog.now() - keep
+		  AND o.plan_id < (SELECT coalesce(pg_catalog.max(l.plan_id), 0) FROM gpualloc.plan_runs l
+						   WHERE l.status IN ('succeeded', 'fallback'))
+		ORDER BY o.plan_id
+		LIMIT 500);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END
+$$;
+
 -- When the background planner means to run next (NULL: no worker runs).
 CREATE FUNCTION gpualloc.planner_next_run() RETURNS timestamptz
 SET search_path = pg_catalog, gpualloc, pg_temp

@@ -119,6 +119,7 @@ CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 	WHERE status IN ('queued', 'booked', 'running');
 CREATE INDEX jobs_history_idx ON gpualloc.jobs (kind, finished_at DESC, job_id DESC)
 	WHERE status = 'succeeded';
+CREATE INDEX allocations_plan_idx ON gpualloc.allocations (plan_id) WHERE plan_id IS NOT NULL;
 
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');

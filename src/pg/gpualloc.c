@@ -31,6 +31,7 @@ double		gpualloc_headroom = GA_HEADROOM_DEFAULT;
 double		gpualloc_overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
 char	   *gpualloc_database = NULL;
 int			gpualloc_booking_timeout_s = 600;
+int			gpualloc_plan_retention_min = 14 * 24 * 60;
 double		gpualloc_max_priority = 10.0;
 int			gpualloc_on_gpu_failure = GA_ON_GPU_FAILURE_REQUEUE;
 int			gpualloc_max_parallel_pools = -1;
@@ -73,6 +74,11 @@ define_operation_gucs(void)
 							"A booking not started within it is released and the job planned again.",
 							&gpualloc_booking_timeout_s, 600, 10, 7 * 24 * 3600,
 							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.plan_retention",
+							"How long finished plan runs and their blocks are kept.",
+							"The background planner deletes older ones, never the latest successful plan; 0 keeps them all.",
+							&gpualloc_plan_retention_min, 14 * 24 * 60, 0, 10 * 366 * 24 * 60,
+							PGC_SUSET, GUC_UNIT_MIN, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.max_priority",
 							 "Highest priority a tenant's job may ask for, unless the tenant has its own.",
 							 "A higher one is refused, not clamped.",

@@ -25,6 +25,7 @@ extern double gpualloc_headroom;
 extern double gpualloc_overrun_margin;
 extern char *gpualloc_database;
 extern int	gpualloc_booking_timeout_s;
+extern int	gpualloc_plan_retention_min;
 extern double gpualloc_max_priority;
 extern int	gpualloc_on_gpu_failure;
 extern int	gpualloc_max_parallel_pools;

@@ -324,6 +324,7 @@ run_once(MemoryContext run_ctx)
 		return false;
 	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
+	(void) housekeeping("SELECT gpualloc_internal.purge_plans()::bigint", run_ctx);
 	/* logged as "run failed: ..."; the last committed allocation stays */
 	failure = in_transaction(plan_body, &r, "run", run_ctx);
 	if (failure != NULL)
