@@ -1,7 +1,8 @@
 # The background planner: it plans on its interval and commits a plan, a
 # LISTEN connection hears about it, an injected failure is recorded and
 # survived with the allocation untouched, a GPU going down wakes it early, a
-# killed planner is restarted, and on a standby it does not run.
+# killed planner is restarted, old plan runs are deleted after the
+# retention, and on a standby it does not run.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -83,6 +84,26 @@ ok($node->poll_query_until('postgres',
 	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND status IN ('succeeded', 'fallback')"),
 	'the worker carries on after the failure');
 ok($node->log_contains('gpualloc planner: run failed'), 'the failure is logged');
+
+# plan runs older than gpualloc.plan_retention go, with their blocks; a
+# plan stays in force throughout
+my $aged = $node->safe_psql('postgres', q{
+	UPDATE gpualloc.plan_runs SET started_at = started_at - interval '30 days',
+		finished_at = finished_at - interval '30 days';
+	SELECT count(*) FROM gpualloc.plan_runs});
+cmp_ok($aged, '>', 1, 'several runs aged by 30 days');
+$node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.plan_retention = '7d'; SELECT pg_reload_conf();");
+ok($node->poll_query_until('postgres', q{
+	SELECT count(*) = 0 FROM gpualloc.plan_runs WHERE coalesce(finished_at, started_at) < now() - interval '7 days'}),
+	'the planner deletes runs past gpualloc.plan_retention');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM gpualloc.plan_blocks b
+	WHERE NOT EXISTS (SELECT 1 FROM gpualloc.plan_runs r WHERE r.plan_id = b.plan_id)}),
+	'0', 'their blocks go with them');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE status IN ('succeeded', 'fallback')}),
+	't', 'a successful plan is always kept');
+$node->safe_psql('postgres', "ALTER SYSTEM RESET gpualloc.plan_retention; SELECT pg_reload_conf();");
 ok($node->poll_query_until('postgres', q{
 	SELECT consecutive_failures = 0 AND last_run_status IN ('succeeded', 'fallback')
 	   AND next_run_due > now() - interval '5 seconds' AND plan_age < interval '1 minute'
