@@ -210,7 +210,40 @@ locked=0
 mutated=0	# 1 while the system PostgreSQL may hold a mutated build
 
 scratch=$(mktemp -d /tmp/gpualloc-mutation.XXXXXX)
+sql_work=""	# the copy of the tree the SQL suites run in, while they run
+bounded_pid=""	# the test run bounded is waiting for
+
+# bounded LOG CMD...: runs a test run (a command under `timeout`), its
+# output to LOG, in the background and waits for it, returning its exit
+# status.  Waiting so, the
+# script acts on a signal at once: bash defers a trap while a foreground
+# command runs, and forgets a SIGINT when that command does not die of it,
+# which `timeout` (in a process group of its own) never does.  The cleanup
+# stops the run.
+bounded() {
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1 </dev/null &
+	bounded_pid=$!
+	wait "$bounded_pid"
+	local rc=$?
+	bounded_pid=""
+	return "$rc"
+}
+
 cleanup() {
+	if [ -n "$bounded_pid" ]; then
+		kill -TERM "$bounded_pid" 2>/dev/null
+		wait "$bounded_pid" 2>/dev/null
+	fi
+	if [ -n "$sql_work" ]; then
+		if [ "$(id -u)" = 0 ]; then
+			stop_servers "$sql_work" runuser -u postgres --
+		else
+			stop_servers "$sql_work"
+		fi
+		[ "$sql_work" != "$tree" ] && rm -rf "$sql_work" "$sql_work".*.log
+	fi
 	[ "$locked" = 1 ] && release_lock
 	if [ "${MUTATION_KEEP:-0}" = 1 ]; then
 		echo "scratch copy kept in $scratch"
@@ -279,7 +312,7 @@ run_unit_mutants() {
 			errors=$((errors + 1))
 			result="ERROR    $name ($file): does not build: $(grep -m 1 'error' "$log")"
 		else
-			timeout -k 10 "$limit" make -s -C "$tree" unit >"$log" 2>&1
+			bounded "$log" timeout -k 10 "$limit" make -s -C "$tree" unit
 			rc=$?
 			failing=$(sed -n 's/^FAIL \([^ ]*\).*/\1/p' "$log" | head -n 3 | paste -sd, - | sed 's/,/, /g')
 			more=$(($(grep -c '^FAIL ' "$log") - 3))
@@ -361,6 +394,7 @@ sql_suites() {
 		chown -R postgres "$work"
 		as=(runuser -u postgres --)
 	fi
+	sql_work=$work
 	for suite in regress isolation tap; do
 		case $suite in
 		regress) set -- ISOLATION= TAP_TESTS= ;;
@@ -370,7 +404,7 @@ sql_suites() {
 			set -- REGRESS= ISOLATION= PROVE_TESTS="$taps"
 			;;
 		esac
-		"${as[@]}" timeout -k 10 "$limit" make -C "$work" installcheck "$@" >"$work.$suite.log" 2>&1 </dev/null
+		bounded "$work.$suite.log" "${as[@]}" timeout -k 10 "$limit" make -C "$work" installcheck "$@"
 		r=$?
 		stop_servers "$work" "${as[@]}"
 		cat "$work.$suite.log" >>"$log"
@@ -392,6 +426,7 @@ sql_suites() {
 	done
 	failing=$(echo $failing | sed 's/ /, /g')
 	[ "$work" != "$tree" ] && rm -rf "$work"
+	sql_work=""
 	return "$rc"
 }
 
