@@ -37,8 +37,10 @@
 # mutant that does not build, unmutated tree failing its tests).
 #
 # Environment: MUTANTS (the list), MUTATION_TIMEOUT (seconds per mutant;
-# default four times the unmutated run plus a minute, for --sql plus two),
-# MUTATION_KEEP=1 keeps the scratch copy.
+# default four times the unmutated run plus a minute; with --sql seconds per
+# suite, default four times the unmutated suites plus three minutes),
+# MUTATION_KEEP=1 keeps the scratch copy (with --sql, each mutant's log and
+# the diffs of what failed).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
