@@ -203,7 +203,8 @@ if [ "$sql" = 1 ]; then
 fi
 total=$(printf '%s\n' "$table" | grep -c .)
 if [ "$total" -eq 0 ]; then
-	echo "mutation: no mutant of $MUTANTS to run${sql:+ (none says \"sql: yes\")}" >&2
+	[ "$sql" = 1 ] && why=' (none says "sql: yes")' || why=""
+	echo "mutation: no mutant of $MUTANTS to run$why" >&2
 	exit 2
 fi
 
