@@ -100,7 +100,7 @@ build/regress:
 	@ln -sfn ../../sql_tests $@/sql
 	@ln -sfn ../../expected $@/expected
 
-.PHONY: deps unit unit-san test demo tools bench-solver bench-forecast mutation
+.PHONY: deps unit unit-san test demo tools bench-solver bench-forecast mutation mutation-sql
 
 deps:
 	@sh tools/install-deps.sh
@@ -126,6 +126,14 @@ test-ha:
 # copy of the tree; ends with "mutation score: K/N killed (P%)".
 mutation:
 	@bash tools/mutation.sh
+
+# The mutants marked "sql: yes" against pg_regress, the isolation specs and
+# the TAP files they name, each installed into the system PostgreSQL under
+# /tmp/gpualloc-pg.lock (taken per mutant; do not wrap this in it); the
+# unmutated build is installed again before the lock is let go.  Ends with
+# "sql mutation score: K/N killed (P%)".
+mutation-sql:
+	@bash tools/mutation.sh --sql
 
 demo:
 	@sh tools/demo.sh

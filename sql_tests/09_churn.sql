@@ -79,3 +79,19 @@ SELECT bool_and(gpus = 0) FILTER (WHERE step BETWEEN :job_step AND :job_last) AS
 	   min(gpus) FILTER (WHERE step = 0) <= :job_step AS no_more_than_it_can_return,
 	   max(churn) AS max_churn
 FROM pg_temp.service_steps(:plan, 'burst');
+
+-- A churn budget in full mode: a service that may hand over two GPUs in
+-- the whole horizon is planned by the MILP (or, past its time limit, by
+-- fast), and the plan changes its GPUs at most twice after step 0.
+SELECT gpualloc.add_pool('budget', 'L40S', 48, 362, node_size => 4) > 0 AS pool_added;
+SELECT gpualloc.add_node('budget', 0);
+SELECT gpualloc.add_service('steady', 'budget', capacity_per_gpu => 100, max_gpus => 4,
+	churn_limit => 2, churn_budget => 2) > 0 AS service_added;
+INSERT INTO gpualloc.demand_staging
+SELECT 'steady', h, 250 FROM generate_series(date_trunc('hour', now()) - interval '14 days',
+											 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+SELECT gpualloc.load_demand() AS hours;
+SELECT plan_id AS plan, status FROM gpualloc.replan('full', time_limit => '10 seconds') \gset
+SELECT :'status' IN ('succeeded', 'fallback') AS planned;
+SELECT sum(churn) <= 2 AS within_budget, min(gpus) FILTER (WHERE step = 0) >= 1 AS serves_at_step_0
+FROM pg_temp.service_steps(:plan, 'steady');

@@ -578,6 +578,38 @@ TEST(milp_service_keeps_gpus_and_respects_churn)
 }
 
 /*
+ * A service with a churn budget adds one more nonzero per step (its budget
+ * row) to the model's arrays; a write past their end is caught by the
+ * sanitized run (make unit-san).  The plan keeps the budget.
+ */
+TEST(milp_full_keeps_a_churn_budget_within_the_model_arrays)
+{
+	ga_problem *p = new_problem(4, 0, 1, 48, 12);
+	ga_solve_options opts = limit_ms(5000);
+	ga_plan    *full = NULL;
+	ga_error	err;
+	int			held[3] = {1, 2, 3};
+
+	p->services[0].churn_limit = 2;
+	p->services[0].churn_budget = 2;
+	p->services[0].max_gpus = 4;
+	for (int t = 0; t < 48; t++)
+		p->services[0].demand[t] = 3;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 3, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	if (full)
+	{
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		CHECK(ga_service_total_churn(p, full, 0) <= 2);
+		for (int t = 0; t < 48; t++)
+			CHECK_INT_EQ(ga_plan_service_gpus(p, full, 0, t), 3);
+	}
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+/*
  * The properties every full solve must have: legal, never worse than fast,
  * below the LP bound, pinned jobs where they were.  Returns false when the
  * instance could not be checked.

@@ -383,7 +383,11 @@ model_alloc_arrays(milp_model *m)
 	m->n_cols = m->V0 - 1 + m->n_chains * m->T;
 	m->max_rows = p->n_jobs + 2 * (int) PT + 3 * (int) ST + p->n_services +
 		m->n_chains * m->T;
-	m->max_nnz = 3 * m->n_x + 3 * (int) PT + 9 * (int) ST;
+	/*
+	 * Per service and step: its capacity entry, two in the demand row, six
+	 * in the two churn rows and one in the churn budget row.
+	 */
+	m->max_nnz = 3 * m->n_x + 3 * (int) PT + 10 * (int) ST;
 	for (int c = 0; c < m->n_chains; c++)
 		m->max_nnz += 2 * m->T + 2 * m->n_x;
 	m->col_lo = calloc(m->n_cols + 1, sizeof(double));
