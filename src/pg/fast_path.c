@@ -69,14 +69,20 @@ static GaSavedQuery plan_blocks_now_query = {
 	2, {INT4OID, FLOAT8OID}, NULL
 };
 
-/* up GPUs without an allocation in force inside the ranges [$3[i], $4[i]) */
+/*
+ * up GPUs without an allocation in force inside the ranges [$3[i], $4[i]):
+ * per range, an index scan of its nodes and an index probe per GPU, so the
+ * cost follows the GPUs in the ranges, never the pool (a join over every
+ * open allocation would follow the cluster's size)
+ */
 static GaSavedQuery free_gpus_query = {
-	"SELECT g.node * $2 + g.slot, g.gpu_id "
+	"SELECT x.idx, x.gpu_id "
 	"FROM ROWS FROM (pg_catalog.unnest($3::integer[]), pg_catalog.unnest($4::integer[])) AS r(lo, hi) "
-	"JOIN gpualloc.gpus g ON g.pool_id = $1 AND g.node >= r.lo / $2 AND g.node <= (r.hi - 1) / $2 "
-	"  AND g.node * $2 + g.slot >= r.lo AND g.node * $2 + g.slot < r.hi "
-	"WHERE g.state = 'up' "
-	"  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL) "
+	"CROSS JOIN LATERAL ("
+	"  SELECT g.node * $2 + g.slot AS idx, g.gpu_id FROM gpualloc.gpus g "
+	"  WHERE g.pool_id = $1 AND g.node >= r.lo / $2 AND g.node <= (r.hi - 1) / $2 "
+	"    AND g.node * $2 + g.slot >= r.lo AND g.node * $2 + g.slot < r.hi AND g.state = 'up' "
+	"    AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL)) x "
 	"ORDER BY 1",
 	4, {INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID}, NULL
 };
