@@ -10,9 +10,7 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "access/xact.h"
 #include "funcapi.h"
-#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -202,22 +200,17 @@ learn_history(ga_estimator *est, const char *kind)
 /*
  * The estimator of a kind, kept fitted across calls: refitting is reading
  * and fitting up to GA_ESTIMATOR_HISTORY_MAX jobs, far more than an
- * estimate.  Within one statement the fit is reused as it is (every
- * estimate of a statement learns from the same history;
- * refresh_estimates re-estimates the whole queue in one statement).  A
- * later statement, or a write in between (a new command id), first reads
- * the newest finished job of the kind, one index probe: the same job as at
- * the fit means the same history, else it refits.  A job reported finished
- * with an earlier time than the newest, or deleted, is learnt at the next
- * refit.
+ * estimate.  Each call first reads the newest finished job of the kind, one
+ * index probe: the same job as at the fit means the same history, else it
+ * refits.  Every estimate of one statement sees one snapshot, so one fit
+ * (refresh_estimates re-estimates the whole queue in one statement).  A job
+ * reported finished with an earlier time than the newest, or deleted, is
+ * learnt at the next refit.
  */
 typedef struct FittedEstimator
 {
 	char		kind[32];
 	int64		newest_job;		/* the newest finished job at the fit; 0: none */
-	LocalTransactionId lxid;	/* the statement that last used the fit */
-	TimestampTz statement_start;
-	CommandId	command;
 	ga_estimator *est;
 } FittedEstimator;
 
@@ -243,22 +236,6 @@ newest_finished_job(const char *kind)
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
-static bool
-same_statement(const FittedEstimator *f)
-{
-	return f->lxid == MyProc->lxid &&
-		f->statement_start == GetCurrentStatementStartTimestamp() &&
-		f->command == GetCurrentCommandId(false);
-}
-
-static void
-mark_used(FittedEstimator *f)
-{
-	f->lxid = MyProc->lxid;
-	f->statement_start = GetCurrentStatementStartTimestamp();
-	f->command = GetCurrentCommandId(false);
-}
-
 static FittedEstimator *
 fitted_slot(const char *kind)
 {
@@ -277,16 +254,10 @@ static ga_estimator *
 fitted_estimator(const char *kind)
 {
 	FittedEstimator *f = fitted_slot(kind);
-	int64		newest;
+	int64		newest = newest_finished_job(kind);
 
-	if (f->est != NULL && same_statement(f))
-		return f->est;
-	newest = newest_finished_job(kind);
 	if (f->est != NULL && f->newest_job == newest)
-	{
-		mark_used(f);
 		return f->est;
-	}
 	if (f->est != NULL)
 		ga_estimator_destroy(f->est);
 	f->est = NULL;
@@ -298,7 +269,6 @@ fitted_estimator(const char *kind)
 	learn_history(f->est, kind);
 	strlcpy(f->kind, kind, sizeof(f->kind));
 	f->newest_job = newest;
-	mark_used(f);
 	return f->est;
 }
 
