@@ -74,6 +74,7 @@ latency() {
 	rm -f "$TMP"/lat.*
 	(cd "$TMP" && $AS "$BINDIR/pgbench" -n -h "$TMP" -p "$PORT" -U postgres -c 1 -t "$CALLS" \
 		-f call.sql -l --log-prefix=lat postgres) >"$TMP/pgbench.out" 2>&1 || { cat "$TMP/pgbench.out"; exit 1; }
+	grep -q '^number of failed transactions: 0 ' "$TMP/pgbench.out" || { cat "$TMP/pgbench.out"; exit 1; }
 	cat "$TMP"/lat.* | awk '{print $3}' | sort -n >"$TMP/latencies"
 	n=$(wc -l <"$TMP/latencies")
 	sed -n "$(( (50 * n + 99) / 100 ))p;$(( (99 * n + 99) / 100 ))p" "$TMP/latencies" |
