@@ -81,9 +81,14 @@ DECLARE
 	keep interval := gpualloc_internal.setting('gpualloc.plan_retention', '14d')::interval;
 	n integer;
 BEGIN
-	IF keep <= interval '0' THEN
+	IF keep <= interval '0' OR NOT EXISTS (
+		SELECT 1 FROM gpualloc.plan_runs o
+		WHERE coalesce(o.finished_at, o.started_at) < pg_catalog.now() - keep) THEN
 		RETURN 0;
 	END IF;
+	-- deleting a run clears plan_id on the allocation rows it committed:
+	-- a write to allocations, so under the commit lock like every other
+	PERFORM gpualloc_internal.commit_lock();
 	DELETE FROM gpualloc.plan_runs r
 	WHERE r.plan_id IN (
 		SELECT o.plan_id FROM gpualloc.plan_runs o
