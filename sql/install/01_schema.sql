@@ -190,9 +190,12 @@ CREATE TABLE gpualloc.plan_runs (
 CREATE INDEX plan_runs_started_idx ON gpualloc.plan_runs (started_at DESC);
 
 -- The plan grid in compact form: a workload on a GPU range for a step range.
+-- No foreign keys: the planner alone writes these rows, in the transaction
+-- that inserted their run, for pools it has just read; triggers on plan_runs
+-- and pools delete them with their run or pool (08_planning.sql).
 CREATE TABLE gpualloc.plan_blocks (
-	plan_id		bigint NOT NULL REFERENCES gpualloc.plan_runs ON DELETE CASCADE,
-	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	plan_id		bigint NOT NULL,
+	pool_id		integer NOT NULL,
 	job_id		bigint,
 	service_id	integer,
 	gpu_first	integer NOT NULL,

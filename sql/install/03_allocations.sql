@@ -159,17 +159,32 @@ BEGIN
 	PERFORM gpualloc_internal.commit_lock();
 	WITH known AS (
 		SELECT DISTINCT u.job_id FROM pg_catalog.unnest(known_jobs) AS u(job_id)
-	), cur AS (
+	), now_held AS MATERIALIZED (
 		SELECT w.gpu_id, w.job_id AS want_job, w.service_id AS want_svc, g.state,
 			   a.job_id AS have_job, a.service_id AS have_svc,
-			   (a.job_id IS NULL OR (hj.status = 'booked' AND k.job_id IS NOT NULL)) AS movable
+			   (w.job_id IS DISTINCT FROM a.job_id OR w.service_id IS DISTINCT FROM a.service_id
+				OR g.state <> 'up') AS differs
 		FROM ROWS FROM (pg_catalog.unnest(gpus), pg_catalog.unnest(jobs), pg_catalog.unnest(services)) AS w(gpu_id, job_id, service_id)
 		JOIN gpualloc.gpus g ON g.gpu_id = w.gpu_id
 		LEFT JOIN gpualloc.allocations a ON a.gpu_id = w.gpu_id AND a.end_seq IS NULL
-		LEFT JOIN gpualloc.jobs hj ON hj.job_id = a.job_id
+	), touched AS MATERIALIZED (
+		SELECT DISTINCT x.job_id
+		FROM now_held h, LATERAL (VALUES (h.want_job), (h.have_job)) AS x(job_id)
+		WHERE h.differs AND x.job_id IS NOT NULL
+	), cur AS (
+		-- A GPU that is up and already holds what the plan wants, of a job
+		-- none of whose GPUs change, is decided "no change" by every rule
+		-- below; leaving such GPUs out makes a re-plan that changes little
+		-- cost little however many GPUs the cluster has.
+		SELECT h.gpu_id, h.want_job, h.want_svc, h.state, h.have_job, h.have_svc,
+			   (h.have_job IS NULL OR (hj.status = 'booked' AND k.job_id IS NOT NULL)) AS movable
+		FROM now_held h
+		LEFT JOIN gpualloc.jobs hj ON hj.job_id = h.have_job
 		-- a join, not "= ANY (known_jobs)": a lookup per GPU, not a scan of every job
-		LEFT JOIN known k ON k.job_id = a.job_id
-	), ok_jobs AS (
+		LEFT JOIN known k ON k.job_id = h.have_job
+		WHERE h.differs OR h.want_job IN (SELECT t.job_id FROM touched t)
+	), ok_jobs AS MATERIALIZED (
+		-- once: the decision below names it in three places
 		SELECT c.want_job FROM cur c JOIN gpualloc.jobs j ON j.job_id = c.want_job
 		WHERE j.status IN ('queued', 'booked')
 		GROUP BY c.want_job

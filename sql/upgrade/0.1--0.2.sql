@@ -120,6 +120,11 @@ CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 CREATE INDEX jobs_history_idx ON gpualloc.jobs (kind, finished_at DESC, job_id DESC)
 	WHERE status = 'succeeded';
 CREATE INDEX allocations_plan_idx ON gpualloc.allocations (plan_id) WHERE plan_id IS NOT NULL;
+-- plan blocks are deleted with their run or pool by triggers (08_planning.sql),
+-- not checked row by row on insert
+ALTER TABLE gpualloc.plan_blocks
+	DROP CONSTRAINT plan_blocks_plan_id_fkey,
+	DROP CONSTRAINT plan_blocks_pool_id_fkey;
 
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');
