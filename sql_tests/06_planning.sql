@@ -116,6 +116,8 @@ SELECT gpualloc.cancel_job(:far);
 SELECT status FROM gpualloc.replan('fast');
 SELECT gpualloc.remove_gpu('sparse', 0, 0), gpualloc.remove_gpu('sparse', 4095, 1023);
 SELECT gpualloc.remove_pool('sparse');
+SELECT count(*) AS blocks_of_removed_pools FROM gpualloc.plan_blocks b
+WHERE NOT EXISTS (SELECT 1 FROM gpualloc.pools p WHERE p.pool_id = b.pool_id);
 
 -- bookings made before a service existed give way to it: a booked job has
 -- not started, so the next plan may move it

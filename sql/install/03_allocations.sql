@@ -133,8 +133,12 @@ AS $$
 $$;
 
 -- A planner's step 0, written around whatever changed since the planner read
--- the tables.  wanted: the plan's workload per GPU; known_jobs: every job the
--- plan was made with.  Under the commit lock it re-reads jobs and GPUs:
+-- the tables.  wanted: the plan's workload per GPU; known_bookings: the jobs
+-- that were booked when the plan was made (only a plan books a job that is
+-- already queued, and one planner runs at a time, so any other booking is a
+-- submit during the solve; passing these, not every queued job, keeps the
+-- lookup small however long the queue).  Under the commit lock it re-reads
+-- jobs and GPUs:
 --   - a running job's rows, and a booking the plan did not know of (a submit
 --     during the solve), are kept whatever the plan says;
 --   - a job is booked only when it is still queued or booked and its whole
@@ -146,7 +150,7 @@ $$;
 --     queued again.
 -- Returns the number of GPUs changed.
 CREATE FUNCTION gpualloc_internal.commit_plan_step(p_plan_id bigint, gpus integer[], jobs bigint[],
-										   services integer[], known_jobs bigint[])
+										   services integer[], known_bookings bigint[])
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -158,7 +162,7 @@ DECLARE
 BEGIN
 	PERFORM gpualloc_internal.commit_lock();
 	WITH known AS (
-		SELECT DISTINCT u.job_id FROM pg_catalog.unnest(known_jobs) AS u(job_id)
+		SELECT DISTINCT u.job_id FROM pg_catalog.unnest(known_bookings) AS u(job_id)
 	), now_held AS MATERIALIZED (
 		SELECT w.gpu_id, w.job_id AS want_job, w.service_id AS want_svc, g.state,
 			   a.job_id AS have_job, a.service_id AS have_svc,
@@ -180,7 +184,7 @@ BEGIN
 			   (h.have_job IS NULL OR (hj.status = 'booked' AND k.job_id IS NOT NULL)) AS movable
 		FROM now_held h
 		LEFT JOIN gpualloc.jobs hj ON hj.job_id = h.have_job
-		-- a join, not "= ANY (known_jobs)": a lookup per GPU, not a scan of every job
+		-- a join, not "= ANY (known_bookings)": a lookup per GPU, not a scan of every booking
 		LEFT JOIN known k ON k.job_id = h.have_job
 		WHERE h.differs OR h.want_job IN (SELECT t.job_id FROM touched t)
 	), ok_jobs AS MATERIALIZED (

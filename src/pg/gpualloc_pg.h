@@ -86,6 +86,8 @@ typedef struct GaBuild
 	int		   *pool_ids;		/* [n_pools] */
 	GaPoolLayout *layouts;		/* [n_pools] */
 	int			jobs_without_estimate;	/* queued jobs left out of the plan */
+	int64	   *booked_job_ids; /* [n_booked] jobs booked when the plan was made */
+	int			n_booked;
 } GaBuild;
 
 /* demand.c: a service's forecast from its history before `from` */

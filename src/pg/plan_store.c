@@ -293,7 +293,7 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan)
 	bool	   *job_null = palloc(sizeof(bool) * (p->n_gpus + 1));
 	Datum	   *svc = palloc(sizeof(Datum) * (p->n_gpus + 1));
 	bool	   *svc_null = palloc(sizeof(bool) * (p->n_gpus + 1));
-	Datum	   *known = palloc(sizeof(Datum) * (p->n_jobs + 1));
+	Datum	   *booked = palloc(sizeof(Datum) * (build->n_booked + 1));
 	Datum		args[5];
 	Oid			types[5] = {INT8OID, INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
 	bool		isnull;
@@ -311,13 +311,13 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan)
 		svc[n] = Int32GetDatum(svc_null[n] ? 0 : (int32) p->services[w - p->n_jobs].id);
 		n++;
 	}
-	for (int j = 0; j < p->n_jobs; j++)
-		known[j] = Int64GetDatum(p->jobs[j].id);
+	for (int j = 0; j < build->n_booked; j++)
+		booked[j] = Int64GetDatum(build->booked_job_ids[j]);
 	args[0] = Int64GetDatum(plan_id);
 	args[1] = int_array(gpu, NULL, n, INT4OID);
 	args[2] = int_array(job, job_null, n, INT8OID);
 	args[3] = int_array(svc, svc_null, n, INT4OID);
-	args[4] = int_array(known, NULL, p->n_jobs, INT8OID);
+	args[4] = int_array(booked, NULL, build->n_booked, INT8OID);
 	run_write("SELECT gpualloc_internal.commit_plan_step($1, $2, $3, $4, $5)", 5, types, args, NULL, SPI_OK_SELECT);
 	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }

@@ -149,7 +149,7 @@ load_gpus(GaBuild *build)
 #define JOBS_SQL \
 	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
-	"       j.status = 'running', j.started_at, j.block_first, j.block_size " \
+	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked' " \
 	"FROM gpualloc.jobs j " \
 	"WHERE j.status IN ('queued', 'booked', 'running') " \
 	"  AND (j.status = 'running' OR j.est_work_gpu_hours IS NOT NULL) " \
@@ -201,12 +201,23 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	}
 }
 
-/* The jobs from the rows of JOBS_SQL, which must be SPI's last result. */
+/*
+ * The jobs from the rows of JOBS_SQL, which must be SPI's last result, and
+ * the ids of those booked now: the bookings the commit may move.
+ */
 static void
 load_jobs(GaBuild *build, int n_jobs)
 {
+	bool		isnull;
+
+	build->booked_job_ids = palloc(sizeof(int64) * (n_jobs + 1));
+	build->n_booked = 0;
 	for (int j = 0; j < n_jobs; j++)
+	{
 		fill_job(build, j, &build->problem->jobs[j]);
+		if (DatumGetBool(column(j, 14, &isnull)))
+			build->booked_job_ids[build->n_booked++] = build->problem->jobs[j].id;
+	}
 }
 
 /*
