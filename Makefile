@@ -252,6 +252,10 @@ bench-pools: deps
 bench-estimates: deps
 	@sh tools/bench-estimates.sh
 
+.PHONY: bench-queue-depth
+bench-queue-depth: deps
+	@sh tools/bench-queue-depth.sh
+
 .PHONY: bench-ops
 bench-ops: deps
 	@sh tools/bench-ops.sh

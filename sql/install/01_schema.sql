@@ -129,6 +129,13 @@ CREATE TABLE gpualloc.jobs (
 );
 CREATE INDEX jobs_status_idx ON gpualloc.jobs (status, priority DESC, submitted_at);
 CREATE INDEX jobs_tenant_idx ON gpualloc.jobs (tenant);
+-- what a plan reads of the queue, in the order it considers it, per pool and
+-- smallest size (gpualloc.queue_depth, src/pg/queue_depth.c)
+CREATE INDEX jobs_queue_idx ON gpualloc.jobs (pool_id, gpus_min, priority DESC, job_id)
+	WHERE status = 'queued' AND est_work_gpu_hours IS NOT NULL;
+-- the queued jobs a plan leaves out for want of an estimate: few, counted often
+CREATE INDEX jobs_without_estimate_idx ON gpualloc.jobs (job_id)
+	WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL;
 -- the estimators' history: the most recent finished jobs of a kind
 CREATE INDEX jobs_history_idx ON gpualloc.jobs (kind, finished_at DESC, job_id DESC)
 	WHERE status = 'succeeded';

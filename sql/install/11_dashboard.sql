@@ -251,6 +251,8 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN q.est_work_gpu_hours IS NULL THEN 'no work estimate: not planned'
 			WHEN q.gpus_min > pl.usable
 			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min, pl.usable)
+			WHEN p.planned_start IS NULL AND ahead.work >= pl.gpus * depth.bound
+			THEN 'behind the queue depth: jobs of its size with higher priority fill gpualloc.queue_depth'
 			WHEN q.not_before > now() THEN 'not before ' || q.not_before
 			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
 			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
@@ -262,9 +264,21 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 FROM gpualloc.queue q
 -- (views call no internal function: their callers may not)
 JOIN (SELECT p.pool_id, p.name, (SELECT count(*) FROM gpualloc.gpus g
-								  WHERE g.pool_id = p.pool_id AND g.state <> 'down')::integer AS usable
+								  WHERE g.pool_id = p.pool_id AND g.state <> 'down')::integer AS usable,
+			 (SELECT count(*) FROM gpualloc.gpus g WHERE g.pool_id = p.pool_id)::integer AS gpus
 	  FROM gpualloc.pools p) pl ON pl.name = q.pool
 LEFT JOIN planned p ON p.job_id = q.job_id
+-- the queued work of the job's pool and size a plan considers before it
+-- (src/pg/queue_depth.c), and the bound per GPU of the pool
+LEFT JOIN (SELECT j.job_id,
+				  pg_catalog.sum(j.est_work_gpu_hours) OVER (PARTITION BY j.pool_id, j.gpus_min
+					  ORDER BY j.priority DESC, j.job_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS work
+		   FROM gpualloc.jobs j
+		   WHERE j.status = 'queued' AND j.est_work_gpu_hours IS NOT NULL) ahead ON ahead.job_id = q.job_id
+-- (the settings' defaults where this session has not loaded the library)
+CROSS JOIN (SELECT CASE WHEN d.depth > 0 THEN d.depth * extract(epoch FROM d.horizon) / 3600 END AS bound
+			FROM (SELECT coalesce(pg_catalog.current_setting('gpualloc.queue_depth', true), '4')::double precision AS depth,
+						 coalesce(pg_catalog.current_setting('gpualloc.horizon', true), '1d')::interval AS horizon) d) depth
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
 					   ELSE p.planned_start END, 'infinity'), q.priority DESC, q.job_id;

@@ -120,6 +120,10 @@ CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 CREATE INDEX jobs_history_idx ON gpualloc.jobs (kind, finished_at DESC, job_id DESC)
 	WHERE status = 'succeeded';
 CREATE INDEX allocations_plan_idx ON gpualloc.allocations (plan_id) WHERE plan_id IS NOT NULL;
+CREATE INDEX jobs_queue_idx ON gpualloc.jobs (pool_id, gpus_min, priority DESC, job_id)
+	WHERE status = 'queued' AND est_work_gpu_hours IS NOT NULL;
+CREATE INDEX jobs_without_estimate_idx ON gpualloc.jobs (job_id)
+	WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL;
 -- plan blocks are deleted with their run or pool by triggers (08_planning.sql),
 -- not checked row by row on insert
 ALTER TABLE gpualloc.plan_blocks

@@ -35,6 +35,7 @@ int			gpualloc_plan_retention_min = 14 * 24 * 60;
 double		gpualloc_max_priority = 10.0;
 int			gpualloc_on_gpu_failure = GA_ON_GPU_FAILURE_REQUEUE;
 int			gpualloc_max_parallel_pools = -1;
+double		gpualloc_queue_depth = 4.0;
 
 static const struct config_enum_entry on_gpu_failure_options[] = {
 	{"requeue", GA_ON_GPU_FAILURE_REQUEUE, false},
@@ -138,6 +139,12 @@ define_planning_gucs(void)
 							"-1: one for every group, as far as max_worker_processes has free slots; "
 							"0 or 1: the planner solves them all itself.",
 							&gpualloc_max_parallel_pools, -1, -1, 1024, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpualloc.queue_depth",
+							 "Queued work a plan considers per pool and job size, in multiples of the pool's GPU-hours over the horizon.",
+							 "Per pool and smallest size, queued jobs are taken by priority, then submission, "
+							 "until their estimated work reaches this many times what the pool runs in a horizon; "
+							 "the rest wait for a later plan.  0: every queued job.",
+							 &gpualloc_queue_depth, 4.0, 0.0, 1000.0, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.demand_quantile",
 							 "Upper quantile of forecast demand the real-time services are planned for.",
 							 NULL, &gpualloc_demand_quantile, GA_DEMAND_QUANTILE_DEFAULT, 0.5, 0.999, PGC_SUSET, 0,

@@ -29,6 +29,7 @@ extern int	gpualloc_plan_retention_min;
 extern double gpualloc_max_priority;
 extern int	gpualloc_on_gpu_failure;
 extern int	gpualloc_max_parallel_pools;
+extern double gpualloc_queue_depth;
 
 #define GA_ON_GPU_FAILURE_REQUEUE 0
 #define GA_ON_GPU_FAILURE_FAIL 1
@@ -75,6 +76,9 @@ typedef struct GaPoolLayout
 extern GaPoolLayout *ga_layout_load(int *n_pools, int *n_slots);
 extern int	ga_layout_to_planner(const GaPoolLayout *layout, int index);
 extern int	ga_layout_to_index(const GaPoolLayout *layout, int rel);
+
+/* queue_depth.c: the queued jobs a plan considers (bigint[]), or 0 for all */
+extern Datum ga_queue_candidates(const GaPoolLayout *layouts, int n_pools);
 
 typedef struct GaBuild
 {
@@ -146,8 +150,10 @@ typedef struct GaSavedQuery
 	int			nargs;
 	Oid			types[GA_SAVED_QUERY_MAX_ARGS];
 	struct _SPI_plan *plan;		/* NULL until first use */
+	bool		fast_start;		/* read through a cursor that stops early */
 } GaSavedQuery;
 
+extern struct _SPI_plan *ga_saved_query_plan(GaSavedQuery *q);
 extern int	ga_saved_query_run(GaSavedQuery *q, Datum *args, const char *nulls, bool read_only,
 							   long count);
 extern void ga_saved_query_expect(GaSavedQuery *q, Datum *args, const char *nulls, int expected);

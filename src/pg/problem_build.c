@@ -146,14 +146,26 @@ load_gpus(GaBuild *build)
  * when that is still best); the commit path moves or releases its booking
  * only while it is still booked, so an executor's start always wins.
  */
-#define JOBS_SQL \
+#define JOBS_COLUMNS \
 	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
 	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked' " \
-	"FROM gpualloc.jobs j " \
+	"FROM gpualloc.jobs j "
+#define JOBS_SQL \
+	JOBS_COLUMNS \
 	"WHERE j.status IN ('queued', 'booked', 'running') " \
 	"  AND (j.status = 'running' OR j.est_work_gpu_hours IS NOT NULL) " \
 	"ORDER BY j.job_id"
+/* the same with the queued jobs bounded by gpualloc.queue_depth ($1) */
+#define JOBS_BOUNDED_SQL \
+	JOBS_COLUMNS \
+	"WHERE j.status IN ('booked', 'running') " \
+	"  AND (j.status = 'running' OR j.est_work_gpu_hours IS NOT NULL) " \
+	"UNION ALL " \
+	JOBS_COLUMNS \
+	"JOIN pg_catalog.unnest($1::bigint[]) AS c(job_id) ON c.job_id = j.job_id " \
+	"WHERE j.status = 'queued' AND j.est_work_gpu_hours IS NOT NULL " \
+	"ORDER BY 1"
 
 static void
 fill_job(GaBuild *build, int row, ga_job *job)
@@ -370,6 +382,7 @@ ga_build_problem(TimestampTz now)
 	int			n_gpus;
 	int			n_jobs;
 	int			n_services;
+	Datum		candidates;
 	ga_error	err;
 
 	/* each GUC is checked when set, but not against the other set later */
@@ -395,7 +408,15 @@ ga_build_problem(TimestampTz now)
 	build->jobs_without_estimate =
 		count_rows("SELECT pg_catalog.count(*) FROM gpualloc.jobs WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL");
 	/* read once: the rows are kept in SPI's result until load_jobs */
-	run_query(JOBS_SQL, 0, NULL, NULL);
+	candidates = ga_queue_candidates(build->layouts, n_pools);
+	if (candidates == (Datum) 0)
+		run_query(JOBS_SQL, 0, NULL, NULL);
+	else
+	{
+		Oid			type = INT8ARRAYOID;
+
+		run_query(JOBS_BOUNDED_SQL, 1, &type, &candidates);
+	}
 	n_jobs = (int) SPI_processed;
 
 	build->problem = ga_problem_create(n_pools, n_gpus, n_jobs, n_services, &params);

@@ -11,9 +11,9 @@
 
 #include "gpualloc_pg.h"
 
-/* Run q (inside SPI), preparing and keeping its plan the first time. */
-int
-ga_saved_query_run(GaSavedQuery *q, Datum *args, const char *nulls, bool read_only, long count)
+/* q's kept plan, prepared the first time (inside SPI). */
+SPIPlanPtr
+ga_saved_query_plan(GaSavedQuery *q)
 {
 	if (q->plan == NULL)
 	{
@@ -21,9 +21,11 @@ ga_saved_query_run(GaSavedQuery *q, Datum *args, const char *nulls, bool read_on
 		 * A generic plan from the first call: these statements look rows up
 		 * by key, where a plan made for the parameters' values is no
 		 * better, and planning each call afresh would cost more than the
-		 * statement itself.
+		 * statement itself.  A query read through a cursor that stops
+		 * early is planned for its first rows (cursor_tuple_fraction).
 		 */
-		SPIPlanPtr	plan = SPI_prepare_cursor(q->sql, q->nargs, q->types, CURSOR_OPT_GENERIC_PLAN);
+		int			options = CURSOR_OPT_GENERIC_PLAN | (q->fast_start ? CURSOR_OPT_FAST_PLAN : 0);
+		SPIPlanPtr	plan = SPI_prepare_cursor(q->sql, q->nargs, q->types, options);
 
 		if (plan == NULL)
 			elog(ERROR, "gpualloc: could not prepare (%s): %s", SPI_result_code_string(SPI_result), q->sql);
@@ -31,7 +33,14 @@ ga_saved_query_run(GaSavedQuery *q, Datum *args, const char *nulls, bool read_on
 			elog(ERROR, "gpualloc: could not keep the plan of: %s", q->sql);
 		q->plan = plan;
 	}
-	return SPI_execute_plan(q->plan, args, nulls, read_only, count);
+	return q->plan;
+}
+
+/* Run q (inside SPI), preparing and keeping its plan the first time. */
+int
+ga_saved_query_run(GaSavedQuery *q, Datum *args, const char *nulls, bool read_only, long count)
+{
+	return SPI_execute_plan(ga_saved_query_plan(q), args, nulls, read_only, count);
 }
 
 /* Run q and insist on the result kind expected (SPI_OK_SELECT, ...). */
