@@ -107,8 +107,7 @@ COMMENT ON FUNCTION gpualloc_internal.refresh_estimates() IS 'Queued jobs'' esti
 COMMENT ON FUNCTION gpualloc.planner_next_run() IS 'When the background planner means to run next (NULL: it does not run).';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_gpu_state() IS 'Trigger: a GPU changing state asks the planner for a run.';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_job_end() IS 'Trigger: a job ending before its estimate asks the planner for a run.';
-COMMENT ON FUNCTION gpualloc_internal.plan_blocks_of_deleted_runs() IS 'Trigger: the blocks of deleted plan runs go with them (plan_blocks has no foreign keys).';
-COMMENT ON FUNCTION gpualloc_internal.plan_blocks_of_deleted_pools() IS 'Trigger: the plan blocks of a deleted pool go with it (plan_blocks has no foreign keys).';
+COMMENT ON FUNCTION gpualloc_internal.plan_blocks_of_deleted() IS 'Trigger: the blocks of deleted plan runs or pools go with them (plan_blocks has no foreign keys).';
 COMMENT ON FUNCTION gpualloc_internal.dashboard_window(timestamptz, timestamptz) IS 'The window a dashboard function reads: no earlier than the first recorded data, no later than now.';
 COMMENT ON FUNCTION gpualloc_internal.allocation_hours(timestamptz, timestamptz) IS 'Allocation rows cut into their pieces per hour inside a window.';
 COMMENT ON FUNCTION gpualloc_internal.service_hours(timestamptz, timestamptz) IS 'Per service and hour: demand and GPUs held inside a window.';
