@@ -20,13 +20,25 @@
  * tried, work units spent of its budget) and how many runs converged, that
  * is, ended by their own limits rather than the clock's safety cap.  Full
  * mode runs with --full-ms, by default 1 s up to 64 GPUs, 10 s at 256 and
- * 30 s at 1024.  The results go to stdout as a Markdown table and, with
- * --out, to a JSON list of objects with the keys gpus, jobs, steps, mode,
- * p50_ms, p99_ms, objective, bound, gap, and for fast moves, work,
- * work_limit, converged (runs) and runs.
+ * 30 s at 1024.
+ *
+ * An independent check: the four instances full mode solves have their
+ * MILP written to --mps-dir (build/solver-mps) in free MPS, and when CBC
+ * (Debian's coinor-cbc) is on the PATH it solves each file for
+ * --reference-ms of its own time (60 s; 0 skips it).  What CBC proves,
+ * the optimum or its best bound at the limit, bounds every legal plan just
+ * as ours does (the same model), so the gap is taken against the smaller
+ * of the two.  Without CBC the column is empty and nothing else changes.
+ *
+ * The results go to stdout as a Markdown table and, with --out, to a JSON
+ * list of objects with the keys gpus, jobs, steps, mode, p50_ms, p99_ms,
+ * objective, bound, reference_bound (CBC's, or null), gap (against the
+ * best of both), and for fast moves, work, work_limit, converged (runs)
+ * and runs.
  */
 #include "sim/generate.h"
 #include "solve/heuristic.h"
+#include "solve/milp.h"
 #include "solve/solve.h"
 #include "model/validate.h"
 
@@ -36,6 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+static void make_parents(const char *path);
 
 typedef struct instance
 {
@@ -66,6 +80,8 @@ typedef struct bench_args
 	int			fast_runs;		/* 0: per-instance default */
 	int			full_runs;
 	double		bound_ms;		/* LP bound's time limit */
+	double		reference_ms;	/* CBC's time per instance; 0: none */
+	const char *mps_dir;
 } bench_args;
 
 typedef struct result
@@ -78,6 +94,7 @@ typedef struct result
 	double		p99_ms;
 	double		objective;
 	double		bound;
+	double		reference_bound;	/* CBC's, or NAN */
 	double		gap;
 	int			runs;
 	int			illegal;		/* plans the validator refused */
@@ -186,10 +203,78 @@ run_mode(const ga_problem *p, solve_fn solve, const ga_solve_options *opts,
 static void
 set_gap(result *r)
 {
-	r->gap = isfinite(r->bound) ? (r->bound - r->objective) / fmax(fabs(r->bound), 1e-9) : NAN;
-	if (isfinite(r->bound) && r->objective > r->bound + 1e-6 * fmax(1.0, fabs(r->bound)))
+	double		best = isfinite(r->reference_bound) && !(r->reference_bound >= r->bound)
+		? r->reference_bound : r->bound;
+
+	r->gap = isfinite(best) ? (best - r->objective) / fmax(fabs(best), 1e-9) : NAN;
+	if (isfinite(best) && r->objective > best + 1e-6 * fmax(1.0, fabs(best)))
 		fprintf(stderr, "warning: %s objective %.4f exceeds the bound %.4f at %d GPUs\n",
-				r->mode, r->objective, r->bound, r->gpus);
+				r->mode, r->objective, best, r->gpus);
+}
+
+/* Is CBC on the PATH? */
+static bool
+have_cbc(void)
+{
+	return system("command -v cbc >/dev/null 2>&1") == 0;
+}
+
+/* The number after "label" in a line of CBC's report, if the line has it. */
+static bool
+cbc_value(const char *line, const char *label, double *value)
+{
+	size_t		n = strlen(label);
+
+	return strncmp(line, label, n) == 0 && sscanf(line + n, " %lf", value) == 1;
+}
+
+/*
+ * CBC's bound on the file's minimum: the optimum when it proves one, else
+ * its lower bound at the time limit; NAN when it reports neither.
+ */
+static double
+cbc_lower_bound(const char *mps, double seconds)
+{
+	char		cmd[1200];
+	char		line[512];
+	double		objective = NAN;
+	double		lower = NAN;
+	bool		optimal = false;
+	FILE	   *out;
+
+	snprintf(cmd, sizeof(cmd), "cbc '%s' -sec %.0f -solve -quit 2>&1", mps, seconds);
+	out = popen(cmd, "r");
+	if (out == NULL)
+		return NAN;
+	while (fgets(line, sizeof(line), out) != NULL)
+	{
+		optimal |= strncmp(line, "Result - Optimal solution found", 31) == 0;
+		(void) (cbc_value(line, "Objective value:", &objective) || cbc_value(line, "Lower bound:", &lower));
+	}
+	pclose(out);
+	return optimal ? objective : lower;
+}
+
+/* The instance's MILP bounded by CBC (NAN without CBC or on failure). */
+static double
+reference_bound(const ga_problem *p, const instance *in, const bench_args *args)
+{
+	char		path[1024];
+	double		constant;
+	double		lower;
+	ga_error	err;
+
+	snprintf(path, sizeof(path), "%s/gpus%d_jobs%d.mps", args->mps_dir, in->gpus, in->jobs);
+	make_parents(path);
+	if (ga_milp_write_mps(p, path, &constant, &err) != GA_OK)
+	{
+		fprintf(stderr, "cannot write the MILP of %d GPUs: %s\n", in->gpus, err.message);
+		return NAN;
+	}
+	if (!(args->reference_ms > 0) || !have_cbc())
+		return NAN;
+	lower = cbc_lower_bound(path, args->reference_ms / 1000.0);
+	return constant - lower;
 }
 
 static int
@@ -202,6 +287,7 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 	ga_problem *p;
 	ga_error	err;
 	double		bound = NAN;
+	double		reference;
 	int			n = 0;
 
 	ga_generate_defaults(&spec, in->gpus, in->jobs, in->steps, in->seed);
@@ -232,9 +318,11 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 			n++;
 		}
 	}
+	reference = in->full_ms > 0 ? reference_bound(p, in, args) : NAN;
 	for (int i = 0; i < n; i++)
 	{
 		out[i].bound = bound;
+		out[i].reference_bound = reference;
 		set_gap(&out[i]);
 	}
 	ga_problem_destroy(p);
@@ -244,14 +332,16 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 static void
 print_table(const result *r, int n)
 {
-	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | gap | moves | work / budget | converged |\n");
-	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | CBC bound | gap | moves | work / budget | converged |\n");
+	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < n; i++)
 	{
-		printf("| %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | %.2f%% |",
+		printf("| %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | ",
 			   r[i].gpus, r[i].jobs, r[i].steps, r[i].mode, r[i].runs,
-			   r[i].p50_ms, r[i].p99_ms, r[i].objective, r[i].bound,
-			   100 * r[i].gap);
+			   r[i].p50_ms, r[i].p99_ms, r[i].objective, r[i].bound);
+		if (isfinite(r[i].reference_bound))
+			printf("%.2f", r[i].reference_bound);
+		printf(" | %.2f%% |", 100 * r[i].gap);
 		if (strcmp(r[i].mode, "fast") == 0)
 			printf(" %ld | %ld / %ld | %d/%d |", r[i].moves, r[i].work, r[i].work_limit,
 				   r[i].converged, r[i].runs);
@@ -308,6 +398,7 @@ write_json(const char *path, const result *r, int n)
 		json_number(f, "p99_ms", r[i].p99_ms, ", ");
 		json_number(f, "objective", r[i].objective, ", ");
 		json_number(f, "bound", r[i].bound, ", ");
+		json_number(f, "reference_bound", r[i].reference_bound, ", ");
 		json_number(f, "gap", r[i].gap, "");
 		if (strcmp(r[i].mode, "fast") == 0)
 			fprintf(f, ", \"moves\": %ld, \"work\": %ld, \"work_limit\": %ld, \"converged\": %d, \"runs\": %d",
@@ -321,7 +412,8 @@ write_json(const char *path, const result *r, int n)
 static bool
 parse_args(int argc, char **argv, bench_args *args)
 {
-	*args = (bench_args) {.full_runs = 3, .bound_ms = 600000};
+	*args = (bench_args) {.full_runs = 3, .bound_ms = 600000, .reference_ms = 60000,
+	.mps_dir = "build/solver-mps"};
 	for (int i = 1; i < argc; i++)
 	{
 		bool		has_value = i + 1 < argc;
@@ -338,10 +430,14 @@ parse_args(int argc, char **argv, bench_args *args)
 			args->full_runs = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--bound-ms") == 0 && has_value)
 			args->bound_ms = atof(argv[++i]);
+		else if (strcmp(argv[i], "--reference-ms") == 0 && has_value)
+			args->reference_ms = atof(argv[++i]);
+		else if (strcmp(argv[i], "--mps-dir") == 0 && has_value)
+			args->mps_dir = argv[++i];
 		else
 			return false;
 	}
-	return args->full_runs > 0 && args->fast_runs >= 0 && args->bound_ms > 0;
+	return args->full_runs > 0 && args->fast_runs >= 0 && args->bound_ms > 0 && args->reference_ms >= 0;
 }
 
 int
@@ -354,7 +450,8 @@ main(int argc, char **argv)
 
 	if (!parse_args(argc, argv, &args))
 	{
-		fprintf(stderr, "usage: %s [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N] [--full-runs N] [--bound-ms N]\n",
+		fprintf(stderr, "usage: %s [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N] [--full-runs N] [--bound-ms N]\n"
+				"       [--reference-ms N] [--mps-dir DIR]\n",
 				argv[0]);
 		return 2;
 	}

@@ -10,7 +10,10 @@
 #include "model/validate.h"
 #include "sim/generate.h"
 
+#include <glpk.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* A small deterministic generator, so failures reproduce. */
 static unsigned long rng_state;
@@ -937,5 +940,115 @@ TEST(milp_empty_problem_is_an_empty_success)
 	CHECK_INT_EQ(ga_solve_bound(p, &opt, &bound, &err), GA_OK);
 	CHECK_NEAR(bound, 0, 1e-9);
 	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/* The optimum of the MILP written to path, read back by GLPK (minimised). */
+static double
+mps_file_minimum(const char *path)
+{
+	glp_prob   *lp = glp_create_prob();
+	glp_iocp	iocp;
+	double		z = NAN;
+
+	glp_term_out(GLP_OFF);
+	if (glp_read_mps(lp, GLP_MPS_FILE, NULL, path) == 0)
+	{
+		glp_init_iocp(&iocp);
+		iocp.presolve = GLP_ON;
+		iocp.msg_lev = GLP_MSG_OFF;
+		if (glp_intopt(lp, &iocp) == 0 && glp_mip_status(lp) == GLP_OPT)
+			z = glp_mip_obj_val(lp);
+	}
+	glp_delete_prob(lp);
+	glp_free_env();
+	return z;
+}
+
+/*
+ * The exported MILP is full mode's model: its optimum, turned back into our
+ * objective, lies between the best legal plan and the LP relaxation's bound.
+ */
+TEST(milp_written_to_mps_bounds_every_plan_and_stays_under_the_lp)
+{
+	char		path[] = "/tmp/gpualloc-milp-XXXXXX";
+	int			fd = mkstemp(path);
+	int			checked = 0;
+
+	CHECK(fd >= 0);
+	close(fd);
+	for (unsigned long seed = 1; seed <= 12; seed++)
+	{
+		ga_problem *p = tiny_batch_problem(seed);
+		ga_solve_options opts = limit_ms(2000);
+		ga_error	err;
+		double		constant = NAN;
+		double		lp_bound = NAN;
+		double		optimum;
+		double		milp;
+
+		if (p == NULL)
+			continue;
+		optimum = brute_optimum(p);
+		CHECK_INT_EQ(ga_milp_write_mps(p, path, &constant, &err), GA_OK);
+		CHECK_INT_EQ(ga_solve_bound(p, &opts, &lp_bound, &err), GA_OK);
+		milp = constant - mps_file_minimum(path);
+		CHECK_MSG(isfinite(milp), "seed %lu: GLPK did not solve the written model", seed);
+		CHECK_MSG(milp >= optimum - 1e-6 * (1 + fabs(optimum)),
+				  "seed %lu: written model's optimum %.9g below the best plan %.9g", seed, milp, optimum);
+		CHECK_MSG(milp <= lp_bound + 1e-6 * (1 + fabs(lp_bound)),
+				  "seed %lu: written model's optimum %.9g above the LP bound %.9g", seed, milp, lp_bound);
+		checked += isfinite(milp);
+		ga_problem_destroy(p);
+	}
+	CHECK(checked >= 8);
+	unlink(path);
+}
+
+/*
+ * A running job's value is the model's constant, not a column: the file
+ * leaves it out and the caller adds it back.  One pinned 4-GPU job next to
+ * a free 4-GPU block and one job that fits it: the model's optimum is both
+ * jobs' value, and the constant the pinned job's.
+ */
+TEST(milp_written_to_mps_returns_the_pinned_jobs_value_as_its_constant)
+{
+	char		path[] = "/tmp/gpualloc-milp-XXXXXX";
+	int			fd = mkstemp(path);
+	ga_problem *p = new_problem(8, 2, 0, 6, 12);
+	ga_solve_options opts = limit_ms(2000);
+	ga_plan    *full = NULL;
+	ga_error	err;
+	double		constant = NAN;
+
+	CHECK(fd >= 0);
+	close(fd);
+	tp_set_job(p, 0, 2, 4, 4, 4 * 6, 0, -1);
+	p->jobs[0].pinned = true;
+	p->jobs[0].pinned_start = -1;
+	p->jobs[0].pinned_end = 5;
+	p->jobs[0].pinned_first_gpu = 0;
+	p->jobs[0].pinned_size = 4;
+	tp_set_job(p, 1, 3, 4, 4, 4 * 3, 0, -1);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_milp_write_mps(p, path, &constant, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	CHECK(constant > 0);
+	if (full != NULL)
+		CHECK_NEAR(constant - mps_file_minimum(path), full->objective, 1e-6 * full->objective);
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+	unlink(path);
+}
+
+TEST(milp_written_to_an_unwritable_path_is_an_error)
+{
+	ga_problem *p = tiny_batch_problem(1);
+	ga_error	err = {0};
+	double		constant;
+
+	CHECK(p != NULL);
+	CHECK_INT_EQ(ga_milp_write_mps(p, "/nonexistent-dir/model.mps", &constant, &err), GA_EINVAL);
+	CHECK(strstr(err.message, "path") != NULL);
 	ga_problem_destroy(p);
 }

@@ -63,4 +63,14 @@ ga_status	ga_solve_full_ex(const ga_problem *problem,
 							 ga_plan **out, ga_milp_stats *stats,
 							 ga_error *err);
 
+/*
+ * Write the problem's MILP to path in free MPS format, for an independent
+ * solver to bound (milp_export.c).  MPS has no objective sense, so the file
+ * minimises the negated objective without its constant: every legal plan's
+ * objective is at most *constant minus the file's optimum, and so at most
+ * *constant minus any lower bound another solver proves for the file.
+ */
+ga_status	ga_milp_write_mps(const ga_problem *problem, const char *path,
+							  double *constant, ga_error *err);
+
 #endif

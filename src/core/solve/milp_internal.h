@@ -158,6 +158,10 @@ ga_status	milp_model_build(milp_model *m, const ga_problem *p, ga_error *err);
 /* Release everything milp_model_build allocated and zero m. */
 void		milp_model_free(milp_model *m);
 
+/* Load m into the empty GLPK problem lp (milp_search.c). */
+struct glp_prob;
+void		milp_load_glpk(struct glp_prob *lp, const milp_model *m);
+
 /*
  * Value of job started at `start` on `size` GPUs: its in-horizon cells and
  * its tail past the horizon.

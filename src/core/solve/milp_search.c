@@ -197,8 +197,8 @@ on_tree_event(glp_tree *tree, void *info)
 	}
 }
 
-static void
-load_model(glp_prob *lp, const milp_model *m)
+void
+milp_load_glpk(glp_prob *lp, const milp_model *m)
 {
 	glp_set_obj_dir(lp, GLP_MAX);
 	glp_set_obj_coef(lp, 0, m->constant);
@@ -369,7 +369,7 @@ glpk_body(milp_run *run, bool with_mip)
 	ga_status	rc;
 
 	run->lp = glp_create_prob();
-	load_model(run->lp, run->model);
+	milp_load_glpk(run->lp, run->model);
 	if (run->settings != NULL && run->settings->inject_solver_error)
 		glp_set_col_bnds(run->lp, run->model->n_cols + 1, GLP_FX, 0, 0);
 	if (cancel_requested(run))

@@ -1,0 +1,65 @@
+/*
+ * milp_export.c — full mode's MILP written out for an independent solver.
+ *
+ * The bound full mode reports is only as good as GLPK's search; a solver
+ * that proves a tighter bound on the same model checks it from outside
+ * (make bench-solver runs CBC on these files when it is installed).  The
+ * file is the model full mode solves, columns, rows and bounds alike, in
+ * free MPS.  MPS carries no objective sense and readers differ on an
+ * objective constant, so the file minimises the negated objective without
+ * its constant, which is returned instead.
+ */
+#include "solve/glpk_guard.h"
+#include "solve/milp_internal.h"
+
+#include <glpk.h>
+
+typedef struct export_arg
+{
+	const milp_model *model;
+	const char *path;
+	glp_prob  **lp;
+	bool		write_failed;
+} export_arg;
+
+static ga_status
+write_body(void *arg)
+{
+	export_arg *a = arg;
+	const milp_model *m = a->model;
+
+	*a->lp = glp_create_prob();
+	milp_load_glpk(*a->lp, m);
+	glp_set_obj_dir(*a->lp, GLP_MIN);
+	glp_set_obj_coef(*a->lp, 0, 0);
+	for (int j = 1; j <= m->n_cols; j++)
+		glp_set_obj_coef(*a->lp, j, -m->obj[j]);
+	a->write_failed = glp_write_mps(*a->lp, GLP_MPS_FILE, NULL, a->path) != 0;
+	return GA_OK;
+}
+
+ga_status
+ga_milp_write_mps(const ga_problem *problem, const char *path, double *constant, ga_error *err)
+{
+	milp_model	model = {0};
+	glp_prob   *lp = NULL;
+	export_arg	arg = {&model, path, &lp, false};
+	char		message[GA_ERROR_MESSAGE_LEN] = "";
+	bool		glpk_failed = false;
+	ga_status	rc;
+
+	if (problem == NULL || path == NULL || constant == NULL)
+		return ga_error_set(err, GA_EINVAL, "problem, path and constant are required");
+	rc = milp_model_build(&model, problem, err);
+	if (rc == GA_OK)
+	{
+		rc = ga_glpk_guarded(&lp, message, sizeof(message), write_body, &arg, &glpk_failed);
+		if (glpk_failed)
+			rc = ga_error_set(err, GA_ESOLVER, "GLPK failed: %s", message[0] ? message : "internal error");
+		else if (arg.write_failed)
+			rc = ga_error_set(err, GA_EINVAL, "path: cannot write the model to %s", path);
+		*constant = model.constant;
+	}
+	milp_model_free(&model);
+	return rc;
+}
