@@ -44,6 +44,9 @@ SELECT (pg_temp.planned(:quant)).first_step >= (pg_temp.planned(:train)).end_ste
 	   (pg_temp.planned(:eval)).first_step >= (pg_temp.planned(:quant)).end_step AS eval_after_quant,
 	   (pg_temp.planned(:eval)).end_step - (pg_temp.planned(:eval)).first_step AS eval_steps;
 SELECT name, status FROM gpualloc.jobs WHERE job_id IN (:train, :quant, :eval) ORDER BY job_id;
+-- the queue says what each waits for
+SELECT name, regexp_replace(pending_reason, 'at .*', 'at …') AS pending_reason
+FROM gpualloc.queue_plan WHERE job_id IN (:quant, :eval) ORDER BY job_id;
 
 -- an executor may not start quant early, on any block
 SELECT gpualloc.job_started(:quant, 4, 2);

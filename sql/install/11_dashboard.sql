@@ -252,6 +252,10 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN q.gpus_min > pl.usable
 			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min, pl.usable)
 			WHEN q.not_before > now() THEN 'not before ' || q.not_before
+			WHEN w.after_job_id IS NOT NULL
+			THEN pg_catalog.format('waits for job %s to end (%s)%s', w.after_job_id, w.kind,
+								   CASE WHEN p.planned_start IS NOT NULL
+										THEN '; planned to start at ' || p.planned_start ELSE '' END)
 			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
 			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
 			THEN 'submitted after the latest plan: waiting for the next'
@@ -265,6 +269,11 @@ JOIN (SELECT p.pool_id, p.name, (SELECT count(*) FROM gpualloc.gpus g
 								  WHERE g.pool_id = p.pool_id AND g.state <> 'down')::integer AS usable
 	  FROM gpualloc.pools p) pl ON pl.name = q.pool
 LEFT JOIN planned p ON p.job_id = q.job_id
+-- the first job it still waits for, if any
+LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies d
+				   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id
+				   WHERE d.job_id = q.job_id AND pj.status IN ('queued', 'booked', 'running')
+				   ORDER BY d.after_job_id LIMIT 1) w ON true
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
 					   ELSE p.planned_start END, 'infinity'), q.priority DESC, q.job_id;
