@@ -157,15 +157,15 @@ TEST(sim_every_policy_runs_chains_in_order)
 }
 
 /*
- * train has 8 GPU-hours on 4 GPUs (2 h) but a 1-hour limit: stopped after
- * 2 steps, its work lost; quant (after_ok) never runs, nor eval after it;
- * base (after_any) runs after the stop.
+ * train has 8 GPU-hours on 4 GPUs (2 h, 4 steps) but a 1.5-hour limit:
+ * stopped after 3 steps, the rest of its work lost; quant (after_ok) never
+ * runs, nor eval after it; base (after_any) runs after the stop.
  */
 TEST(sim_time_limit_stops_a_job_and_cancels_its_after_ok_chain)
 {
 	const char *dir = tscn_write(settings, gpus, no_services, no_demand,
 								 HEADER
-								 "train,training,h100,2,2026-03-02 00:00,4,4,8,,,,1\n"
+								 "train,training,h100,2,2026-03-02 00:00,4,4,8,,,,1.5\n"
 								 "quant,quantization,h100,2,2026-03-02 00:00,1,1,1,,train,,\n"
 								 "eval,batch_inference,h100,2,2026-03-02 00:01,1,1,2,,quant,,\n"
 								 "base,batch_inference,h100,1,2026-03-02 00:01,2,2,2,,,train,\n", NULL);
@@ -177,16 +177,16 @@ TEST(sim_time_limit_stops_a_job_and_cancels_its_after_ok_chain)
 		if (res == NULL)
 			continue;
 		CHECK_INT_EQ(res->jobs[0].start_step, 0);
-		CHECK_INT_EQ(res->jobs[0].end_step, 2);
+		CHECK_INT_EQ(res->jobs[0].end_step, 3);
 		CHECK_INT_EQ(res->jobs[1].start_step, -1);
 		CHECK_INT_EQ(res->jobs[2].start_step, -1);
-		CHECK_MSG(res->jobs[3].start_step >= 2, "%s: base started at %d", ga_policy_name((ga_policy) p),
+		CHECK_MSG(res->jobs[3].start_step >= 3, "%s: base started at %d", ga_policy_name((ga_policy) p),
 				  res->jobs[3].start_step);
 		CHECK_NEAR(res->metrics.stopped_jobs, 1, 0);
 		CHECK_NEAR(res->metrics.completed_jobs, 1, 0);	/* base only */
 		CHECK_NEAR(res->metrics.dependency_violations, 0, 0);
-		/* the stopped run counts the GPU-hours it held: 4 GPUs for 1 h, priority 2 */
-		CHECK_NEAR(res->metrics.value, 2 * 4 + 1 * 2, 1e-9);
+		/* the stopped run counts the GPU-hours it held: 4 GPUs for 1.5 h, priority 2 */
+		CHECK_NEAR(res->metrics.value, 2 * 4 * 1.5 + 1 * 2, 1e-9);
 		ga_sim_result_destroy(res);
 	}
 	tscn_remove(dir);
