@@ -211,18 +211,19 @@ TEST(metrics_count_early_starts_and_stops)
  * Plans made every 2 hours and a predecessor that runs 4 times longer than
  * its estimate (its kind is known to no estimator, so it is booked at the
  * mean of history.csv, 1 GPU-hour): each plan puts the successor right
- * after the estimated end, inside the plan's 2 hours, but the successor
- * starts only when the predecessor really ended.
+ * after the estimated end, inside the plan's 2 hours, on the GPUs of
+ * another pool that are really free then, but the successor starts only
+ * when the predecessor really ended.
  */
 TEST(sim_successor_waits_for_the_real_end_of_an_overrunning_predecessor)
 {
 	const char *slow_settings =
 		"key,value\nname,chain\nstart,2026-03-02 00:00\nend,2026-03-02 12:00\n"
 		"step_minutes,30\nhorizon_hours,6\nreplan_minutes,120\n";
-	const char *dir = tscn_write(slow_settings, gpus, no_services, no_demand,
+	const char *dir = tscn_write(slow_settings, "pool,node,gpus\nh100,n0,4\na100,m0,4\n", no_services, no_demand,
 								 HEADER
 								 "first,custom,h100,2,2026-03-02 00:00,4,4,8,,,,\n"
-								 "second,custom,h100,2,2026-03-02 00:00,4,4,4,,first,,\n",
+								 "second,custom,a100,2,2026-03-02 00:00,4,4,4,,first,,\n",
 								 "kind,gpus,features,actual_hours\ncustom,1,,1\n");
 
 	for (int p = GA_POLICY_FIFO; p <= GA_POLICY_FULL; p++)
