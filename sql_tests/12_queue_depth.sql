@@ -50,11 +50,29 @@ SET gpualloc.queue_depth = 0.0001;
 SELECT status FROM gpualloc.replan('fast');
 SELECT status, planned_start IS NOT NULL AS planned FROM gpualloc.queue_plan WHERE job_id = :now_job;
 
+-- a job whose predecessor waits behind the depth waits too, though its own
+-- size class is within it; with every job considered it follows its
+-- predecessor
+SELECT gpualloc.submit_job('qd-pred', 'training', 'qd', 8, priority => 0.1, work_gpu_hours => 8,
+						   not_before => now() + interval '1 hour') AS pred \gset
+SELECT gpualloc.submit_job('qd-succ', 'quantization', 'qd', 1, priority => 9, work_gpu_hours => 1,
+						   not_before => now() + interval '1 hour', after_ok => ARRAY[:pred]::bigint[]) AS succ \gset
+SET gpualloc.queue_depth = 0.25;
+SELECT status FROM gpualloc.replan('fast');
+SELECT name, planned_start IS NOT NULL AS planned FROM gpualloc.queue_plan
+WHERE job_id IN (:pred, :succ) ORDER BY name COLLATE "C";
+SET gpualloc.queue_depth = 0;
+SELECT status FROM gpualloc.replan('fast');
+SELECT s.planned_start >= p.planned_start + interval '1 hour' AS succ_after_pred
+FROM gpualloc.queue_plan p, gpualloc.queue_plan s WHERE p.job_id = :pred AND s.job_id = :succ;
+
 -- bad settings
 SET gpualloc.queue_depth = -1;
 SET gpualloc.queue_depth = 'deep';
 RESET gpualloc.queue_depth;
 
+-- the successor first: cancelling its predecessor cancels it
+SELECT count(*) AS cancelled FROM (SELECT gpualloc.cancel_job(:succ)) c;
 SELECT count(*) AS cancelled FROM (SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs
 WHERE name LIKE 'qd-%' AND status IN ('queued', 'booked', 'running')) c;
 SELECT status FROM gpualloc.replan('fast');

@@ -281,7 +281,21 @@ is_deeply([ map { $_->{job_id} } @{ run_json('history', '--state', 'succeeded') 
 is_deeply(run_json('history', '--since', 'tomorrow'), [], 'history --since');
 is(scalar @{ run_json('history', '--since', '-infinity', '--tenant', 'postgres') }, 2, 'history --tenant');
 
-# ---- status ----
+# ---- submit with dependencies and a time limit ----
+($rc, $out, $err) = run_cli('submit', 'after', '--kind', 'quantization', '--pool', 'a100', '--gpus', '1',
+	'--work-gpu-hours', '1', '--after-ok', $train, '--after-any', $wait, '--time-limit', '90 minutes');
+is($rc, 0, 'submit with --after-ok, --after-any and --time-limit') or diag($err);
+chomp(my $after = $out);
+is($node->safe_psql('postgres', "SELECT string_agg(after_job_id || ' ' || kind, ',' ORDER BY kind DESC)
+	FROM gpualloc.job_dependencies WHERE job_id = $after"), "$train after_ok,$wait after_any",
+	'the links reach the job');
+is($node->safe_psql('postgres', "SELECT time_limit = interval '90 minutes' FROM gpualloc.jobs WHERE job_id = $after"),
+	't', 'and so does the time limit');
+($rc, $out, $err) = run_cli('submit', 'after2', '--kind', 'quantization', '--pool', 'a100', '--gpus', '1',
+	'--work-gpu-hours', '1', '--after-ok', '987654');
+is($rc, 4, 'waiting for an unknown job: exit 4');
+like($err, qr/after_ok job 987654 does not exist/, 'and it says which');
+
 ($rc, $out, $err) = run_cli('status');
 is($rc, 0, 'status exits 0') or diag($err);
 my $seq = $node->safe_psql('postgres', 'SELECT gpualloc.allocation_seq()');

@@ -187,6 +187,11 @@ typedef struct gen_job
 	int			gpus_max;
 	double		work;			/* true GPU-hours */
 	char		features[FEATURES_LEN];
+	/* pipelines (scenario 11): generation numbers of the jobs it waits for */
+	int			id;				/* its generation number */
+	int			after_ok;		/* -1: none */
+	int			after_any;		/* -1: none */
+	double		time_limit_hours;	/* 0: none */
 } gen_job;
 
 /* ------------------------------------------------------------------------
@@ -436,11 +441,29 @@ cmp_submit(const void *a, const void *b)
 	return (x->submit > y->submit) - (x->submit < y->submit);
 }
 
+/* The name the job of generation number id is written under ("" when none). */
+static const char *
+name_of(const gen_job *jobs, int n, int id, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int i = 0; id >= 0 && i < n; i++)
+		if (jobs[i].id == id)
+			snprintf(buf, len, "j%03d", i + 1);
+	return buf;
+}
+
+/*
+ * With links, the optional columns after_ok, after_any and time_limit_hours
+ * too; without, the nine columns of every other scenario, unchanged.
+ */
 static bool
-write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n)
+write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n, bool links)
 {
 	FILE	   *f = open_out(dir, "jobs.csv");
 	char		ts[64];
+	char		ok_name[16],
+				any_name[16],
+				limit[32];
 
 	if (f == NULL)
 		return false;
@@ -457,13 +480,23 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n)
 		}
 		jobs[k + 1] = x;
 	}
-	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n");
+	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features%s\n",
+			links ? ",after_ok,after_any,time_limit_hours" : "");
 	for (int i = 0; i < n; i++)
 	{
 		ga_format_minutes(jobs[i].submit, ts, sizeof(ts));
-		fprintf(f, "j%03d,%s,%s,%d,%s,%d,%d,%.2f,%s\n", i + 1, jobs[i].kind, pool,
+		fprintf(f, "j%03d,%s,%s,%d,%s,%d,%d,%.2f,%s", i + 1, jobs[i].kind, pool,
 				jobs[i].priority, ts, jobs[i].gpus_min, jobs[i].gpus_max,
 				jobs[i].work, jobs[i].features);
+		if (links)
+		{
+			limit[0] = '\0';
+			if (jobs[i].time_limit_hours > 0)
+				snprintf(limit, sizeof(limit), "%.1f", jobs[i].time_limit_hours);
+			fprintf(f, ",%s,%s,%s", name_of(jobs, n, jobs[i].after_ok, ok_name, sizeof(ok_name)),
+					name_of(jobs, n, jobs[i].after_any, any_name, sizeof(any_name)), limit);
+		}
+		fprintf(f, "\n");
 	}
 	return close_out(f);
 }
@@ -669,32 +702,28 @@ print_stats(const char *dir, const char *name, int pool_gpus, int64_t start,
 			(work + st.demand) / (pool_gpus * hours));
 }
 
+/*
+ * A synthetic scenario's directory with everything but its jobs and
+ * history: scenario.csv, gpus.csv, services.csv and demand.csv.
+ */
 static bool
-generate_synthetic(const char *out, const scenario_spec *s, bool stats)
+write_synthetic_cluster(const char *out, const scenario_spec *s, char *dir,
+						size_t dir_len, int64_t *start, int64_t *end)
 {
-	char		dir[1024];
-	int			pool_gpus = s->nodes * s->gpus_per_node;
-	int64_t		start,
-				end;
 	rng			r_demand = {s->seed * 4 + 1};
-	rng			r_jobs = {s->seed * 4 + 2};
-	rng			r_hist = {s->seed * 4 + 3};
-	gen_job    *jobs;
-	int			n = 0;
 	FILE	   *f;
-	double		weights[32];
 	bool		ok = true;
 
-	if (ga_parse_minutes(s->start, &start, NULL) != GA_OK)
+	if (ga_parse_minutes(s->start, start, NULL) != GA_OK)
 		return false;
-	end = start + (int64_t) s->days * 1440;
-	snprintf(dir, sizeof(dir), "%s/%s", out, s->dir);
+	*end = *start + (int64_t) s->days * 1440;
+	snprintf(dir, dir_len, "%s/%s", out, s->dir);
 	if (!make_dir(dir))
 	{
 		fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
 		return false;
 	}
-	ok &= write_scenario_csv(dir, s->dir, s->description, start, end);
+	ok &= write_scenario_csv(dir, s->dir, s->description, *start, *end);
 	ok &= write_gpus_csv(dir, "a100", s->nodes, s->gpus_per_node);
 
 	f = open_out(dir, "services.csv");
@@ -705,8 +734,26 @@ generate_synthetic(const char *out, const scenario_spec *s, bool stats)
 		write_service_row(f, &s->services[i], "a100",
 						  s->equal_priority ? 1 : s->services[i].priority);
 	ok &= close_out(f);
-	ok &= write_synthetic_demand(dir, s, &r_demand, start, end);
+	ok &= write_synthetic_demand(dir, s, &r_demand, *start, *end);
+	return ok;
+}
 
+static bool
+generate_synthetic(const char *out, const scenario_spec *s, bool stats)
+{
+	char		dir[1024];
+	int			pool_gpus = s->nodes * s->gpus_per_node;
+	int64_t		start,
+				end;
+	rng			r_jobs = {s->seed * 4 + 2};
+	rng			r_hist = {s->seed * 4 + 3};
+	gen_job    *jobs;
+	int			n = 0;
+	double		weights[32];
+	bool		ok = write_synthetic_cluster(out, s, dir, sizeof(dir), &start, &end);
+
+	if (!ok)
+		return false;
 	jobs = calloc(MAX_JOBS, sizeof(gen_job));
 	if (jobs == NULL)
 		return false;
@@ -754,7 +801,7 @@ generate_synthetic(const char *out, const scenario_spec *s, bool stats)
 	if (s->equal_priority)
 		for (int i = 0; i < n; i++)
 			jobs[i].priority = 1;
-	ok &= write_jobs_csv(dir, "a100", jobs, n);
+	ok &= write_jobs_csv(dir, "a100", jobs, n, false);
 	ok &= write_synthetic_history(dir, s, &r_hist, pool_gpus);
 	if (stats)
 		print_stats(dir, s->dir, pool_gpus, start, end, jobs, n);
@@ -900,6 +947,134 @@ static const scenario_spec scenarios[] = {
 };
 
 #define N_SCENARIOS (int) (sizeof(scenarios) / sizeof(scenarios[0]))
+
+/*
+ * (11) pipelines, 8 GPUs, one chat service: each pipeline is a
+ * fine-tune, then a quantization of the result that runs only if the
+ * fine-tune succeeded (after_ok), then a batch evaluation of the quantized
+ * model (after_ok on the quantization); a few evaluations of the base model
+ * wait for the fine-tune however it ends (after_any).  The fine-tunes carry
+ * a time limit, as Slurm users set one: twice their true run for most, and
+ * below it for one in six, which are stopped at the limit and take their
+ * after_ok successors with them.  Independent fine-tunes and batch jobs
+ * arrive among the pipelines.
+ */
+static const service_spec s11_services[] = {
+	{"chat", 4, 400, 2, 1, 8, 1.0, 4.0, 14, 0.6, 0.07},
+};
+static const job_template s11_train[] = {
+	{0.6, "training", "lora_sft", 7, 14, 30, 200, 2, 1, 0},
+	{0.4, "training", "full_sft", 7, 8, 40, 250, 4, 1, 0},
+};
+static const job_template s11_quant[] = {
+	{0.6, "quantization", "awq", 7, 14, 0, 0, 1, 0, 0},
+	{0.4, "quantization", "gptq", 7, 14, 0, 0, 1, 0, 0},
+};
+static const job_template s11_eval[] = {
+	{1.0, "batch_inference", NULL, 7, 14, 80, 600, 1, 2, 0},
+};
+static const job_template s11_other[] = {
+	{0.5, "training", "lora_sft", 7, 14, 40, 250, 1, 2, 0},
+	{0.5, "batch_inference", NULL, 7, 72, 100, 900, 1, 2, 0},
+};
+/* what the cluster ran before the window: every kind of the scenario */
+static const job_template s11_history[] = {
+	{0.3, "training", "lora_sft", 7, 14, 30, 250, 1, 1, 0},
+	{0.2, "training", "full_sft", 7, 8, 40, 250, 4, 1, 0},
+	{0.2, "quantization", "awq", 7, 14, 0, 0, 1, 0, 0},
+	{0.1, "quantization", "gptq", 7, 14, 0, 0, 1, 0, 0},
+	{0.2, "batch_inference", NULL, 7, 72, 80, 900, 1, 2, 0},
+};
+static const scenario_spec s11_spec = {
+	"11_pipelines",
+	"8 GPUs; one chat service; 14 pipelines of fine-tune, then quantization "
+	"(after_ok), then batch evaluation (after_ok), some with an evaluation of the base model "
+	"after the fine-tune (after_any), fine-tunes with a time limit; 16 independent jobs. "
+	"Stresses chains planned across the horizon and jobs stopped at their limit.",
+	1111, "2026-03-02 00:00", 4, 1, 8, s11_services, 1, s11_other, 2, 16, 0,
+	s11_history, 5, 0, 0, 0, false, 60
+};
+
+#define S11_PIPELINES 14
+
+static gen_job *
+add_gen_job(rng *r, const job_template *t, int n_t, int pool_gpus, gen_job *jobs, int *n)
+{
+	double		w[8];
+	gen_job    *j = &jobs[*n];
+
+	for (int k = 0; k < n_t; k++)
+		w[k] = t[k].weight;
+	make_job(r, &t[rng_pick(r, w, n_t)], pool_gpus, j);
+	j->priority = draw_priority(r);
+	j->id = (*n)++;
+	j->after_ok = j->after_any = -1;
+	return j;
+}
+
+/* One pipeline submitted at `at`: its jobs a minute apart, in order. */
+static void
+add_pipeline(rng *r, int64_t at, int pool_gpus, gen_job *jobs, int *n)
+{
+	gen_job    *train = add_gen_job(r, s11_train, 2, pool_gpus, jobs, n);
+	gen_job    *quant;
+	gen_job    *eval;
+	double		run = train->work / train->gpus_max;
+
+	train->submit = at;
+	/* a limit from the user's guess: twice the run, or short of it */
+	train->time_limit_hours = ceil((rng_uniform(r) < 1.0 / 6 ? 0.7 : 2.0) * run * 10) / 10;
+	quant = add_gen_job(r, s11_quant, 2, pool_gpus, jobs, n);
+	quant->submit = at + 1;
+	quant->priority = train->priority;
+	quant->after_ok = train->id;
+	eval = add_gen_job(r, s11_eval, 1, pool_gpus, jobs, n);
+	eval->submit = at + 2;
+	eval->priority = train->priority;
+	eval->after_ok = quant->id;
+	if (rng_uniform(r) < 0.4)
+	{
+		gen_job    *base = add_gen_job(r, s11_eval, 1, pool_gpus, jobs, n);
+
+		base->submit = at + 3;
+		base->priority = train->priority;
+		base->after_any = train->id;
+	}
+}
+
+static bool
+generate_pipelines(const char *out, bool stats)
+{
+	const scenario_spec *s = &s11_spec;
+	char		dir[1024];
+	int			pool_gpus = s->nodes * s->gpus_per_node;
+	int64_t		start,
+				end;
+	rng			r_jobs = {s->seed * 4 + 2};
+	rng			r_hist = {s->seed * 4 + 3};
+	gen_job    *jobs;
+	int			n = 0;
+	bool		ok = write_synthetic_cluster(out, s, dir, sizeof(dir), &start, &end);
+
+	if (!ok || (jobs = calloc(MAX_JOBS, sizeof(gen_job))) == NULL)
+		return false;
+	/* pipelines over the first three days, the backlog's two at the start */
+	for (int i = 0; i < S11_PIPELINES; i++)
+		add_pipeline(&r_jobs, i < 2 ? start : start + (int64_t) (rng_uniform(&r_jobs) * 3 * 1440),
+					 pool_gpus, jobs, &n);
+	for (int i = 0; i < s->n_jobs; i++)
+	{
+		gen_job    *j = add_gen_job(&r_jobs, s11_other, 2, pool_gpus, jobs, &n);
+
+		j->submit = start + (int64_t) (rng_uniform(&r_jobs) * (double) (end - start - 120));
+	}
+	ok &= write_jobs_csv(dir, "a100", jobs, n, true);
+	ok &= write_synthetic_history(dir, s, &r_hist, pool_gpus);
+	if (stats)
+		print_stats(dir, s->dir, pool_gpus, start, end, jobs, n);
+	free(jobs);
+	return ok;
+}
 
 /* ------------------------------------------------------------------------
  * Scenarios 8-10: real weeks.  Each takes a week of Philly arrivals (the
@@ -1425,7 +1600,7 @@ generate_real(const char *out, const char *data, const real_spec *spec, bool sta
 	if (jobs != NULL)
 	{
 		n = real_jobs(pj, np, day, start, &r, jobs);
-		ok = write_jobs_csv(dir, "v100", jobs, n) && real_history(dir, pj, np, day, &r);
+		ok = write_jobs_csv(dir, "v100", jobs, n, false) && real_history(dir, pj, np, day, &r);
 	}
 	else
 		ok = false;
@@ -1484,6 +1659,11 @@ main(int argc, char **argv)
 			fprintf(stderr, "failed to write %s\n", scenarios[i].dir);
 			ok = false;
 		}
+	if (!generate_pipelines(out, stats))
+	{
+		fprintf(stderr, "failed to write %s\n", s11_spec.dir);
+		ok = false;
+	}
 	for (int i = 0; i < N_REAL; i++)
 		if (!generate_real(out, data, &reals[i], stats))
 		{

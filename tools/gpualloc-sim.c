@@ -258,6 +258,9 @@ json_object(const char *scenario, ga_policy policy, bool perfect,
 	json_num("value", m->value, false);
 	json_num("completed_value", m->completed_value, false);
 	json_num("completed_jobs", m->completed_jobs, false);
+	/* a bound starts no job: the two counts do not apply to it */
+	json_num("stopped_jobs", m->is_bound ? NAN : m->stopped_jobs, false);
+	json_num("dependency_violations", m->is_bound ? NAN : m->dependency_violations, false);
 	json_num("coverage", m->coverage, false);
 	json_num("unmet_gpu_hours", m->unmet_gpu_hours, false);
 	json_num("churn", m->churn, false);

@@ -118,6 +118,10 @@ CREATE TABLE gpualloc.jobs (
 	-- runs lost to a failed GPU: how many, and their GPU-hours
 	requeues	integer NOT NULL DEFAULT 0,
 	lost_gpu_hours double precision NOT NULL DEFAULT 0,
+	-- a hard limit on the run: past started_at + time_limit the job is
+	-- stopped (failed) and its GPUs freed; NULL: none
+	time_limit	interval,
+	CONSTRAINT jobs_time_limit_positive CHECK (time_limit IS NULL OR time_limit > interval '0'),
 	CONSTRAINT jobs_size_range CHECK (gpus_min <= gpus_max),
 	CONSTRAINT jobs_deadline_after_not_before CHECK (deadline IS NULL OR not_before IS NULL OR deadline > not_before),
 	CONSTRAINT jobs_block_aligned CHECK (block_size IS NULL OR
@@ -261,6 +265,18 @@ CREATE INDEX allocations_lower_idx ON gpualloc.allocations (lower(during));
 CREATE INDEX demand_history_hour_idx ON gpualloc.demand_history (hour);
 CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id IS NOT NULL;
 
+-- A job waits for earlier jobs (Slurm's --dependency=afterok/afterany): it is
+-- placed only once each has ended (after_ok: succeeded).  A job may only wait
+-- for a job submitted before it, so the links never form a cycle.
+CREATE TABLE gpualloc.job_dependencies (
+	job_id		bigint NOT NULL REFERENCES gpualloc.jobs ON DELETE CASCADE,
+	after_job_id bigint NOT NULL REFERENCES gpualloc.jobs ON DELETE CASCADE,
+	kind		text NOT NULL CHECK (kind IN ('after_ok', 'after_any')),
+	PRIMARY KEY (job_id, after_job_id),
+	CONSTRAINT job_dependencies_earlier CHECK (after_job_id < job_id)
+);
+CREATE INDEX job_dependencies_after_idx ON gpualloc.job_dependencies (after_job_id);
+
 ALTER TABLE gpualloc.jobs ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY jobs_admin_all ON gpualloc.jobs TO gpualloc_admin
@@ -271,6 +287,13 @@ CREATE POLICY jobs_submitter_own_tenant ON gpualloc.jobs FOR SELECT TO gpualloc_
 	USING (tenant IN (SELECT r.rolname FROM pg_catalog.pg_roles r
 					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
 
+-- A job's links are seen by whoever sees the job.
+ALTER TABLE gpualloc.job_dependencies ENABLE ROW LEVEL SECURITY;
+CREATE POLICY job_dependencies_admin_all ON gpualloc.job_dependencies TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+CREATE POLICY job_dependencies_submitter_own_tenant ON gpualloc.job_dependencies FOR SELECT TO gpualloc_submitter
+	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
+
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools_pool_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.gpus', '');
@@ -278,6 +301,7 @@ SELECT pg_catalog.pg_extension_config_dump('gpualloc.gpus_gpu_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs_job_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.job_dependencies', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.services', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.services_service_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.demand_history', '');

@@ -141,8 +141,8 @@ $$;
 -- jobs and GPUs:
 --   - a running job's rows, and a booking the plan did not know of (a submit
 --     during the solve), are kept whatever the plan says;
---   - a job is booked only when it is still queued or booked and its whole
---     block is up and free of such rows; otherwise the plan's GPUs for it stay
+--   - a job is booked only when it is still queued or booked, every job it
+--     waits for has ended, and its whole block is up and free of such rows; otherwise the plan's GPUs for it stay
 --     with what holds them, or go idle when that was a booking the plan moved;
 --   - a service takes only GPUs that are up (or that it already holds on a
 --     drained GPU) and that no kept row holds;
@@ -191,6 +191,11 @@ BEGIN
 		-- once: the decision below names it in three places
 		SELECT c.want_job FROM cur c JOIN gpualloc.jobs j ON j.job_id = c.want_job
 		WHERE j.status IN ('queued', 'booked')
+		  -- never a job whose predecessor has not ended (after_ok: succeeded)
+		  AND NOT EXISTS (SELECT 1 FROM gpualloc.job_dependencies d JOIN gpualloc.jobs p ON p.job_id = d.after_job_id
+						  WHERE d.job_id = j.job_id
+							AND (p.status IN ('queued', 'booked', 'running')
+								 OR (d.kind = 'after_ok' AND p.status <> 'succeeded')))
 		GROUP BY c.want_job
 		HAVING pg_catalog.bool_and(c.state = 'up' AND (c.movable OR c.have_job = c.want_job))
 	), decided AS (

@@ -93,7 +93,8 @@ BEGIN
 END
 $$;
 
--- Queue a batch job; book it at once on a block free for its whole run.
+-- Queue a batch job; book it at once on a block free for its whole run
+-- unless it waits for another job (after_ok, after_any).
 -- Its checks, with the errors the API documents, and the fast path are in C
 -- (src/pg/submit.c, src/pg/fast_path.c): index probes through plans prepared
 -- once per backend, so a submission costs the same however long the queue.
@@ -107,7 +108,10 @@ CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
 									not_before timestamptz DEFAULT NULL,
 									deadline timestamptz DEFAULT NULL,
 									work_gpu_hours double precision DEFAULT NULL,
-									command text DEFAULT NULL)
+									command text DEFAULT NULL,
+									after_ok bigint[] DEFAULT NULL,
+									after_any bigint[] DEFAULT NULL,
+									time_limit interval DEFAULT NULL)
 RETURNS bigint
 SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -137,6 +141,86 @@ BEGIN
 		status_message = reason
 	WHERE jobs.job_id = j.job_id;
 	PERFORM gpualloc_internal.release_job(j.job_id, 'cancel');
+END
+$$;
+
+-- A job starts only once every job it waits for has ended (after_ok:
+-- succeeded), as the planner and the fast path see it.
+CREATE FUNCTION gpualloc_internal.check_dependencies_met(p_job_id bigint) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	d record;
+BEGIN
+	SELECT p.job_id, p.status, d0.kind INTO d
+	FROM gpualloc.job_dependencies d0 JOIN gpualloc.jobs p ON p.job_id = d0.after_job_id
+	WHERE d0.job_id = p_job_id
+	  AND (p.status IN ('queued', 'booked', 'running') OR (d0.kind = 'after_ok' AND p.status <> 'succeeded'))
+	ORDER BY p.job_id LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'job % waits for job % (%), which is %', p_job_id, d.job_id, d.kind, d.status
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'A job starts only after every job it waits for has ended (after_ok: succeeded).';
+	END IF;
+END
+$$;
+
+-- A job that failed or was cancelled can never satisfy an after_ok link:
+-- its queued dependents are cancelled (which cascades down their own
+-- chains through this trigger), as Slurm does for a dependency that can
+-- never be satisfied.  Dependents are always queued here: nothing books or
+-- starts a job before its predecessors ended.
+CREATE FUNCTION gpualloc_internal.cancel_unsatisfiable_dependents() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	UPDATE gpualloc.jobs j
+	SET status = 'cancelled', booked_at = NULL,
+		status_message = pg_catalog.format('dependency never satisfied: after_ok job %s %s', NEW.job_id, NEW.status)
+	FROM gpualloc.job_dependencies d
+	WHERE d.after_job_id = NEW.job_id AND d.kind = 'after_ok' AND j.job_id = d.job_id
+	  AND j.status = 'queued';
+	RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER jobs_cancel_unsatisfiable_dependents
+AFTER UPDATE OF status ON gpualloc.jobs
+FOR EACH ROW WHEN (NEW.status IN ('failed', 'cancelled') AND OLD.status IS DISTINCT FROM NEW.status)
+EXECUTE FUNCTION gpualloc_internal.cancel_unsatisfiable_dependents();
+
+-- Running jobs past their time limit are stopped: marked failed (the limit
+-- named in status_message) and their GPUs freed through the commit path, so
+-- executors see the rows end (NOTIFY reason "time_limit") and stop them.
+-- Returns how many were stopped.
+CREATE FUNCTION gpualloc_internal.stop_overdue_jobs() RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	j record;
+	n integer := 0;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM gpualloc.jobs WHERE status = 'running' AND time_limit IS NOT NULL
+				   AND started_at + time_limit <= pg_catalog.clock_timestamp()) THEN
+		RETURN 0;
+	END IF;
+	PERFORM gpualloc_internal.commit_lock();
+	FOR j IN SELECT job_id, time_limit FROM gpualloc.jobs
+			 WHERE status = 'running' AND time_limit IS NOT NULL
+			   AND started_at + time_limit <= pg_catalog.clock_timestamp()
+			 ORDER BY job_id FOR UPDATE
+	LOOP
+		UPDATE gpualloc.jobs
+		SET status = 'failed', finished_at = greatest(pg_catalog.clock_timestamp(), started_at),
+			status_message = pg_catalog.format('time limit of %s reached: stopped', j.time_limit)
+		WHERE job_id = j.job_id;
+		PERFORM gpualloc_internal.release_job(j.job_id, 'time_limit');
+		n := n + 1;
+	END LOOP;
+	RETURN n;
 END
 $$;
 
@@ -225,6 +309,7 @@ BEGIN
 		RAISE EXCEPTION 'started_at % is in the future', started_at
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	PERFORM gpualloc_internal.check_dependencies_met(j.job_id);
 	IF block_first > 1 << 30 OR block_size > 1 << 30 THEN
 		RAISE EXCEPTION 'block_first and block_size must be at most 2^30, got % and %', block_first, block_size
 			USING ERRCODE = 'invalid_parameter_value';

@@ -254,6 +254,10 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN p.planned_start IS NULL AND ahead.work >= pl.gpus * depth.bound
 			THEN 'behind the queue depth: jobs of its size with higher priority fill gpualloc.queue_depth'
 			WHEN q.not_before > now() THEN 'not before ' || q.not_before
+			WHEN w.after_job_id IS NOT NULL
+			THEN pg_catalog.format('waits for job %s to end (%s)%s', w.after_job_id, w.kind,
+								   CASE WHEN p.planned_start IS NOT NULL
+										THEN '; planned to start at ' || p.planned_start ELSE '' END)
 			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
 			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
 			THEN 'submitted after the latest plan: waiting for the next'
@@ -279,6 +283,11 @@ LEFT JOIN (SELECT j.job_id,
 CROSS JOIN (SELECT CASE WHEN d.depth > 0 THEN d.depth * extract(epoch FROM d.horizon) / 3600 END AS bound
 			FROM (SELECT coalesce(pg_catalog.current_setting('gpualloc.queue_depth', true), '4')::double precision AS depth,
 						 coalesce(pg_catalog.current_setting('gpualloc.horizon', true), '1d')::interval AS horizon) d) depth
+-- the first job it still waits for, if any
+LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies d
+				   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id
+				   WHERE d.job_id = q.job_id AND pj.status IN ('queued', 'booked', 'running')
+				   ORDER BY d.after_job_id LIMIT 1) w ON true
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
 					   ELSE p.planned_start END, 'infinity'), q.priority DESC, q.job_id;

@@ -31,6 +31,15 @@ COMMENT ON COLUMN gpualloc.jobs.booked_at IS 'Booked job: when the allocation ga
 COMMENT ON COLUMN gpualloc.jobs.command IS 'The shell command line the executor runs; NULL: the executor knows.';
 COMMENT ON COLUMN gpualloc.jobs.requeues IS 'Runs lost to a failed GPU (gpualloc.on_gpu_failure = requeue).';
 COMMENT ON COLUMN gpualloc.jobs.lost_gpu_hours IS 'GPU-hours of the runs lost to failed GPUs.';
+COMMENT ON COLUMN gpualloc.jobs.time_limit IS 'Hard limit on the run: past started_at + time_limit the job is stopped (failed) and its GPUs freed; the planner plans min(estimate, limit). NULL: none.';
+COMMENT ON TABLE gpualloc.job_dependencies IS 'Jobs that wait for earlier jobs: placed only once each has ended (after_ok: succeeded; a failed or cancelled after_ok job cancels its queued dependents).';
+COMMENT ON COLUMN gpualloc.job_dependencies.job_id IS 'The job that waits.';
+COMMENT ON COLUMN gpualloc.job_dependencies.after_job_id IS 'The job it waits for, submitted before it.';
+COMMENT ON COLUMN gpualloc.job_dependencies.kind IS 'after_ok: runs only if that job succeeded; after_any: runs however it ended.';
+COMMENT ON FUNCTION gpualloc_internal.check_dependencies_met(bigint) IS 'Refuse to start a job while a job it waits for has not ended (after_ok: succeeded).';
+COMMENT ON FUNCTION gpualloc_internal.cancel_unsatisfiable_dependents() IS 'Trigger: a failed or cancelled job cancels the queued jobs that wait for it with after_ok.';
+COMMENT ON TRIGGER jobs_cancel_unsatisfiable_dependents ON gpualloc.jobs IS 'A failed or cancelled job cancels its queued after_ok dependents.';
+COMMENT ON FUNCTION gpualloc_internal.stop_overdue_jobs() IS 'Stop running jobs past their time limit: failed, GPUs freed (NOTIFY reason time_limit).';
 COMMENT ON TABLE gpualloc.services IS 'Real-time inference services: a demand curve in GPUs (traffic / capacity_per_gpu) the planner covers within a churn limit.';
 COMMENT ON COLUMN gpualloc.services.capacity_per_gpu IS 'Traffic one GPU serves per hour, in the unit of demand_history.traffic.';
 COMMENT ON COLUMN gpualloc.services.churn_limit IS 'GPUs the service may gain or hand over between two steps.';
@@ -76,7 +85,7 @@ COMMENT ON FUNCTION gpualloc.load_demand(regclass) IS 'Admin: bulk load (service
 COMMENT ON FUNCTION gpualloc.add_tenant(name, double precision) IS 'Admin: register a role as a tenant, with an optional maximum priority.';
 COMMENT ON FUNCTION gpualloc.set_tenant(name, double precision) IS 'Admin: change a tenant''s maximum priority (NULL: gpualloc.max_priority).';
 COMMENT ON FUNCTION gpualloc.remove_tenant(name) IS 'Admin: unregister a tenant that owns no job.';
-COMMENT ON FUNCTION gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name, timestamptz, timestamptz, double precision, text) IS 'Submitter: queue a batch job for a tenant; booked at once when a block is free for its whole run. Returns its id.';
+COMMENT ON FUNCTION gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name, timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval) IS 'Submitter: queue a batch job for a tenant, optionally after other jobs (after_ok, after_any) and with a hard time_limit; booked at once when it waits for no job and a block is free for its whole run. Returns its id.';
 COMMENT ON FUNCTION gpualloc.cancel_job(bigint, text) IS 'Submitter (own tenants) or admin: cancel a queued, booked or running job and free its GPUs now.';
 COMMENT ON FUNCTION gpualloc.job_started(bigint, integer, integer, timestamptz) IS 'Executor: a booked job started on its booked block (or a queued one on a free block given here).';
 COMMENT ON FUNCTION gpualloc.job_finished(bigint, boolean, timestamptz, text) IS 'Executor: a running job ended, succeeded or failed; its GPUs are freed.';

@@ -27,10 +27,10 @@ GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA gpualloc TO gpualloc_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 
 -- Submitters: their jobs, through the API and row-level security.
-GRANT SELECT ON gpualloc.jobs, gpualloc.pools TO gpualloc_submitter;
+GRANT SELECT ON gpualloc.jobs, gpualloc.job_dependencies, gpualloc.pools TO gpualloc_submitter;
 GRANT EXECUTE ON FUNCTION
 	gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name,
-						timestamptz, timestamptz, double precision, text),
+						timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval),
 	gpualloc.cancel_job(bigint, text),
 	gpualloc.estimate_job(text, jsonb, integer, text),
 	gpualloc.caller_role()

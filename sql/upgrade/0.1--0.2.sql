@@ -133,4 +133,23 @@ ALTER TABLE gpualloc.plan_blocks
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');
 
+-- Jobs: time limits and dependencies.
+ALTER TABLE gpualloc.jobs
+	ADD COLUMN time_limit interval,
+	ADD CONSTRAINT jobs_time_limit_positive CHECK (time_limit IS NULL OR time_limit > interval '0');
+CREATE TABLE gpualloc.job_dependencies (
+	job_id		bigint NOT NULL REFERENCES gpualloc.jobs ON DELETE CASCADE,
+	after_job_id bigint NOT NULL REFERENCES gpualloc.jobs ON DELETE CASCADE,
+	kind		text NOT NULL CHECK (kind IN ('after_ok', 'after_any')),
+	PRIMARY KEY (job_id, after_job_id),
+	CONSTRAINT job_dependencies_earlier CHECK (after_job_id < job_id)
+);
+CREATE INDEX job_dependencies_after_idx ON gpualloc.job_dependencies (after_job_id);
+ALTER TABLE gpualloc.job_dependencies ENABLE ROW LEVEL SECURITY;
+CREATE POLICY job_dependencies_admin_all ON gpualloc.job_dependencies TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+CREATE POLICY job_dependencies_submitter_own_tenant ON gpualloc.job_dependencies FOR SELECT TO gpualloc_submitter
+	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.job_dependencies', '');
+
 -- 0.2's code follows.

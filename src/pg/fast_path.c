@@ -115,6 +115,15 @@ add_gap(const GaFastPathJob *job, IdleRanges *idle, int lo, int hi)
 	idle->n++;
 }
 
+/* Hours the job runs on g GPUs: its work over g, at most its time limit. */
+static double
+run_hours(const GaFastPathJob *job, int g)
+{
+	double		hours = job->work_gpu_hours / g;
+
+	return job->time_limit_hours > 0 && hours > job->time_limit_hours ? job->time_limit_hours : hours;
+}
+
 /*
  * The gaps between the latest plan's blocks over the job's run, from index
  * 0 to the pool's last: where the plan puts nothing.  A block of the job
@@ -126,7 +135,7 @@ static bool
 read_idle_ranges(const GaFastPathJob *job, IdleRanges *idle)
 {
 	Datum		args[2] = {Int32GetDatum(job->pool_id),
-	Float8GetDatum(3600.0 * job->work_gpu_hours / job->gpus_min)};
+	Float8GetDatum(3600.0 * run_hours(job, job->gpus_min))};
 	int			covered_to = 0;
 	int			from_step;
 	int			horizon_steps;
@@ -243,6 +252,9 @@ ga_submit_fast_path(const GaFastPathJob *job)
 	Block		b;
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 
+	/* a job waiting for another starts only once the planner sees that one ended */
+	if (job->waits)
+		return -1;
 	if (!free_block_now(job, &f, &b))
 		return -1;
 	ga_saved_query_expect(&commit_lock_query, NULL, NULL, SPI_OK_SELECT);
@@ -250,7 +262,7 @@ ga_submit_fast_path(const GaFastPathJob *job)
 		return -1;
 	/* a job that would miss its deadline even starting now is left to the planner */
 	if (job->has_deadline &&
-		(double) now + 3600.0 * 1e6 * job->work_gpu_hours / b.size > (double) job->deadline)
+		(double) now + 3600.0 * 1e6 * run_hours(job, b.size) > (double) job->deadline)
 		return -1;
 	book(job, &f, &b);
 	return f.index[b.first];

@@ -6,6 +6,7 @@
 
 #include "postgres.h"
 
+#include "utils/array.h"
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
 
@@ -168,11 +169,32 @@ typedef struct GaFastPathJob
 	int			gpus_min;
 	int			gpus_max;
 	double		work_gpu_hours;
+	double		time_limit_hours;	/* 0: none; the run is min(work / g, limit) */
 	bool		has_deadline;
 	TimestampTz deadline;
+	bool		waits;			/* a predecessor has not ended: never booked */
 } GaFastPathJob;
 
 extern int	ga_submit_fast_path(const GaFastPathJob *job);
+
+/*
+ * dependencies.c: submit_job's after_ok / after_any lists, checked and
+ * stored (docs: README, Job dependencies)
+ */
+typedef struct GaDependencies
+{
+	int			n;
+	int64		after[GA_MAX_PREDS];
+	bool		ok[GA_MAX_PREDS];	/* after_ok; else after_any */
+	bool		waits;			/* some predecessor has not ended yet */
+} GaDependencies;
+
+extern void ga_pg_check_dependencies(ArrayType *after_ok, ArrayType *after_any,
+									 GaDependencies *deps);
+extern void ga_pg_insert_dependencies(int64 job_id, const GaDependencies *deps);
+
+/* submit.c: an admin, a superuser or a member of the tenant's role */
+extern bool ga_pg_can_act_for(Oid caller, const char *tenant);
 
 /* estimate.c: a job's estimate and its features' check (kind already valid) */
 extern void ga_pg_estimate_job(const char *kind, Jsonb *features, int gpus, const char *pool,

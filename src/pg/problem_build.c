@@ -145,27 +145,68 @@ load_gpus(GaBuild *build)
  * job has not started, so every plan places it afresh (on the same block
  * when that is still best); the commit path moves or releases its booking
  * only while it is still booked, so an executor's start always wins.
+ *
+ * The jobs to plan: running ones, and queued or booked ones with an
+ * estimate whose every unfinished predecessor is planned too.  A job that
+ * waits, directly or down a chain, for a queued job without an estimate
+ * (or for a failed after_ok one, which the cancel trigger handles at once)
+ * is not planned: it could never be placed after it.
  */
+#define JOBS_BLOCKED \
+	"WITH RECURSIVE blocked(job_id) AS (" \
+	"  SELECT d.job_id FROM gpualloc.job_dependencies d JOIN gpualloc.jobs p ON p.job_id = d.after_job_id " \
+	"  WHERE (p.status IN ('queued', 'booked') AND p.est_work_gpu_hours IS NULL) " \
+	"     OR (d.kind = 'after_ok' AND p.status IN ('failed', 'cancelled')) " \
+	"  UNION " \
+	"  SELECT d.job_id FROM gpualloc.job_dependencies d JOIN blocked b ON d.after_job_id = b.job_id) "
 #define JOBS_COLUMNS \
 	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
-	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked' " \
+	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked', " \
+	"       pg_catalog.date_part('epoch', j.time_limit) / 3600 " \
 	"FROM gpualloc.jobs j "
+#define JOBS_NOT_BLOCKED \
+	"  AND (j.status = 'running' OR j.job_id NOT IN (SELECT b.job_id FROM blocked b)) "
 #define JOBS_SQL \
+	JOBS_BLOCKED \
 	JOBS_COLUMNS \
 	"WHERE j.status IN ('queued', 'booked', 'running') " \
 	"  AND (j.status = 'running' OR j.est_work_gpu_hours IS NOT NULL) " \
+	JOBS_NOT_BLOCKED \
 	"ORDER BY j.job_id"
 /* the same with the queued jobs bounded by gpualloc.queue_depth ($1) */
 #define JOBS_BOUNDED_SQL \
+	JOBS_BLOCKED \
 	JOBS_COLUMNS \
 	"WHERE j.status IN ('booked', 'running') " \
 	"  AND (j.status = 'running' OR j.est_work_gpu_hours IS NOT NULL) " \
+	JOBS_NOT_BLOCKED \
 	"UNION ALL " \
 	JOBS_COLUMNS \
 	"JOIN pg_catalog.unnest($1::bigint[]) AS c(job_id) ON c.job_id = j.job_id " \
 	"WHERE j.status = 'queued' AND j.est_work_gpu_hours IS NOT NULL " \
+	JOBS_NOT_BLOCKED \
 	"ORDER BY 1"
+
+/* Links between unfinished jobs: (job, predecessor, after_ok). */
+#define LINKS_SQL \
+	"SELECT d.job_id, d.after_job_id, d.kind = 'after_ok' " \
+	"FROM gpualloc.job_dependencies d " \
+	"JOIN gpualloc.jobs s ON s.job_id = d.job_id " \
+	"JOIN gpualloc.jobs p ON p.job_id = d.after_job_id " \
+	"WHERE s.status IN ('queued', 'booked') AND p.status IN ('queued', 'booked', 'running')"
+
+/* The time limit in steps, rounded up (the GPUs are held to that step's end); 0: none. */
+static int
+limit_steps(const GaBuild *build, double hours)
+{
+	double		steps;
+
+	if (!(hours > 0))
+		return 0;
+	steps = ceil(hours * 60.0 / build->step_minutes - 1e-9);
+	return steps > 1e6 ? 1000000 : Max(1, (int) steps);
+}
 
 static void
 fill_job(GaBuild *build, int row, ga_job *job)
@@ -191,6 +232,7 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	job->release_step = release_step(build, DatumGetTimestampTz(column(row, 8, &isnull)));
 	d = column(row, 9, &isnull);
 	job->deadline_step = isnull ? -1 : Max(0, steps_from(build, DatumGetTimestampTz(d), false));
+	job->time_limit_steps = limit_steps(build, float_column(row, 15, 0));
 	job->pinned = DatumGetBool(column(row, 10, &isnull));
 	if (job->pinned)
 	{
@@ -207,6 +249,9 @@ fill_job(GaBuild *build, int row, ga_job *job)
 		job->pinned_start = steps_from(build, started, false);
 		job->pinned_end = ga_running_end_step(job->pinned_start,
 											  ga_job_duration(job, job->pinned_size));
+		/* stopped at its limit: held no longer (one step more when overdue, until stopped) */
+		if (job->time_limit_steps > 0)
+			job->pinned_end = Min(job->pinned_end, Max(1, job->pinned_start + job->time_limit_steps));
 		job->deadline_step = -1;
 		job->release_step = 0;
 		job->gpus_min = job->gpus_max = job->pinned_size;
@@ -229,6 +274,62 @@ load_jobs(GaBuild *build, int n_jobs)
 		fill_job(build, j, &build->problem->jobs[j]);
 		if (DatumGetBool(column(j, 14, &isnull)))
 			build->booked_job_ids[build->n_booked++] = build->problem->jobs[j].id;
+	}
+}
+
+/* Index of the job with this id among the problem's (sorted by id), or -1. */
+static int
+job_index(const ga_problem *p, int64 id)
+{
+	int			lo = 0;
+	int			hi = p->n_jobs - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (p->jobs[mid].id == id)
+			return mid;
+		if (p->jobs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/*
+ * Each planned job's unfinished predecessors.  A running job's links are
+ * left out (it already runs), and so is a link to a job not planned: such
+ * a successor is not planned either (JOBS_SQL).
+ */
+static void
+load_links(GaBuild *build)
+{
+	ga_problem *p = build->problem;
+
+	run_query(LINKS_SQL, 0, NULL, NULL);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		int			j = job_index(p, DatumGetInt64(column(r, 1, &isnull)));
+		int			q = job_index(p, DatumGetInt64(column(r, 2, &isnull)));
+		ga_job	   *job;
+
+		if (j >= 0 && q < 0 && !p->jobs[j].pinned)
+		{
+			/*
+			 * Its predecessor waits behind the queue depth (queue_depth.c),
+			 * so it cannot start within this horizon either.
+			 */
+			p->jobs[j].release_step = p->params.n_steps;
+			continue;
+		}
+		if (j < 0 || q < 0 || p->jobs[j].pinned || p->jobs[j].n_preds == GA_MAX_PREDS)
+			continue;
+		job = &p->jobs[j];
+		job->preds[job->n_preds] = q;
+		job->pred_kind[job->n_preds++] = DatumGetBool(column(r, 3, &isnull)) ? GA_DEP_OK : GA_DEP_ANY;
 	}
 }
 
@@ -433,6 +534,7 @@ ga_build_problem(TimestampTz now)
 	load_pools(build);
 	load_gpus(build);
 	load_jobs(build, n_jobs);
+	load_links(build);
 	load_services(build, now);
 
 	if (ga_problem_finish(build->problem, &err) != GA_OK)

@@ -1,8 +1,9 @@
 /*
  * submit.c — gpualloc.submit_job(name, kind, pool, gpus_min, gpus_max,
  * priority, features, tenant, not_before, deadline, work_gpu_hours,
- * command): check a batch job, queue it, and book it at once when a block
- * is free for its whole run (fast_path.c).
+ * command, after_ok, after_any, time_limit): check a batch job, queue it,
+ * and book it at once when it waits for no job and a block is free for its
+ * whole run (fast_path.c).
  *
  * Every check raises the error the API documents (the field and the rule,
  * with an SQLSTATE) before anything is written.  Each lookup is an index
@@ -53,6 +54,9 @@ typedef struct SubmitArgs
 	bool		has_work;
 	double		work_gpu_hours;
 	text	   *command;
+	ArrayType  *after_ok;
+	ArrayType  *after_any;
+	Interval   *time_limit;
 } SubmitArgs;
 
 /* What gets queued: the checked arguments and the work estimate. */
@@ -66,6 +70,8 @@ typedef struct QueuedJob
 	int			gpus_max;
 	const char *tenant;
 	ga_job_estimate est;
+	GaDependencies deps;
+	double		time_limit_hours;	/* 0: none */
 } QueuedJob;
 
 static GaSavedQuery pool_query = {
@@ -93,10 +99,10 @@ static GaSavedQuery tenant_query = {
 static GaSavedQuery insert_query = {
 	"INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, "
 	"                           not_before, deadline, features, est_gpus, est_hours_p10, est_hours_p50, "
-	"                           est_hours_p90, est_work_gpu_hours, est_method, command) "
-	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING job_id",
-	17, {TEXTOID, TEXTOID, NAMEOID, INT4OID, FLOAT8OID, INT4OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID,
-	JSONBOID, INT4OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, TEXTOID}, NULL
+	"                           est_hours_p90, est_work_gpu_hours, est_method, command, time_limit) "
+	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING job_id",
+	18, {TEXTOID, TEXTOID, NAMEOID, INT4OID, FLOAT8OID, INT4OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+	JSONBOID, INT4OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, TEXTOID, INTERVALOID}, NULL
 };
 
 /* Numbers and times in messages read as SQL prints them. */
@@ -155,6 +161,9 @@ read_args(FunctionCallInfo fcinfo, SubmitArgs *a)
 	a->has_work = !PG_ARGISNULL(10);
 	a->work_gpu_hours = a->has_work ? PG_GETARG_FLOAT8(10) : 0;
 	a->command = PG_ARGISNULL(11) ? NULL : PG_GETARG_TEXT_PP(11);
+	a->after_ok = PG_ARGISNULL(12) ? NULL : PG_GETARG_ARRAYTYPE_P(12);
+	a->after_any = PG_ARGISNULL(13) ? NULL : PG_GETARG_ARRAYTYPE_P(13);
+	a->time_limit = PG_ARGISNULL(14) ? NULL : PG_GETARG_INTERVAL_P(14);
 }
 
 static void
@@ -355,9 +364,31 @@ check_command(text *command)
 				 errdetail("The command is the shell command line the executor runs for the job.")));
 }
 
+/*
+ * The hard limit on the run, in hours: positive and at most a year, months
+ * counted as 30 days as PostgreSQL does; 0 when none.
+ */
+static double
+check_time_limit(Interval *limit)
+{
+	double		hours;
+
+	if (limit == NULL)
+		return 0;
+	hours = ((double) limit->month * DAYS_PER_MONTH * HOURS_PER_DAY + (double) limit->day * HOURS_PER_DAY +
+			 (double) limit->time / USECS_PER_HOUR);
+	if (!(hours > 0) || hours > 366 * HOURS_PER_DAY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("time_limit must be a positive interval of at most 366 days, got %s",
+						DatumGetCString(DirectFunctionCall1(interval_out, IntervalPGetDatum(limit)))),
+				 errhint("Leave it NULL for no limit.")));
+	return hours;
+}
+
 /* An admin (a member of gpualloc_admin, or a superuser) or a member of the tenant's role. */
-static bool
-can_act_for(Oid caller, const char *tenant)
+bool
+ga_pg_can_act_for(Oid caller, const char *tenant)
 {
 	Oid			admin = get_role_oid("gpualloc_admin", true);
 	Oid			role = get_role_oid(tenant, true);
@@ -394,7 +425,7 @@ check_tenant(const char *tenant, double priority, text *name)
 		cap = gpualloc_max_priority;
 	name_taken = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	/* the common case: a role submits for itself */
-	if (strcmp(tenant, GetUserNameFromId(caller, false)) != 0 && !can_act_for(caller, tenant))
+	if (strcmp(tenant, GetUserNameFromId(caller, false)) != 0 && !ga_pg_can_act_for(caller, tenant))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to submit jobs for tenant \"%s\"", tenant),
@@ -441,8 +472,8 @@ decide_work(const SubmitArgs *a, const char *pool, QueuedJob *q)
 static int64
 insert_job(const SubmitArgs *a, const QueuedJob *q)
 {
-	Datum		v[17];
-	char		nulls[17];
+	Datum		v[18];
+	char		nulls[18];
 	bool		isnull;
 
 	memset(nulls, ' ', sizeof(nulls));
@@ -466,6 +497,8 @@ insert_job(const SubmitArgs *a, const QueuedJob *q)
 	v[15] = CStringGetTextDatum(q->est.method);
 	v[16] = PointerGetDatum(a->command);
 	nulls[16] = a->command != NULL ? ' ' : 'n';
+	v[17] = IntervalPGetDatum(a->time_limit);
+	nulls[17] = a->time_limit != NULL ? ' ' : 'n';
 	ga_saved_query_expect(&insert_query, v, nulls, SPI_OK_INSERT_RETURNING);
 	return DatumGetInt64(first_value(&isnull));
 }
@@ -478,6 +511,8 @@ try_fast_path(const SubmitArgs *a, const QueuedJob *q, int64 job_id)
 
 	if (a->has_not_before && a->not_before > GetCurrentTransactionStartTimestamp())
 		return;
+	job.waits = q->deps.waits;
+	job.time_limit_hours = q->time_limit_hours;
 	job.job_id = job_id;
 	job.pool_id = q->pool_id;
 	job.node_size = q->node_size;
@@ -511,10 +546,13 @@ gpualloc_submit_job(PG_FUNCTION_ARGS)
 	check_times(&a);
 	check_work(&a, q.kind);
 	check_command(a.command);
+	q.time_limit_hours = check_time_limit(a.time_limit);
 	q.tenant = a.tenant;
 	check_tenant(q.tenant, a.priority, a.name);
+	ga_pg_check_dependencies(a.after_ok, a.after_any, &q.deps);
 	decide_work(&a, pool, &q);
 	job_id = insert_job(&a, &q);
+	ga_pg_insert_dependencies(job_id, &q.deps);
 	try_fast_path(&a, &q, job_id);
 	SPI_finish();
 	PG_RETURN_INT64(job_id);

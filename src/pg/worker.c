@@ -290,6 +290,18 @@ expire_bookings(MemoryContext run_ctx)
 	return housekeeping("SELECT gpualloc_internal.expire_bookings()::bigint", run_ctx);
 }
 
+/*
+ * Running jobs past their time limit are stopped: failed, their GPUs freed
+ * and the executors told through the change feed.
+ */
+static int64
+stop_overdue_jobs(MemoryContext run_ctx)
+{
+	if (RecoveryInProgress() || !extension_installed())
+		return 0;
+	return housekeeping("SELECT gpualloc_internal.stop_overdue_jobs()::bigint", run_ctx);
+}
+
 static void
 plan_body(void *arg)
 {
@@ -324,6 +336,7 @@ run_once(MemoryContext run_ctx)
 		return false;
 	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
+	(void) stop_overdue_jobs(run_ctx);
 	(void) housekeeping("SELECT gpualloc_internal.purge_plans()::bigint", run_ctx);
 	/* logged as "run failed: ..."; the last committed allocation stays */
 	failure = in_transaction(plan_body, &r, "run", run_ctx);
@@ -414,7 +427,8 @@ gpualloc_worker_main(Datum arg)
 			next_housekeeping = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), HOUSEKEEPING_MS);
 			MemoryContextReset(run_ctx);
 			MemoryContextSwitchTo(run_ctx);
-			if (expire_bookings(run_ctx) > 0 && woken_at == 0)
+			/* both free GPUs: plan soon after either */
+			if (expire_bookings(run_ctx) + stop_overdue_jobs(run_ctx) > 0 && woken_at == 0)
 				woken_at = GetCurrentTimestamp();
 			MemoryContextSwitchTo(TopMemoryContext);
 		}

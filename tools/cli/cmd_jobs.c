@@ -87,6 +87,9 @@ static cli_opt submit_opts[] = {
 	{"command", 'c', true, NULL},
 	{"not-before", 0, true, NULL},
 	{"deadline", 0, true, NULL},
+	{"after-ok", 0, true, NULL},
+	{"after-any", 0, true, NULL},
+	{"time-limit", 0, true, NULL},
 	{NULL, 0, false, NULL}
 };
 
@@ -147,6 +150,9 @@ static const submit_arg submit_args[] = {
 	{"deadline", ", deadline => $%d::timestamptz"},
 	{"work-gpu-hours", ", work_gpu_hours => $%d::double precision"},
 	{"command", ", command => $%d::text"},
+	{"after-ok", ", after_ok => pg_catalog.string_to_array($%d::text, ',')::bigint[]"},
+	{"after-any", ", after_any => pg_catalog.string_to_array($%d::text, ',')::bigint[]"},
+	{"time-limit", ", time_limit => $%d::interval"},
 };
 
 /* name, kind, pool, the two sizes and the optional arguments above */
@@ -183,7 +189,7 @@ print_job_id(const cli_ctx *ctx, const char *sql, int n, const char *const *para
 static int
 run_submit(const cli_ctx *ctx)
 {
-	char		sql[1024] = "SELECT gpualloc.submit_job(name => $1::text, kind => $2::text, pool => $3::text";
+	char		sql[1536] = "SELECT gpualloc.submit_job(name => $1::text, kind => $2::text, pool => $3::text";
 	const char *params[SUBMIT_MAX_PARAMS] = {ctx->args.pos[0], cli_get(ctx->opts, "kind"),
 	cli_get(ctx->opts, "pool")};
 	int			n = 3;
@@ -212,7 +218,8 @@ const cli_command cli_cmd_submit = {
 	"submit", "submit a job; prints its id",
 	"usage: gpualloc submit NAME --kind K --pool P [--gpus N[:M]] [--priority X]\n"
 	"                       [--work-gpu-hours H] [--features JSON] [--tenant T]\n"
-	"                       [--command CMD] [--not-before TS] [--deadline TS] [--json]\n"
+	"                       [--command CMD] [--not-before TS] [--deadline TS]\n"
+	"                       [--after-ok IDS] [--after-any IDS] [--time-limit INTERVAL] [--json]\n"
 	"\n"
 	"Queues a job with gpualloc.submit_job() and prints its id (with --json:\n"
 	"[{\"job_id\": N}]).  When the current plan leaves a block free the job is\n"
@@ -229,6 +236,9 @@ const cli_command cli_cmd_submit = {
 	"  -c, --command CMD        the shell command line the executor runs\n"
 	"      --not-before TS      do not start before this time\n"
 	"      --deadline TS        finish by this time\n"
+	"      --after-ok IDS       run only after these jobs (ids, comma-separated) succeeded\n"
+	"      --after-any IDS      run only after these jobs ended, however\n"
+	"      --time-limit I       stop it once it has run this long, e.g. '4 hours'\n"
 	"\n"
 	"Needs gpualloc_submitter (for a tenant you are a member of) or gpualloc_admin.\n",
 	submit_opts, 1, 1, check_submit, run_submit

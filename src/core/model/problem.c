@@ -33,6 +33,8 @@ ga_job_duration(const ga_job *job, int gpus)
 	if (gpus <= 0)
 		return 1;
 	steps = ceil(job->work_gpu_steps / gpus - 1e-9);
+	if (job->time_limit_steps > 0 && steps > job->time_limit_steps)
+		steps = job->time_limit_steps;
 	if (steps < 1)
 		return 1;
 	if (steps > 1e8)
@@ -210,9 +212,85 @@ check_job(const ga_problem *p, const ga_job *job, ga_error *err)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": release_step must not be negative", job->name);
 	if (job->deadline_step < -1)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": deadline_step must be -1 (none) or a step", job->name);
+	if (job->time_limit_steps < 0)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": time_limit_steps must be 0 (none) or positive", job->name);
 	if (job->pinned)
 		return check_pinned(p, job, err);
 	return GA_OK;
+}
+
+static ga_status
+check_preds(const ga_problem *p, int j, ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+
+	if (job->n_preds < 0 || job->n_preds > GA_MAX_PREDS)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": n_preds %d is not between 0 and %d",
+							job->name, job->n_preds, GA_MAX_PREDS);
+	for (int i = 0; i < job->n_preds; i++)
+	{
+		if (job->preds[i] < 0 || job->preds[i] >= p->n_jobs || job->preds[i] == j)
+			return ga_error_set(err, GA_EINVAL, "job \"%s\": predecessor %d is not another job of the problem",
+								job->name, job->preds[i]);
+		if (job->pred_kind[i] != GA_DEP_OK && job->pred_kind[i] != GA_DEP_ANY)
+			return ga_error_set(err, GA_EINVAL, "job \"%s\": predecessor kind %d is unknown",
+								job->name, job->pred_kind[i]);
+	}
+	return GA_OK;
+}
+
+/*
+ * Depth-first search for a cycle among predecessor links; state 0 = not
+ * seen, 1 = on the path, 2 = done.  Iterative, so a long chain cannot
+ * exhaust the stack: stack[] holds the path, next[] each job's next link.
+ */
+static ga_status
+check_acyclic(const ga_problem *p, ga_error *err)
+{
+	int			n = p->n_jobs > 0 ? p->n_jobs : 1;
+	uint8_t    *state = calloc(n, 1);
+	int		   *stack = malloc(sizeof(int) * n);
+	int		   *next = calloc(n, sizeof(int));
+	ga_status	rc = GA_OK;
+
+	if (!state || !stack || !next)
+		rc = ga_error_set(err, GA_ENOMEM, "out of memory checking job dependencies");
+	for (int root = 0; rc == GA_OK && root < p->n_jobs; root++)
+	{
+		int			depth = 0;
+
+		if (state[root] != 0)
+			continue;
+		stack[depth++] = root;
+		state[root] = 1;
+		while (depth > 0 && rc == GA_OK)
+		{
+			int			j = stack[depth - 1];
+
+			if (next[j] < p->jobs[j].n_preds)
+			{
+				int			q = p->jobs[j].preds[next[j]++];
+
+				if (state[q] == 1)
+					rc = ga_error_set(err, GA_EINVAL, "job \"%s\": its predecessors form a cycle through job \"%s\"",
+									  p->jobs[j].name, p->jobs[q].name);
+				else if (state[q] == 0)
+				{
+					state[q] = 1;
+					stack[depth++] = q;
+				}
+			}
+			else
+			{
+				state[j] = 2;
+				depth--;
+			}
+		}
+	}
+	free(state);
+	free(stack);
+	free(next);
+	return rc;
 }
 
 static ga_status
@@ -268,8 +346,11 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 	if ((rc = check_pools(p, err)) != GA_OK)
 		return rc;
 	for (int j = 0; j < p->n_jobs; j++)
-		if ((rc = check_job(p, &p->jobs[j], err)) != GA_OK)
+		if ((rc = check_job(p, &p->jobs[j], err)) != GA_OK ||
+			(rc = check_preds(p, j, err)) != GA_OK)
 			return rc;
+	if ((rc = check_acyclic(p, err)) != GA_OK)
+		return rc;
 	for (int s = 0; s < p->n_services; s++)
 		if ((rc = check_service(p, &p->services[s], err)) != GA_OK)
 			return rc;

@@ -22,6 +22,23 @@
 
 #define GA_NAME_LEN 64
 
+/*
+ * Job dependencies (docs/model.md, Dependencies): a job may wait for at most
+ * GA_MAX_PREDS other jobs of the same problem.  The kind says what the
+ * predecessor's end must be for the job ever to run: GA_DEP_OK a success,
+ * GA_DEP_ANY any end.  Planning treats both alike (the job starts no earlier
+ * than each predecessor's planned end); the kind matters only once the
+ * predecessor really ends, to the caller that decides whether the job can
+ * still run.
+ */
+#define GA_MAX_PREDS 8
+
+typedef enum ga_dep_kind
+{
+	GA_DEP_OK = 0,
+	GA_DEP_ANY = 1
+} ga_dep_kind;
+
 typedef struct ga_pool
 {
 	char		name[GA_NAME_LEN];
@@ -53,6 +70,23 @@ typedef struct ga_job
 	int			pinned_end;
 	int			pinned_first_gpu;
 	int			pinned_size;
+
+	/*
+	 * Hard limit on the job's run in steps; 0 = none.  Its planned run is
+	 * min(estimated duration, time_limit_steps) (ga_job_duration): past the
+	 * limit the job is stopped, so it never holds its block longer.
+	 */
+	int			time_limit_steps;
+
+	/*
+	 * Predecessors: indices into problem->jobs, each different from this
+	 * job, no cycle.  A job not pinned starts no earlier than the planned
+	 * end of each predecessor and is placed only when every predecessor is
+	 * (rule R7); a pinned job already runs, so its predecessors are ignored.
+	 */
+	int			n_preds;
+	int			preds[GA_MAX_PREDS];
+	uint8_t		pred_kind[GA_MAX_PREDS];	/* ga_dep_kind */
 } ga_job;
 
 typedef struct ga_service
@@ -167,7 +201,10 @@ ga_status	ga_problem_set_held(ga_problem *problem, int s, const int *gpus,
  */
 ga_status	ga_problem_finish(ga_problem *problem, ga_error *err);
 
-/* Duration in steps of job j at g GPUs (at least 1). */
+/*
+ * Planned duration in steps of job j at g GPUs: ceil(work / g), at least 1,
+ * at most its time limit when it has one.
+ */
 int			ga_job_duration(const ga_job *job, int gpus);
 
 /* True when x is a power of two (1, 2, 4, ...). */

@@ -50,6 +50,14 @@ pool_parts(const ga_problem *p, int *parent, int *part)
 		parent[q] = q;
 	for (int j = 0; j < p->n_jobs; j++)
 		link_pools(parent, &p->jobs[j].pool, 1);
+	/* a job and its predecessors are planned together: one part */
+	for (int j = 0; j < p->n_jobs; j++)
+		for (int i = 0; i < p->jobs[j].n_preds; i++)
+		{
+			int			pair[2] = {p->jobs[j].pool, p->jobs[p->jobs[j].preds[i]].pool};
+
+			link_pools(parent, pair, 2);
+		}
 	for (int s = 0; s < p->n_services; s++)
 		link_pools(parent, &p->services[s].pool, 1);
 	for (int q = 0; q < p->n_pools; q++)
@@ -141,6 +149,32 @@ fill_pools(const ga_problem *p, const int *part, int k, ga_part *pt,
 	}
 }
 
+/* The part's number of job `whole` (its map is sorted), -1 when absent. */
+static int
+part_job_of(const ga_part *pt, int n_jobs, int whole)
+{
+	int			lo = 0;
+	int			hi = n_jobs - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (pt->job_map[mid] == whole)
+			return mid;
+		if (pt->job_map[mid] < whole)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/*
+ * The part's jobs in the whole's order.  A predecessor lies in the same
+ * part as its successor (pool_parts links their pools), so the part's
+ * number for it is its rank among the part's jobs before it.
+ */
 static void
 fill_jobs(const ga_problem *p, const int *part, int k, ga_part *pt,
 		  const int *pool_of, const int *gpu_of)
@@ -159,6 +193,13 @@ fill_jobs(const ga_problem *p, const int *part, int k, ga_part *pt,
 		if (job->pinned)
 			job->pinned_first_gpu = gpu_of[job->pinned_first_gpu];
 		pt->job_map[n_jobs++] = j;
+	}
+	for (int j = 0; j < n_jobs; j++)
+	{
+		ga_job	   *job = &pt->problem->jobs[j];
+
+		for (int i = 0; i < job->n_preds; i++)
+			job->preds[i] = part_job_of(pt, n_jobs, job->preds[i]);
 	}
 }
 

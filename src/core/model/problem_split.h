@@ -12,9 +12,9 @@
  * plan is legal exactly when each part's plan is, with the sum of their
  * objectives.
  *
- * Today every job and every service names one pool, so each pool is a part
- * of its own; the split is written for workloads that span pools, which
- * then merge their pools into one part.
+ * Every job and every service names one pool, so each pool is a part of its
+ * own, except that a job and its predecessors (ga_job.preds) are planned
+ * together: a dependency across pools merges those pools into one part.
  *
  * Each part is a finished problem of its own, with its pools in the whole
  * problem's order and its GPUs, jobs and services numbered from 0 in the

@@ -21,7 +21,7 @@
  */
 _Static_assert(sizeof(ga_params) == 40, "ga_params changed: update serial.c");
 _Static_assert(sizeof(ga_pool) == 72, "ga_pool changed: update serial.c");
-_Static_assert(sizeof(ga_job) == 136, "ga_job changed: update serial.c");
+_Static_assert(sizeof(ga_job) == 184, "ga_job changed: update serial.c");
 _Static_assert(sizeof(ga_service) == 136, "ga_service changed: update serial.c");
 _Static_assert(sizeof(ga_plan) == 88, "ga_plan changed: update serial.c");
 
@@ -192,6 +192,13 @@ put_job(writer *w, const ga_job *job)
 	put_i32(w, job->pinned_end);
 	put_i32(w, job->pinned_first_gpu);
 	put_i32(w, job->pinned_size);
+	put_i32(w, job->time_limit_steps);
+	put_i32(w, job->n_preds);
+	for (int i = 0; i < GA_MAX_PREDS; i++)
+	{
+		put_i32(w, job->preds[i]);
+		put_u8(w, job->pred_kind[i]);
+	}
 }
 
 static void
@@ -283,6 +290,13 @@ get_job(reader *r, ga_job *job)
 	job->pinned_end = get_i32(r);
 	job->pinned_first_gpu = get_i32(r);
 	job->pinned_size = get_i32(r);
+	job->time_limit_steps = get_i32(r);
+	job->n_preds = get_i32(r);
+	for (int i = 0; i < GA_MAX_PREDS; i++)
+	{
+		job->preds[i] = get_i32(r);
+		job->pred_kind[i] = get_u8(r);
+	}
 }
 
 static ga_status

@@ -245,6 +245,62 @@ check_job_cells(const ga_problem *p, const ga_plan *plan, int j, long count,
 	return GA_OK;
 }
 
+/*
+ * R7, time limits: a placed job that is not pinned holds no cell of its
+ * block at or past start + time_limit_steps.  Pinned jobs are exempt: one
+ * that outlives its limit is being stopped outside the plan, which keeps
+ * it where it really is until it has stopped.
+ */
+static ga_status
+check_job_time_limit(const ga_problem *p, const ga_plan *plan, int j,
+					 ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+	int			start = plan->job_start[j];
+	int			first = plan->job_first_gpu[j];
+
+	if (job->pinned || job->time_limit_steps <= 0)
+		return GA_OK;
+	for (int t = start + job->time_limit_steps; t < plan->n_steps; t++)
+		for (int g = first; g < first + plan->job_size[j]; g++)
+			if (g >= 0 && g < plan->n_gpus && ga_plan_get(plan, g, t) == j)
+				return ga_error_set(err, GA_EILLEGAL,
+									"job \"%s\" holds GPU %d at step %d, past its time limit of %d steps from its start at step %d",
+									job->name, g, t, job->time_limit_steps, start);
+	return GA_OK;
+}
+
+/*
+ * R7, dependencies: job j, not pinned and placed, has every predecessor
+ * placed and starts at or after each one's planned end.
+ */
+static ga_status
+check_job_order(const ga_problem *p, const ga_plan *plan, int j,
+				ga_error *err)
+{
+	const ga_job *job = &p->jobs[j];
+
+	if (job->pinned || plan->job_size[j] <= 0)
+		return GA_OK;
+	for (int i = 0; i < job->n_preds; i++)
+	{
+		int			q = job->preds[i];
+		const ga_job *pred = &p->jobs[q];
+		int			end;
+
+		if (plan->job_size[q] <= 0)
+			return ga_error_set(err, GA_EILLEGAL,
+								"job \"%s\" is placed but its predecessor \"%s\" is not",
+								job->name, pred->name);
+		end = job_end(pred, plan->job_start[q], plan->job_size[q]);
+		if (plan->job_start[j] < end)
+			return ga_error_set(err, GA_EILLEGAL,
+								"job \"%s\" starts at step %d, before its predecessor \"%s\" ends at step %d",
+								job->name, plan->job_start[j], pred->name, end);
+	}
+	return GA_OK;
+}
+
 static ga_status
 check_job(const ga_problem *p, const ga_plan *plan, int j, long count,
 		  ga_error *err)
@@ -256,6 +312,8 @@ check_job(const ga_problem *p, const ga_plan *plan, int j, long count,
 	if ((rc = check_job_block(p, plan, j, err)) != GA_OK)
 		return rc;
 	if ((rc = check_job_timing(p, plan, j, err)) != GA_OK)
+		return rc;
+	if ((rc = check_job_time_limit(p, plan, j, err)) != GA_OK)
 		return rc;
 	return check_job_cells(p, plan, j, count, err);
 }
@@ -351,6 +409,8 @@ ga_validate(const ga_problem *p, const ga_plan *plan, ga_error *err)
 		rc = check_job(p, plan, j, count[j], err);
 	for (int s = 0; rc == GA_OK && s < p->n_services; s++)
 		rc = check_service(p, plan, s, err);
+	for (int j = 0; rc == GA_OK && j < p->n_jobs; j++)
+		rc = check_job_order(p, plan, j, err);
 	free(count);
 	return rc;
 }

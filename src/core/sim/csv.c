@@ -168,6 +168,14 @@ ga_status
 ga_csv_header(ga_csv_reader *r, ga_csv_columns *cols,
 			  const char *const *names, int n, ga_error *err)
 {
+	return ga_csv_header_optional(r, cols, names, n, n, err);
+}
+
+ga_status
+ga_csv_header_optional(ga_csv_reader *r, ga_csv_columns *cols,
+					   const char *const *names, int n, int n_required,
+					   ga_error *err)
+{
 	int			rc;
 
 	if (n > GA_CSV_MAX_FIELDS)
@@ -186,7 +194,7 @@ ga_csv_header(ga_csv_reader *r, ga_csv_columns *cols,
 		for (int i = 0; i < r->n; i++)
 			if (strcmp(r->field[i], names[c]) == 0)
 				cols->pos[c] = i;
-		if (cols->pos[c] < 0)
+		if (cols->pos[c] < 0 && c < n_required)
 			return ga_error_set(err, GA_EINVAL, "%s: line %d: missing column \"%s\"",
 								r->path, r->line, names[c]);
 	}
@@ -198,7 +206,7 @@ ga_csv_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c)
 {
 	int			i = cols->pos[c];
 
-	return i < r->n ? r->field[i] : "";
+	return i >= 0 && i < r->n ? r->field[i] : "";
 }
 
 ga_status

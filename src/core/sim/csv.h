@@ -63,7 +63,15 @@ int			ga_csv_next(ga_csv_reader *r, ga_error *err);
 ga_status	ga_csv_header(ga_csv_reader *r, ga_csv_columns *cols,
 						  const char *const *names, int n, ga_error *err);
 
-/* Column c of the current row ("" when the row is short). */
+/*
+ * As ga_csv_header, but only the first n_required names must be there; a
+ * later one that is missing reads as "" in every row.
+ */
+ga_status	ga_csv_header_optional(ga_csv_reader *r, ga_csv_columns *cols,
+								   const char *const *names, int n,
+								   int n_required, ga_error *err);
+
+/* Column c of the current row ("" when the row is short or the column absent). */
 const char *ga_csv_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c);
 
 /*

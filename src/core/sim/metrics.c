@@ -189,6 +189,8 @@ ga_metrics_compute(const ga_run_record *rec, ga_metrics *m, ga_error *err)
 			m->completed_value += o->priority * o->gpu_hours;
 			m->completed_jobs += 1;
 		}
+		m->stopped_jobs += o->stopped;
+		m->dependency_violations += o->started_early;
 	}
 	m->n_solves = rec->n_solves;
 	m->solve_p50_ms = ga_metrics_quantile(rec->solve_ms, rec->n_solves, 0.5);

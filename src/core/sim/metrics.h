@@ -27,6 +27,8 @@ typedef struct ga_job_outcome
 	bool		started;
 	bool		completed;		/* ended inside the window */
 	double		gpu_hours;		/* run inside the window */
+	bool		stopped;		/* stopped at its time limit inside the window */
+	bool		started_early;	/* started before a job it waits for ended */
 } ga_job_outcome;
 
 /* What a simulation observed, step by step; filled by the simulator. */
@@ -69,6 +71,9 @@ typedef struct ga_metrics
 	double		value;
 	double		completed_value;
 	double		completed_jobs; /* a count; fractional only for the oracle */
+	double		stopped_jobs;	/* stopped at their time limit (0: oracle) */
+	double		dependency_violations;	/* jobs started before a job they
+										 * wait for ended; 0 in every run */
 	double		coverage;		/* 1 when nothing was demanded */
 	double		unmet_gpu_hours;
 	double		churn;			/* NAN when not applicable (oracle) */

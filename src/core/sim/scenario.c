@@ -385,6 +385,30 @@ get_features(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 	return GA_OK;
 }
 
+/*
+ * The optional columns: after_ok and after_any kept as written until every
+ * job is read (resolve_links), time_limit_hours checked now.
+ */
+static ga_status
+read_job_extras(const ga_csv_reader *r, const ga_csv_columns *cols,
+				ga_scn_job *j, ga_error *err)
+{
+	for (int k = 0; k < 2; k++)
+	{
+		const char *text = ga_csv_field(r, cols, 9 + k);
+
+		if (text[0] != '\0' && (j->after_text[k] = strdup(text)) == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory");
+	}
+	if (ga_csv_field(r, cols, 11)[0] == '\0')
+		return GA_OK;
+	if (ga_csv_number(r, cols, 11, &j->time_limit_hours, err) != GA_OK)
+		return GA_EINVAL;
+	if (!(j->time_limit_hours > 0) || j->time_limit_hours > 8784)
+		return ga_csv_field_error(r, cols, 11, err, "must be a positive number of hours, at most 8784 (366 days), or empty");
+	return GA_OK;
+}
+
 static ga_status
 add_job(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 		int *cap, ga_error *err)
@@ -417,8 +441,8 @@ add_job(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 		return ga_csv_field_error(r, cols, 7, err, "must be positive");
 	if (get_features(r, cols, 8, &j->features, err) != GA_OK)
 		return GA_EINVAL;
-	scn->n_jobs++;
-	return GA_OK;
+	scn->n_jobs++;				/* from here on destroy frees what it holds */
+	return read_job_extras(r, cols, j, err);
 }
 
 static int
@@ -432,11 +456,90 @@ job_arrival_cmp(const void *a, const void *b)
 	return x->line - y->line;
 }
 
+/* The only job named `name` that arrives before job j, or -1 with err set. */
+static int
+earlier_job(const ga_scenario *scn, int j, const char *column, const char *name,
+			ga_error *err)
+{
+	int			found = -1;
+
+	for (int i = 0; i < scn->n_jobs; i++)
+		if (strcmp(scn->jobs[i].name, name) == 0)
+		{
+			if (found >= 0)
+				return ga_error_set(err, GA_EINVAL,
+									"jobs.csv: line %d, column \"%s\": job name \"%s\" is not unique",
+									scn->jobs[j].line, column, name), -1;
+			found = i;
+		}
+	if (found < 0)
+		return ga_error_set(err, GA_EINVAL, "jobs.csv: line %d, column \"%s\": no job is named \"%s\"",
+							scn->jobs[j].line, column, name), -1;
+	if (found >= j)
+		return ga_error_set(err, GA_EINVAL,
+							"jobs.csv: line %d, column \"%s\": job \"%s\" does not arrive before this one (submit, then file order)",
+							scn->jobs[j].line, column, name), -1;
+	return found;
+}
+
+/* Job j's links from one column's ';'-separated names. */
+static ga_status
+resolve_column(ga_scenario *scn, int j, int k, ga_error *err)
+{
+	static const char *const columns[] = {"after_ok", "after_any"};
+	ga_scn_job *job = &scn->jobs[j];
+	char	   *save = NULL;
+
+	for (char *tok = strtok_r(job->after_text[k], ";", &save); tok != NULL;
+		 tok = strtok_r(NULL, ";", &save))
+	{
+		char	   *end = tok + strlen(tok);
+		int			i;
+
+		while (*tok == ' ')
+			tok++;
+		while (end > tok && end[-1] == ' ')
+			*--end = '\0';
+		if (*tok == '\0')
+			continue;
+		if ((i = earlier_job(scn, j, columns[k], tok, err)) < 0)
+			return GA_EINVAL;
+		for (int a = 0; a < job->n_after; a++)
+			if (job->after[a] == i)
+				return ga_error_set(err, GA_EINVAL, "jobs.csv: line %d, column \"%s\": job \"%s\" is named twice",
+									job->line, columns[k], tok);
+		if (job->n_after == GA_MAX_PREDS)
+			return ga_error_set(err, GA_EINVAL, "jobs.csv: line %d: after_ok and after_any name more than %d jobs",
+								job->line, GA_MAX_PREDS);
+		job->after[job->n_after] = i;
+		job->after_ok[job->n_after++] = k == 0;
+	}
+	return GA_OK;
+}
+
+/* Names to indices, once the jobs are in arrival order; the texts are freed. */
+static ga_status
+resolve_links(ga_scenario *scn, ga_error *err)
+{
+	ga_status	rc = GA_OK;
+
+	for (int j = 0; j < scn->n_jobs; j++)
+		for (int k = 0; k < 2; k++)
+		{
+			if (rc == GA_OK && scn->jobs[j].after_text[k] != NULL)
+				rc = resolve_column(scn, j, k, err);
+			free(scn->jobs[j].after_text[k]);
+			scn->jobs[j].after_text[k] = NULL;
+		}
+	return rc;
+}
+
 static ga_status
 read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 {
 	static const char *const names[] = {"job", "kind", "pool", "priority", "submit",
-	"gpus_min", "gpus_max", "work_gpu_hours", "features"};
+	"gpus_min", "gpus_max", "work_gpu_hours", "features",
+	"after_ok", "after_any", "time_limit_hours"};
 	ga_csv_reader r;
 	ga_csv_columns cols;
 	ga_status	rc;
@@ -445,7 +548,7 @@ read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 
 	if ((rc = ga_csv_open(&r, dir, "jobs.csv", false, NULL, err)) != GA_OK)
 		return rc;
-	rc = ga_csv_header(&r, &cols, names, 9, err);
+	rc = ga_csv_header_optional(&r, &cols, names, 12, 9, err);
 	while (rc == GA_OK && (row = ga_csv_next(&r, err)) > 0)
 		rc = add_job(scn, &r, &cols, &cap, err);
 	if (rc == GA_OK && row < 0)
@@ -453,6 +556,8 @@ read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 	ga_csv_close(&r);
 	if (rc == GA_OK && scn->n_jobs > 1)
 		qsort(scn->jobs, scn->n_jobs, sizeof(ga_scn_job), job_arrival_cmp);
+	if (rc == GA_OK)
+		rc = resolve_links(scn, err);
 	return rc;
 }
 
@@ -554,7 +659,11 @@ ga_scenario_destroy(ga_scenario *scn)
 		free(scn->services[s].traffic);
 	}
 	for (int j = 0; j < scn->n_jobs; j++)
+	{
 		ga_feature_list_destroy(scn->jobs[j].features);
+		free(scn->jobs[j].after_text[0]);
+		free(scn->jobs[j].after_text[1]);
+	}
 	for (int h = 0; h < scn->n_history; h++)
 		ga_feature_list_destroy(scn->history[h].features);
 	free(scn->pools);

@@ -56,6 +56,12 @@ typedef struct ga_scn_job
 	double		work_gpu_hours; /* the truth, hidden from the scheduler */
 	ga_feature_list *features;
 	int			line;			/* line in jobs.csv, for messages */
+	/* jobs it waits for: indices of earlier jobs (after_ok / after_any) */
+	int			n_after;
+	int			after[GA_MAX_PREDS];
+	bool		after_ok[GA_MAX_PREDS]; /* after_ok; else after_any */
+	double		time_limit_hours;	/* hard limit on a run; 0 = none */
+	char	   *after_text[2];	/* while reading: the two columns as written */
 } ga_scn_job;
 
 typedef struct ga_scn_history

@@ -22,7 +22,8 @@ enum job_state
 	JOB_WAITING,				/* not started (maybe not submitted yet) */
 	JOB_RUNNING,
 	JOB_DONE,
-	JOB_NEVER					/* larger than its pool: can never start */
+	JOB_NEVER					/* larger than its pool, or waits for a job
+								 * that can never satisfy it: never starts */
 };
 
 typedef struct sim_job
@@ -34,6 +35,8 @@ typedef struct sim_job
 	int			est_version;	/* estimator version of the cached estimate */
 	int			est_gpus;
 	double		est_steps;
+	bool		stopped;		/* ended at its time limit: failed */
+	int			limit_steps;	/* time limit in steps, rounded up; 0 = none */
 } sim_job;
 
 typedef struct sim_ctx
@@ -227,6 +230,57 @@ day_reservation(sim_ctx *c, const ga_problem *p, int64_t now,
 	return GA_OK;
 }
 
+/* ---- dependencies ---- */
+
+/*
+ * Whether job i's end satisfies a link of this kind: it ended (after_ok:
+ * without being stopped at its time limit) and may be waited past.
+ */
+static bool
+link_satisfied(const sim_ctx *c, int i, bool after_ok)
+{
+	return c->jobs[i].state == JOB_DONE && !(after_ok && c->jobs[i].stopped);
+}
+
+/* A link that can never be satisfied: the job waited for never runs, or failed an after_ok. */
+static bool
+link_broken(const sim_ctx *c, int i, bool after_ok)
+{
+	return c->jobs[i].state == JOB_NEVER || (after_ok && c->jobs[i].stopped);
+}
+
+/* Every job job j waits for has ended as its link asks. */
+static bool
+links_satisfied(const sim_ctx *c, int j)
+{
+	const ga_scn_job *sj = &c->scn->jobs[j];
+
+	for (int a = 0; a < sj->n_after; a++)
+		if (!link_satisfied(c, sj->after[a], sj->after_ok[a]))
+			return false;
+	return true;
+}
+
+/*
+ * Waiting jobs one of whose links can never be satisfied never run (as
+ * the extension cancels them); predecessors come first in arrival order,
+ * so one pass in that order follows chains to their ends.
+ */
+static void
+give_up_unsatisfiable(sim_ctx *c)
+{
+	for (int j = 0; j < c->scn->n_jobs; j++)
+	{
+		const ga_scn_job *sj = &c->scn->jobs[j];
+
+		if (c->jobs[j].state != JOB_WAITING)
+			continue;
+		for (int a = 0; a < sj->n_after; a++)
+			if (link_broken(c, sj->after[a], sj->after_ok[a]))
+				c->jobs[j].state = JOB_NEVER;
+	}
+}
+
 /* ---- set-up and tear-down ---- */
 
 static ga_status
@@ -247,12 +301,15 @@ init_jobs(sim_ctx *c)
 		job->pool_max = ga_pow2_floor(scn->pools[sj->pool].n_gpus);
 		if (sj->gpus_min > job->pool_max)
 			job->state = JOB_NEVER;
+		job->limit_steps = sj->time_limit_hours > 0
+			? (int) ceil(sj->time_limit_hours * 60 / scn->step_minutes - 1e-9) : 0;
 		job->est_version = -1;
 		c->res->jobs[j].start_step = -1;
 		c->res->jobs[j].end_step = -1;
 		c->res->jobs[j].first_gpu = -1;
 		c->res->jobs[j].size = -1;
 	}
+	give_up_unsatisfiable(c);
 	return GA_OK;
 }
 
@@ -502,13 +559,73 @@ demand_curve(sim_ctx *c, int s, int64_t now, int *demand, int *protect,
 
 /* ---- building a problem ---- */
 
+/*
+ * Running jobs, and submitted waiting ones each of whose links is either
+ * satisfied or to a job in the problem too: a job waiting for one not yet
+ * submitted is not planned.  Predecessors come first in arrival order, so
+ * the recursion is shallow in practice and always ends.
+ */
 static bool
 job_in_problem(const sim_ctx *c, int j, int t)
 {
 	const sim_job *job = &c->jobs[j];
+	const ga_scn_job *sj = &c->scn->jobs[j];
 
-	return job->state == JOB_RUNNING ||
-		(job->state == JOB_WAITING && job->submit_step <= t);
+	if (job->state == JOB_RUNNING)
+		return true;
+	if (job->state != JOB_WAITING || job->submit_step > t)
+		return false;
+	for (int a = 0; a < sj->n_after; a++)
+		if (!link_satisfied(c, sj->after[a], sj->after_ok[a]) && !job_in_problem(c, sj->after[a], t))
+			return false;
+	return true;
+}
+
+/*
+ * The problem's links: each waiting job's predecessors that have not
+ * ended (those that have satisfy their link already).  Problem jobs are in
+ * scenario order, so a binary search maps a scenario index to its place.
+ */
+static int
+problem_index(const ga_problem *p, int j)
+{
+	int			lo = 0,
+				hi = p->n_jobs - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (p->jobs[mid].id == j)
+			return mid;
+		if (p->jobs[mid].id < j)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static void
+link_jobs(const sim_ctx *c, ga_problem *p)
+{
+	for (int k = 0; k < p->n_jobs; k++)
+	{
+		ga_job	   *pj = &p->jobs[k];
+		const ga_scn_job *sj = &c->scn->jobs[pj->id];
+
+		if (pj->pinned)
+			continue;
+		for (int a = 0; a < sj->n_after; a++)
+		{
+			int			q = problem_index(p, sj->after[a]);
+
+			if (q < 0)
+				continue;		/* ended, satisfying the link */
+			pj->preds[pj->n_preds] = q;
+			pj->pred_kind[pj->n_preds++] = sj->after_ok[a] ? GA_DEP_OK : GA_DEP_ANY;
+		}
+	}
 }
 
 static void
@@ -524,6 +641,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	pj->priority = sj->priority;
 	pj->release_step = 0;
 	pj->deadline_step = -1;
+	pj->time_limit_steps = c->jobs[j].limit_steps;
 	if (c->jobs[j].state == JOB_RUNNING)
 	{
 		pj->gpus_min = pj->gpus_max = tr->size;
@@ -534,6 +652,10 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 		pj->pinned_size = tr->size;
 		duration = ga_job_duration(pj, tr->size);
 		pj->pinned_end = ga_running_end_step(pj->pinned_start, duration);
+		/* it is stopped at its limit: held no longer */
+		if (pj->time_limit_steps > 0 && pj->pinned_end > pj->pinned_start + pj->time_limit_steps)
+			pj->pinned_end = pj->pinned_start + pj->time_limit_steps > 1
+				? pj->pinned_start + pj->time_limit_steps : 1;
 		if (pj->pinned_start + duration < 1)
 			c->res->overruns++;
 		return;
@@ -605,6 +727,7 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	for (int j = 0; j < scn->n_jobs; j++)
 		if (job_in_problem(c, j, t))
 			fill_job(c, &p->jobs[n++], j, t);
+	link_jobs(c, p);
 	rc = fill_services(c, p, t, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);
@@ -715,6 +838,8 @@ finish_jobs(sim_ctx *c, int t)
 		c->jobs[j].state = JOB_DONE;
 		for (int g = tr->first_gpu; g < tr->first_gpu + tr->size; g++)
 			c->gpu_job[g] = -1;
+		if (c->jobs[j].stopped)
+			continue;			/* stopped at its limit: its work is unknown */
 		c->known_work_sum += sj->work_gpu_hours;
 		c->known_work_n++;
 		if (ga_estimator_add_history(c->est, sj->kind, sj->features->items,
@@ -722,6 +847,7 @@ finish_jobs(sim_ctx *c, int t)
 									 sj->work_gpu_hours / tr->size, NULL) == GA_OK)
 			c->est_dirty = true;
 	}
+	give_up_unsatisfiable(c);
 }
 
 static bool
@@ -749,11 +875,19 @@ start_jobs(sim_ctx *c, int t, int k)
 			continue;
 		if (!block_idle(c, plan->job_first_gpu[pj], plan->job_size[pj]))
 			continue;			/* an overrunning job still holds the block */
+		if (!links_satisfied(c, j))
+			continue;			/* a predecessor has not really ended yet */
 		c->jobs[j].state = JOB_RUNNING;
 		tr->start_step = t;
 		tr->first_gpu = plan->job_first_gpu[pj];
 		tr->size = plan->job_size[pj];
 		tr->end_step = t + true_duration(c, j, tr->size);
+		/* past its limit it is stopped, the rest of its work lost */
+		if (c->jobs[j].limit_steps > 0 && tr->end_step > t + c->jobs[j].limit_steps)
+		{
+			tr->end_step = t + c->jobs[j].limit_steps;
+			c->jobs[j].stopped = true;
+		}
 		for (int g = tr->first_gpu; g < tr->first_gpu + tr->size; g++)
 			c->gpu_job[g] = j;
 	}
@@ -795,6 +929,28 @@ serve_and_record(sim_ctx *c, int t, int k)
 	memcpy(c->prev_svc, c->gpu_svc, sizeof(int) * c->scn->n_gpus);
 }
 
+/*
+ * Job j started before a job it waits for really ended (or one that never
+ * started): what the metrics count as a dependency violation.  Judged from
+ * the trace alone, not from the checks that prevent it.
+ */
+static bool
+started_before_predecessor(const sim_ctx *c, int j)
+{
+	const ga_scn_job *sj = &c->scn->jobs[j];
+	const ga_sim_job_trace *tr = &c->res->jobs[j];
+
+	for (int a = 0; a < sj->n_after; a++)
+	{
+		const ga_sim_job_trace *pt = &c->res->jobs[sj->after[a]];
+
+		if (pt->start_step < 0 || pt->end_step > tr->start_step ||
+			(sj->after_ok[a] && c->jobs[sj->after[a]].stopped))
+			return true;
+	}
+	return false;
+}
+
 /* Per-job outcomes of the jobs submitted inside the window. */
 static ga_status
 record_jobs(sim_ctx *c, ga_error *err)
@@ -827,7 +983,9 @@ record_jobs(sim_ctx *c, ga_error *err)
 			int			to = tr->end_step < c->T ? tr->end_step : c->T;
 
 			o->gpu_hours = (double) tr->size * (to - tr->start_step) * c->step_h;
-			o->completed = tr->end_step <= c->T;
+			o->completed = tr->end_step <= c->T && !c->jobs[j].stopped;
+			o->stopped = c->jobs[j].stopped && tr->end_step <= c->T;
+			o->started_early = started_before_predecessor(c, j);
 		}
 	}
 	rec->n_jobs = n;

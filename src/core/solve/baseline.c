@@ -3,6 +3,7 @@
  * reservation (see baseline.h and reservation.h).
  */
 #include "solve/baseline.h"
+#include "solve/chain.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -286,15 +287,29 @@ place(bl_ctx *c, int j, int t, int first, int size)
 		c->event[end] = true;
 }
 
+static ga_status
+fifo_ready(const ga_problem *ready, void *res, ga_plan **out, ga_error *err)
+{
+	return ga_plan_fifo(ready, res, out, err);
+}
+
+static ga_status
+backfill_ready(const ga_problem *ready, void *res, ga_plan **out, ga_error *err)
+{
+	return ga_plan_backfill(ready, res, out, err);
+}
+
 ga_status
 ga_plan_fifo(const ga_problem *p, const ga_reservation *res, ga_plan **out,
 			 ga_error *err)
 {
 	bl_ctx		c;
-	ga_status	rc = setup(p, res, &c, out, err);
+	ga_status	rc;
 	int			previous = 0;
 
-	if (rc != GA_OK)
+	if (ga_chain_needed(p))
+		return ga_chain_solve(p, fifo_ready, (void *) res, out, err);
+	if ((rc = setup(p, res, &c, out, err)) != GA_OK)
 		return rc;
 	for (int j = 0; j < p->n_jobs; j++)
 	{
@@ -388,13 +403,15 @@ ga_plan_backfill(const ga_problem *p, const ga_reservation *res,
 				 ga_plan **out, ga_error *err)
 {
 	bl_ctx		c;
-	ga_status	rc = setup(p, res, &c, out, err);
+	ga_status	rc;
 	int		   *order;
 	bool	   *placed;
 	bool	   *fits;
 	int			n = 0;
 
-	if (rc != GA_OK)
+	if (ga_chain_needed(p))
+		return ga_chain_solve(p, backfill_ready, (void *) res, out, err);
+	if ((rc = setup(p, res, &c, out, err)) != GA_OK)
 		return rc;
 	order = malloc(sizeof(int) * (p->n_jobs > 0 ? p->n_jobs : 1));
 	placed = calloc(p->n_jobs > 0 ? p->n_jobs : 1, sizeof(bool));

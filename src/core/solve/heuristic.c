@@ -25,6 +25,7 @@
  */
 #include "solve/heuristic.h"
 #include "solve/headroom.h"
+#include "solve/chain.h"
 #include "model/terminal.h"
 
 #include <limits.h>
@@ -2439,6 +2440,20 @@ cap_of(const ga_solve_options *opt)
 	return opt->time_limit_ms;
 }
 
+typedef struct fast_args
+{
+	const ga_solve_options *options;
+	ga_fast_stats *stats;
+} fast_args;
+
+static ga_status
+fast_ready(const ga_problem *ready, void *arg, ga_plan **out, ga_error *err)
+{
+	fast_args  *a = arg;
+
+	return ga_solve_fast_stats(ready, a->options, out, a->stats, err);
+}
+
 ga_status
 ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
 					ga_plan **out, ga_fast_stats *stats, ga_error *err)
@@ -2457,6 +2472,12 @@ ga_solve_fast_stats(const ga_problem *problem, const ga_solve_options *options,
 	memset(stats, 0, sizeof(*stats));
 	if (problem->params.n_steps <= 0 || problem->decay[0] != 1.0)
 		return ga_error_set(err, GA_EINVAL, "the problem is not finished (call ga_problem_finish first)");
+	if (ga_chain_needed(problem))
+	{
+		fast_args	a = {options, stats};
+
+		return ga_chain_solve(problem, fast_ready, &a, out, err);
+	}
 	rc = ctx_init(&c, problem, options, err);
 	if (rc == GA_OK)
 	{

@@ -14,6 +14,7 @@
  */
 #include "solve/milp_internal.h"
 #include "solve/glpk_guard.h"
+#include "solve/chain.h"
 #include "solve/headroom.h"
 #include "model/validate.h"
 
@@ -574,6 +575,64 @@ finish_plan(ga_plan *plan, const ga_problem *problem, const milp_run *run)
 	plan->solve_ms = ga_now_ms() - run->t_start;
 }
 
+typedef struct full_args
+{
+	const ga_solve_options *options;
+	const ga_milp_settings *settings;
+	ga_milp_stats *stats;
+} full_args;
+
+static ga_status
+full_ready(const ga_problem *ready, void *arg, ga_plan **out, ga_error *err)
+{
+	full_args  *a = arg;
+
+	return ga_solve_full_ex(ready, a->options, a->settings, out, a->stats, err);
+}
+
+/*
+ * With dependencies: the MILP plans the ready jobs, the waiting ones are
+ * placed after (solve/chain.h).  The waiting jobs may fit the fast plan's
+ * grid better than the MILP's, so the fast plan of the whole is made too
+ * and kept when it is worth more: full is never worse than fast.
+ */
+static ga_status
+full_chained(const ga_problem *problem, const ga_solve_options *options,
+			 const ga_milp_settings *settings, ga_plan **out,
+			 ga_milp_stats *stats, ga_error *err)
+{
+	double		t0 = ga_now_ms();
+	full_args	a = {options, settings, stats};
+	ga_plan    *fast = NULL;
+	ga_status	rc = ga_chain_solve(problem, full_ready, &a, out, err);
+
+	if (rc == GA_OK)
+		rc = ga_solve_fast(problem, options, &fast, err);
+	if (rc == GA_OK && fast->objective > (*out)->objective)
+	{
+		fast->bound = fmax((*out)->bound, fast->objective);
+		fast->gap = (fast->bound - fast->objective) / fmax(fabs(fast->bound), 1e-9);
+		ga_plan_destroy(*out);
+		*out = fast;
+		fast = NULL;
+	}
+	ga_plan_destroy(fast);
+	if (rc != GA_OK)
+	{
+		ga_plan_destroy(*out);
+		*out = NULL;
+		return rc;
+	}
+	(*out)->mode = "full";
+	(*out)->solve_ms = ga_now_ms() - t0;
+	if (stats != NULL)
+	{
+		stats->bound = (*out)->bound;
+		stats->total_ms = (*out)->solve_ms;
+	}
+	return GA_OK;
+}
+
 ga_status
 ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 				 const ga_milp_settings *settings, ga_plan **out,
@@ -586,6 +645,8 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	double		t_model;
 
 	*out = NULL;
+	if (ga_chain_needed(problem))
+		return full_chained(problem, options, settings, out, stats, err);
 	if (stats != NULL)
 		memset(stats, 0, sizeof(*stats));
 	memset(&run, 0, sizeof(run));
