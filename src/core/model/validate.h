@@ -18,7 +18,10 @@
  *   R5  a service holds at most max_gpus per step; its churn (GPUs handed
  *       over between consecutive steps, and at step 0 against the GPUs it
  *       holds now when those are known) stays within churn_limit each step
- *       and within churn_budget in total.
+ *       and within churn_budget in total;
+ *   R6  no job and no service holds a GPU inside a maintenance window, and no
+ *       job's run reaches one on its block past the horizon (pinned jobs are
+ *       exempt: they already run).
  */
 #ifndef GPUALLOC_VALIDATE_H
 #define GPUALLOC_VALIDATE_H
