@@ -223,8 +223,9 @@ room_over(const bl_ctx *c, const ga_job *job, int start, int dur)
  * Can job j start at step t?  Sets the block, largest size first.  A block
  * must lie below the reservations at every step of the job's estimated
  * run, past the horizon too: a job may use GPUs a lower reservation leaves
- * free only if it ends before a higher one begins.  Its run must not touch
- * a maintenance window either, past the horizon too.
+ * free only if it ends before a higher one begins.  Its run, lengthened by
+ * the overrun margin as the planners drain ahead of a window, must not
+ * touch a maintenance window either, past the horizon too.
  */
 static bool
 fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
@@ -243,7 +244,8 @@ fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 		if (job->deadline_step >= 0 && t + dur > job->deadline_step)
 			continue;
 		for (int f = pool->first_gpu; f + g <= top; f += g)
-			if (block_free(c->plan, f, g, t, to) && !ga_block_closed(c->p, f, g, t, t + dur))
+			if (block_free(c->plan, f, g, t, to) &&
+				!ga_block_closed(c->p, f, g, t, t + ga_protect_steps(c->p, dur)))
 			{
 				*first = f;
 				*size = g;

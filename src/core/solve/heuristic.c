@@ -812,22 +812,60 @@ typedef struct block_search
 } block_search;
 
 /*
- * The latest start at most `limit` from which a run of d steps on the block
- * ends before every maintenance window on it that begins past the horizon
- * (the busy bitmaps hold only the windows' steps inside it).
+ * The first start from t on at which a run of `reach` steps on the block
+ * touches no maintenance window, past the horizon too: each window in the
+ * way moves the start to its end.
  */
 static int
-later_window_limit(const fast_ctx *c, int first, int size, int d, int limit)
+clear_of_windows(const fast_ctx *c, int first, int size, int reach, int t)
 {
-	for (int i = 0; i < c->p->n_windows; i++)
-	{
-		const ga_window *w = &c->p->windows[i];
+	bool		moved = true;
 
-		if (w->start_step >= c->T && w->first_gpu < first + size &&
-			first < w->first_gpu + w->n_gpus && w->start_step - d < limit)
-			limit = w->start_step - d;
+	while (moved)
+	{
+		moved = false;
+		for (int i = 0; i < c->p->n_windows; i++)
+		{
+			const ga_window *w = &c->p->windows[i];
+
+			if (w->first_gpu < first + size && first < w->first_gpu + w->n_gpus &&
+				w->start_step < t + reach && t < w->end_step)
+			{
+				t = w->end_step;
+				moved = true;
+			}
+		}
 	}
-	return limit;
+	return t;
+}
+
+/*
+ * Earliest start in [from, last] allowed on the block (earliest_allowed)
+ * whose run lengthened by the overrun margin touches no maintenance window:
+ * the pool drains ahead of a window, so a job that outlives its estimate
+ * by up to the margin is still off its GPUs when the window begins.
+ */
+static int
+earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad, int from,
+			  int last, int d, int first, int size)
+{
+	int			reach = ga_protect_steps(c->p, d);
+	int			t = from;
+
+	for (;;)
+	{
+		int			open;
+
+		t = earliest_allowed(m, bad, t, last, d, c->T);
+		if (t < 0 || c->p->n_windows == 0)
+			return t;
+		open = clear_of_windows(c, first, size, reach, t);
+		if (open == t)
+			return t;
+		if (open > last)
+			return -1;
+		t = open;
+	}
 }
 
 /* Rank block b against the best so far (the order of search_size). */
@@ -837,11 +875,10 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 	const pool_geom *pg = bs->pg;
 	int			node = pg->span / bs->g + b;
 	const uint64_t *m = node_mask(c, st, pg, node);
-	int			limit = later_window_limit(c, pg->first_gpu + b * bs->g, bs->g, bs->d,
-										   bs->best_t < bs->last ? bs->best_t : bs->last);
-	int			t = earliest_allowed(m, block_bad_starts(c, st, bs->job, bs->g, bs->d,
-														 pg->first_gpu + b * bs->g, bs->bad),
-									 bs->job->release_step, limit, bs->d, c->T);
+	int			limit = bs->best_t < bs->last ? bs->best_t : bs->last;
+	int			first = pg->first_gpu + b * bs->g;
+	int			t = earliest_open(c, m, block_bad_starts(c, st, bs->job, bs->g, bs->d, first, bs->bad),
+								  bs->job->release_step, limit, bs->d, first, bs->g);
 	int			end;
 	int			fit;
 	int			gap;
@@ -883,11 +920,11 @@ subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
 }
 
 /*
- * Whether a maintenance window past the horizon touches node's GPUs: its
- * blocks may then end their runs at different latest starts.
+ * Whether a maintenance window touches node's GPUs: its blocks may then
+ * have different starts clear of it (earliest_open).
  */
 static bool
-window_past_horizon(const fast_ctx *c, const pool_geom *pg, int node)
+window_under(const fast_ctx *c, const pool_geom *pg, int node)
 {
 	int			height = node_height(pg, node);
 	int			first = pg->first_gpu + ((node << height) - pg->span);
@@ -896,8 +933,7 @@ window_past_horizon(const fast_ctx *c, const pool_geom *pg, int node)
 	{
 		const ga_window *w = &c->p->windows[i];
 
-		if (w->start_step >= c->T && w->first_gpu < first + (1 << height) &&
-			first < w->first_gpu + w->n_gpus)
+		if (w->first_gpu < first + (1 << height) && first < w->first_gpu + w->n_gpus)
 			return true;
 	}
 	return false;
@@ -920,7 +956,7 @@ wholly_free(const fast_ctx *c, const fast_state *st, const block_search *bs,
 
 	if (bs->bad != NULL && bad == NULL)
 		return false;
-	if (window_past_horizon(c, bs->pg, node))
+	if (window_under(c, bs->pg, node))
 		return false;
 	if (bad != NULL && bit_is_set(bad, release))
 		return false;

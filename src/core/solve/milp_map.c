@@ -263,8 +263,8 @@ block_is_free(const int *L, int rel, int size)
 }
 
 /*
- * Best-fit aligned free block of `size` (see above) for a run over [t,
- * end), end past the horizon too, that no maintenance window touches; or -1.
+ * Best-fit aligned free block of `size` (see above) that no maintenance
+ * window touches over [t, end), end past the horizon too; or -1.
  */
 static int
 best_fit_block(const map_state *st, const ga_pool *pool, int size, int t,
@@ -419,22 +419,25 @@ evict_services(map_state *st, int first, int size, int t)
 /*
  * A block for job j of `size` over [t, end): best fit among free blocks, else
  * the lowest block that only service GPUs at step t stand in the way of and
- * whose services may hand them over.
+ * whose services may hand them over.  No maintenance window may touch it
+ * before `reach`, the run lengthened by the overrun margin, so the pool
+ * drains ahead of a window.
  */
 static int
-find_job_block(map_state *st, const ga_pool *pool, int size, int t, int end)
+find_job_block(map_state *st, const ga_pool *pool, int size, int t, int end,
+			   int reach)
 {
 	int			to = end < st->m->T ? end : st->m->T;
 	int			first;
 
 	compute_largest_free(st, pool, t, to, false);
-	first = best_fit_block(st, pool, size, t, end);
+	first = best_fit_block(st, pool, size, t, reach);
 	if (first >= 0 || st->m->problem->n_services == 0)
 		return first;
 	compute_largest_free(st, pool, t, to, true);
 	for (int rel = 0; rel + size <= pool->n_gpus; rel += size)
 		if (block_is_free(st->largest + pool->first_gpu, rel, size) &&
-			!ga_block_closed(st->m->problem, pool->first_gpu + rel, size, t, end) &&
+			!ga_block_closed(st->m->problem, pool->first_gpu + rel, size, t, reach) &&
 			eviction_allowed(st, pool->first_gpu + rel, size, t))
 		{
 			evict_services(st, pool->first_gpu + rel, size, t);
@@ -484,7 +487,8 @@ try_start_job(map_state *st, int j, int t, int preferred)
 
 			if (!slack_allows(st, job, size, t))
 				continue;
-			first = find_job_block(st, pool, size, t, end);
+			first = find_job_block(st, pool, size, t, end,
+								   t + ga_protect_steps(m->problem, end - t));
 			if (first >= 0)
 			{
 				commit_job(st, j, t, first, size);
@@ -703,7 +707,8 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 				if (!slack_allows(st, job, size, s))
 					continue;
 				compute_largest_free(st, &p->pools[job->pool], s, to, false);
-				first = best_fit_block(st, &p->pools[job->pool], size, s, s + d);
+				first = best_fit_block(st, &p->pools[job->pool], size, s,
+									   s + ga_protect_steps(p, d));
 				if (first >= 0)
 				{
 					best = milp_start_value(m, job, size, s);
