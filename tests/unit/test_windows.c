@@ -5,6 +5,7 @@
  * the horizon included, on generated problems.
  */
 #include "unit.h"
+#include "model/problem_split.h"
 #include "model/serial.h"
 #include "model/validate.h"
 #include "sim/generate.h"
@@ -180,7 +181,7 @@ TEST(windows_validate_exempts_pinned_job)
 	ga_problem_destroy(p);
 }
 
-TEST(windows_survive_serialisation_and_split)
+TEST(windows_survive_serialisation)
 {
 	ga_problem *p = window_problem();
 	ga_problem *back = NULL;
@@ -206,6 +207,41 @@ TEST(windows_survive_serialisation_and_split)
 	CHECK_INT_EQ(ga_problem_read(buf, n, &back, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "not inside pool");
 	free(buf);
+	ga_problem_destroy(p);
+}
+
+/* Two pools of 4 GPUs, a window on GPUs 5-6 of the second: its part gets it renumbered. */
+TEST(windows_follow_their_pool_into_its_part)
+{
+	ga_params	params = {.n_steps = 4, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(2, 8, 0, 0, &params);
+	ga_window	w = {.pool = 1, .first_gpu = 5, .n_gpus = 2, .start_step = 1, .end_step = 3};
+	ga_split   *split = NULL;
+	ga_error	err;
+
+	for (int q = 0; q < 2; q++)
+	{
+		snprintf(p->pools[q].name, GA_NAME_LEN, "p%d", q);
+		p->pools[q].first_gpu = 4 * q;
+		p->pools[q].n_gpus = 4;
+	}
+	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_split(p, &split, &err), GA_OK);
+	if (split != NULL)
+	{
+		CHECK_INT_EQ(split->n_parts, 2);
+		CHECK_INT_EQ(split->parts[0].problem->n_windows, 0);
+		CHECK_INT_EQ(split->parts[1].problem->n_windows, 1);
+		if (split->parts[1].problem->n_windows == 1)
+		{
+			const ga_window *pw = &split->parts[1].problem->windows[0];
+
+			CHECK(pw->pool == 0 && pw->first_gpu == 1 && pw->n_gpus == 2 &&
+				  pw->start_step == 1 && pw->end_step == 3);
+		}
+	}
+	ga_split_destroy(split);
 	ga_problem_destroy(p);
 }
 
