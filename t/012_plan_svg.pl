@@ -4,7 +4,9 @@
 # and running blocks are solid, tentative ones hatched; the jobs the plan
 # left out are listed with their reason; a bad color_by is refused by name;
 # the SVG is well-formed XML (xmllint).  Then a 512-GPU cluster of small and
-# large jobs: every job's block is tall enough to carry its name.
+# large jobs: every job's block is tall enough to carry its name.  Last,
+# maintenance windows: each drawn hatched over the GPUs and steps it closes,
+# labelled with its reason, in the legend, and no job's block inside one.
 use strict;
 use warnings;
 use IPC::Run;
@@ -210,6 +212,62 @@ my @thin = grep { $_->{rects}[0]{height} < 11.5 } values %$jobs;
 is(scalar(@thin), 0, '512 GPUs: every block at least 12 px high');
 my @unlabelled = grep { !defined $_->{label} } values %$jobs;
 is(scalar(@unlabelled), 0, '512 GPUs: every job labelled on its block');
+
+unlike($by_kind, qr/class="maintenance"|<pattern id="hatch-maint"|data-key="maintenance"/,
+	'no maintenance window: none drawn, no legend entry, no hatch');
+
+# Maintenance windows: node 1 (indexes 8-15) from one hour ahead for two,
+# the whole pool a day ahead (past the horizon: not drawn)
+$node->safe_psql('postgres', 'CREATE DATABASE maint');
+$node->safe_psql('maint', q{
+	CREATE EXTENSION gpualloc CASCADE;
+	CREATE ROLE svg_dave;
+	SELECT gpualloc.add_tenant('svg_dave');
+	SELECT gpualloc.add_pool('a100', 'A100-80GB', 80, 312);
+	SELECT gpualloc.add_node('a100', 0);
+	SELECT gpualloc.add_node('a100', 1);
+	SELECT gpualloc.add_maintenance_window('a100', date_trunc('hour', now()) + interval '2 hours',
+										   date_trunc('hour', now()) + interval '5 hours',
+										   first_gpu => 8, gpus => 8, reason => 'firmware');
+	SELECT gpualloc.add_maintenance_window('a100', now() + interval '30 hours', now() + interval '31 hours',
+										   reason => 'rack move');
+	SELECT gpualloc.submit_job('long-' || i, 'training', 'a100', 8, 8, tenant => 'svg_dave',
+							   not_before => now() + interval '1 hour', work_gpu_hours => 8 * (1 + i))
+	FROM generate_series(1, 4) i;
+	SELECT gpualloc.submit_job('short-' || i, 'quantization', 'a100', 2, 2, tenant => 'svg_dave',
+							   not_before => now() + interval '1 hour', work_gpu_hours => 2)
+	FROM generate_series(1, 6) i;
+});
+my $maint_plan = $node->safe_psql('maint', "SELECT plan_id FROM gpualloc.replan('fast')");
+my $maint = $node->safe_psql('maint', "SELECT gpualloc.plan_svg($maint_plan)");
+ok(well_formed($maint), 'windows: well-formed XML');
+my @windows = $maint =~ m{<g class="maintenance" data-pool="a100" data-gpu-first="(\d+)" data-gpu-count="(\d+)" data-step-first="(\d+)" data-step-count="(\d+)">}g;
+is(scalar(@windows), 4, 'windows: the one inside the horizon is drawn, the one past it is not');
+my ($first, $count, $step_first, $step_count) = @windows;
+is("$first+$count", '8+8', 'windows: drawn over indexes 8-15');
+my ($step_mins) = $node->safe_psql('maint',
+	"SELECT extract(epoch FROM step) / 60 FROM gpualloc.plan_runs WHERE plan_id = $maint_plan");
+is($step_count, 180 / $step_mins, 'windows: over the three hours it lasts');
+like($maint, qr{<rect class="maint" [^>]*><title>maintenance: firmware, GPUs 8-15, [^<]+</title></rect>},
+	'windows: a hatched box with the reason and times in its tooltip');
+like($maint, qr{<text class="maintlabel"[^>]*>maintenance: firmware</text>}, 'windows: labelled on the grid');
+like($maint, qr/<pattern id="hatch-maint"/, 'windows: the hatch is defined');
+like($maint, qr/data-legend="grid" data-key="maintenance"/, 'windows: in the legend');
+is($node->safe_psql('maint', qq{
+	SELECT count(*) FROM gpualloc.plan_blocks b JOIN gpualloc.plan_runs r USING (plan_id)
+	JOIN gpualloc.maintenance_windows w USING (pool_id)
+	WHERE b.plan_id = $maint_plan AND b.gpu_first < w.first_gpu + coalesce(w.gpus, 1 << 30)
+	  AND w.first_gpu < b.gpu_first + b.gpu_count
+	  AND r.plan_start + b.step_first * r.step < w.ends_at
+	  AND w.starts_at < r.plan_start + (b.step_first + b.step_count) * r.step}), '0',
+	'windows: no block of the plan inside one');
+ok(job_groups($maint) && scalar(keys %{ job_groups($maint) }) > 0, 'windows: jobs are planned around them');
+if ($ENV{GPUALLOC_SVG_OUT})
+{
+	open(my $fh, '>', $ENV{GPUALLOC_SVG_OUT}) or die "cannot write $ENV{GPUALLOC_SVG_OUT}: $!";
+	print $fh $maint;
+	close($fh);
+}
 
 $node->stop;
 done_testing();

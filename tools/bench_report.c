@@ -500,7 +500,7 @@ json_field(FILE *f, const field *fl, bool *first)
 
 static const char *const lead_keys[] = {
 	"scenario", "policy", "knowledge", "utilization", "value", "completed_jobs",
-	"coverage", "churn", "solve_p50_ms", "solve_p99_ms"
+	"coverage", "churn", "window_violations", "solve_p50_ms", "solve_p99_ms"
 };
 
 #define N_LEAD (int) (sizeof(lead_keys) / sizeof(lead_keys[0]))
@@ -609,8 +609,8 @@ print_scenario(const view *v, const char *scen, const char *know)
 	bool		flagged = false;
 
 	printf("\n%s (%s)\n", scen, know);
-	printf("  %-9s %7s %10s %6s %9s %7s %9s %9s\n", "policy", "util%", "value",
-		   "done", "cover%", "churn", "p50 ms", "p99 ms");
+	printf("  %-9s %7s %10s %6s %9s %7s %7s %9s %9s\n", "policy", "util%", "value",
+		   "done", "cover%", "churn", "in win", "p50 ms", "p99 ms");
 	for (int p = 0; p < v->n_pol; p++)
 	{
 		const record *r = find(v->rs, scen, v->pol[p], know);
@@ -623,6 +623,7 @@ print_scenario(const view *v, const char *scen, const char *know)
 		print_num(num(r, "completed_jobs"), " %*.1f", 6);
 		print_num(num(r, "coverage") * v->cov_scale, " %*.2f", 9);
 		print_num(num(r, "churn"), " %*.0f", 7);
+		print_num(num(r, "window_violations"), " %*.0f", 7);
 		print_num(num(r, "solve_p50_ms"), " %*.2f", 9);
 		print_num(num(r, "solve_p99_ms"), " %*.2f", 9);
 		if (beyond_bound(v, r, oracle))

@@ -548,6 +548,9 @@ write_synthetic_demand(const char *dir, const scenario_spec *s, rng *r,
 	return close_out(f);
 }
 
+static bool write_windows_csv(const char *dir, const char *name, const char *pool,
+							  int64_t start);
+
 static bool
 write_synthetic_history(const char *dir, const scenario_spec *s, rng *r, int pool_gpus)
 {
@@ -803,6 +806,7 @@ generate_synthetic(const char *out, const scenario_spec *s, bool stats)
 			jobs[i].priority = 1;
 	ok &= write_jobs_csv(dir, "a100", jobs, n, false);
 	ok &= write_synthetic_history(dir, s, &r_hist, pool_gpus);
+	ok &= write_windows_csv(dir, s->dir, "a100", start);
 	if (stats)
 		print_stats(dir, s->dir, pool_gpus, start, end, jobs, n);
 	free(jobs);
@@ -944,6 +948,12 @@ static const scenario_spec scenarios[] = {
 		"Isolates packing and reservation from priority ordering.",
 		202, "2026-03-02 00:00", 4, 1, 8, s2_services, 1, s2_jobs, 5, 34, 3,
 	NULL, 0, 0, 0, 0, true, 60},
+	{"12_maintenance",
+		"16 GPUs (2 nodes); one chat service; training, batch inference and quantization; "
+		"node02 closed for maintenance 8 hours on day 2 and the whole pool 2 hours on day 3. "
+		"Stresses draining ahead of a window without leaving the GPUs idle long before it.",
+		1212, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 58, 4,
+	NULL, 0, 0, 0, 0, false, 60},
 };
 
 #define N_SCENARIOS (int) (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -1074,6 +1084,54 @@ generate_pipelines(const char *out, bool stats)
 		print_stats(dir, s->dir, pool_gpus, start, end, jobs, n);
 	free(jobs);
 	return ok;
+}
+
+/*
+ * Maintenance windows of the synthetic scenarios (windows.csv): GPUs
+ * [first_gpu, first_gpu + gpus) of the pool, closed from start_h to end_h
+ * hours after the window's start.
+ */
+typedef struct window_spec
+{
+	const char *dir;
+	int			first_gpu;
+	int			gpus;
+	double		start_h;
+	double		end_h;
+} window_spec;
+
+static const window_spec maintenance[] = {
+	{"12_maintenance", 8, 8, 32, 40},	/* node02, Tuesday 08:00-16:00 */
+	{"12_maintenance", 0, 16, 50, 52},	/* the pool, Wednesday 02:00-04:00 */
+};
+
+#define N_MAINTENANCE (int) (sizeof(maintenance) / sizeof(maintenance[0]))
+
+/* windows.csv of a synthetic scenario, when it has maintenance windows. */
+static bool
+write_windows_csv(const char *dir, const char *name, const char *pool, int64_t start)
+{
+	FILE	   *f = NULL;
+	char		from[32],
+				to[32];
+
+	for (int i = 0; i < N_MAINTENANCE; i++)
+	{
+		const window_spec *w = &maintenance[i];
+
+		if (strcmp(w->dir, name) != 0)
+			continue;
+		if (f == NULL)
+		{
+			if ((f = open_out(dir, "windows.csv")) == NULL)
+				return false;
+			fprintf(f, "pool,first_gpu,gpus,start,end\n");
+		}
+		ga_format_minutes(start + (int64_t) (w->start_h * 60), from, sizeof(from));
+		ga_format_minutes(start + (int64_t) (w->end_h * 60), to, sizeof(to));
+		fprintf(f, "%s,%d,%d,%s,%s\n", pool, w->first_gpu, w->gpus, from, to);
+	}
+	return f == NULL || close_out(f);
 }
 
 /* ------------------------------------------------------------------------

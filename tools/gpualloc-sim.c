@@ -264,6 +264,7 @@ json_object(const char *scenario, ga_policy policy, bool perfect,
 	json_num("coverage", m->coverage, false);
 	json_num("unmet_gpu_hours", m->unmet_gpu_hours, false);
 	json_num("churn", m->churn, false);
+	json_num("window_violations", m->window_violations, false);
 	json_num("wait_mean_h", m->wait_mean_h, false);
 	json_num("wait_p95_h", m->wait_p95_h, false);
 	json_num("solve_p50_ms", m->solve_p50_ms, false);
@@ -305,8 +306,8 @@ table_header(const char *scenario, bool perfect)
 {
 	printf("\n### %s (%s)\n\n", scenario, perfect ? "perfect knowledge" : "forecasts");
 	printf("| policy | utilisation %% | value | completed value | completed jobs | coverage %% "
-		   "| unmet GPU-h | churn | wait mean h | wait p95 h | solve p50 ms | solve p99 ms |\n");
-	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+		   "| unmet GPU-h | churn | in windows GPU-steps | wait mean h | wait p95 h | solve p50 ms | solve p99 ms |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 }
 
 static void
@@ -323,6 +324,7 @@ table_row(ga_policy policy, const ga_metrics *m, double floor)
 	cell(100 * m->coverage, "%.1f");
 	cell(m->unmet_gpu_hours, "%.1f");
 	cell(m->churn, "%.0f");
+	cell(m->window_violations, "%.0f");
 	cell(m->wait_mean_h, "%.2f");
 	cell(m->wait_p95_h, "%.2f");
 	cell(m->solve_p50_ms, "%.2f");

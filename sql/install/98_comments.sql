@@ -141,3 +141,9 @@ COMMENT ON FUNCTION gpualloc_internal.pool(text) IS 'A pool by name, or an error
 COMMENT ON FUNCTION gpualloc_internal.service(text) IS 'A service by name, or an error naming it.';
 COMMENT ON FUNCTION gpualloc_internal.pool_capacity(integer) IS 'GPUs of a pool that are not down.';
 COMMENT ON FUNCTION gpualloc_internal.setting(text, text) IS 'A gpualloc setting, or its default before the library is loaded in the session.';
+
+COMMENT ON TABLE gpualloc.maintenance_windows IS 'Maintenance windows: a GPU range of a pool (topology indexes; gpus NULL: to the pool''s end) closed from starts_at to ends_at. No new work is placed there, and no job whose estimated run would reach into it starts there.';
+COMMENT ON FUNCTION gpualloc_internal.pool_index_limit(gpualloc.pools) IS 'The largest topology index a pool can have (node 65535, its last slot).';
+COMMENT ON FUNCTION gpualloc.add_maintenance_window(text, timestamptz, timestamptz, integer, integer, text) IS 'Close GPUs first_gpu .. first_gpu + gpus - 1 of a pool (gpus NULL: to its end) from starts_at to ends_at (admin); returns the window id.';
+COMMENT ON FUNCTION gpualloc.remove_maintenance_window(integer) IS 'Drop a maintenance window (admin): its GPUs are open again.';
+COMMENT ON VIEW gpualloc.maintenance_schedule IS 'Every maintenance window: pool, GPU range, GPUs it closes, times, state (scheduled, in progress, over) and reason.';

@@ -151,5 +151,27 @@ CREATE POLICY job_dependencies_admin_all ON gpualloc.job_dependencies TO gpuallo
 CREATE POLICY job_dependencies_submitter_own_tenant ON gpualloc.job_dependencies FOR SELECT TO gpualloc_submitter
 	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.job_dependencies', '');
+-- Maintenance windows: a GPU range of a pool (topology indexes first_gpu ..
+-- first_gpu + gpus - 1; gpus NULL: to the pool's end, nodes added later
+-- included) closed from starts_at to ends_at.  The planner places no new work
+-- there, and no job whose estimated run would reach into it.
+CREATE TABLE gpualloc.maintenance_windows (
+	window_id	serial PRIMARY KEY,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	first_gpu	integer NOT NULL DEFAULT 0,
+	gpus		integer,
+	starts_at	timestamptz NOT NULL,
+	ends_at		timestamptz NOT NULL,
+	reason		text NOT NULL DEFAULT '',
+	created_at	timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT maintenance_windows_first_gpu CHECK (first_gpu >= 0),
+	CONSTRAINT maintenance_windows_gpus CHECK (gpus IS NULL OR (gpus >= 1 AND first_gpu + gpus > first_gpu)),
+	CONSTRAINT maintenance_windows_finite CHECK (isfinite(starts_at) AND isfinite(ends_at)),
+	CONSTRAINT maintenance_windows_order CHECK (ends_at > starts_at),
+	CONSTRAINT maintenance_windows_reason CHECK (octet_length(reason) <= 1000)
+);
+CREATE INDEX maintenance_windows_pool_idx ON gpualloc.maintenance_windows (pool_id, ends_at);
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.maintenance_windows', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.maintenance_windows_window_id_seq', '');
 
 -- 0.2's code follows.

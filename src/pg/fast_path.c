@@ -3,7 +3,7 @@
  * on an aligned block that is free now and, in the latest plan, for the
  * job's estimated run: every GPU of the block present and up, no allocation
  * in force on it, no planned workload (batch or service) on it over those
- * steps.  Largest block first, then lowest index.  Nothing is booked while
+ * steps, and no maintenance window on it before the run would end.  Largest block first, then lowest index.  Nothing is booked while
  * there is no current plan: nobody knows yet what the services will need.
  *
  * Its cost follows the latest plan's blocks and the GPUs the plan leaves
@@ -70,7 +70,10 @@ static GaSavedQuery plan_blocks_now_query = {
 };
 
 /*
- * up GPUs without an allocation in force inside the ranges [$3[i], $4[i]):
+ * up GPUs without an allocation in force inside the ranges [$3[i], $4[i]),
+ * outside every maintenance window that the job's longest run would reach
+ * ($5 seconds from now: at its smallest size, lengthened by the overrun
+ * margin, as the planner drains ahead of a window):
  * per range, an index scan of its nodes and an index probe per GPU, so the
  * cost follows the GPUs in the ranges, never the pool (a join over every
  * open allocation would follow the cluster's size)
@@ -82,9 +85,14 @@ static GaSavedQuery free_gpus_query = {
 	"  SELECT g.node * $2 + g.slot AS idx, g.gpu_id FROM gpualloc.gpus g "
 	"  WHERE g.pool_id = $1 AND g.node >= r.lo / $2 AND g.node <= (r.hi - 1) / $2 "
 	"    AND g.node * $2 + g.slot >= r.lo AND g.node * $2 + g.slot < r.hi AND g.state = 'up' "
-	"    AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL)) x "
+	"    AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL) "
+	"    AND NOT EXISTS (SELECT 1 FROM gpualloc.maintenance_windows m "
+	"                    WHERE m.pool_id = $1 AND m.first_gpu <= g.node * $2 + g.slot "
+	"                      AND (m.gpus IS NULL OR g.node * $2 + g.slot < m.first_gpu + m.gpus) "
+	"                      AND m.ends_at > pg_catalog.now() "
+	"                      AND m.starts_at < pg_catalog.now() + pg_catalog.make_interval(secs => $5))) x "
 	"ORDER BY 1",
-	4, {INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID}, NULL
+	5, {INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID, FLOAT8OID}, NULL
 };
 
 static GaSavedQuery commit_lock_query = {
@@ -177,8 +185,9 @@ int4_array(int *values, int n)
 static void
 read_free_gpus(const GaFastPathJob *job, const IdleRanges *idle, FreeGpus *f)
 {
-	Datum		args[4] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size),
-	int4_array(idle->lo, idle->n), int4_array(idle->hi, idle->n)};
+	Datum		args[5] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size),
+		int4_array(idle->lo, idle->n), int4_array(idle->hi, idle->n),
+	Float8GetDatum(3600.0 * job->work_gpu_hours / job->gpus_min * (1 + gpualloc_overrun_margin))};
 
 	ga_saved_query_expect(&free_gpus_query, args, NULL, SPI_OK_SELECT);
 	f->n = (int) SPI_processed;

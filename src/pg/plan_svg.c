@@ -82,6 +82,7 @@ gpualloc_plan_svg(PG_FUNCTION_ARGS)
 		svg_draw_pool(&buf, &p, &p.pools[i]);
 	svg_draw_now(&buf, &p, false);
 	svg_draw_blocks(&buf, &p);
+	svg_draw_windows(&buf, &p);
 	svg_draw_now(&buf, &p, true);
 	svg_draw_idle(&buf, &p);
 	y = p.grid_bottom + IDLE_H;

@@ -140,6 +140,19 @@ typedef struct SvgUnplanned
 	char	   *reason;
 } SvgUnplanned;
 
+/* A maintenance window over the plan's horizon, clipped to it. */
+typedef struct SvgWindow
+{
+	int			pool;			/* index into pools */
+	int			gpu_first;		/* topology index */
+	int			gpu_count;
+	int			step_first;
+	int			step_count;
+	char	   *reason;
+	TimestampTz starts_at;
+	TimestampTz ends_at;
+} SvgWindow;
+
 typedef struct SvgPlan
 {
 	int64		plan_id;
@@ -168,12 +181,15 @@ typedef struct SvgPlan
 	SvgUnplanned *unplanned;
 	int			n_colors;
 	SvgColor   *colors;
+	int			n_windows;
+	SvgWindow  *windows;
 	/* what the grid shows, for the legend */
 	bool		has_state[3];
 	bool		has_idle;
 	bool		has_down;
 	bool		has_missing;
 	bool		has_drain;
+	bool		has_window;
 	bool		has_risk;
 	bool		has_forecast;
 	bool		has_actual;
@@ -218,6 +234,7 @@ extern void svg_draw_header(StringInfo buf, SvgPlan *p);
 extern void svg_draw_axis(StringInfo buf, SvgPlan *p);
 extern void svg_draw_pool(StringInfo buf, SvgPlan *p, SvgPool *pool);
 extern void svg_draw_blocks(StringInfo buf, SvgPlan *p);
+extern void svg_draw_windows(StringInfo buf, SvgPlan *p);
 extern void svg_draw_now(StringInfo buf, SvgPlan *p, bool over);
 extern void svg_draw_idle(StringInfo buf, SvgPlan *p);
 extern void svg_draw_service(StringInfo buf, SvgPlan *p, SvgService *s, double top);

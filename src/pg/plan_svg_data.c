@@ -597,6 +597,57 @@ find_idle(SvgPlan *p)
 	}
 }
 
+/*
+ * The maintenance windows that overlap the plan's horizon, on the GPUs the
+ * pool has indexes for, each cell a window touches counted whole (as the
+ * planner closes the whole step).
+ */
+static void
+read_windows(SvgPlan *p)
+{
+	Datum		args[2] = {TimestampTzGetDatum(p->plan_start),
+	TimestampTzGetDatum(p->plan_start + p->T * p->step_usecs)};
+	Oid			types[2] = {TIMESTAMPTZOID, TIMESTAMPTZOID};
+
+	if (SPI_execute_with_args("SELECT w.pool_id, w.first_gpu, w.gpus, w.starts_at, w.ends_at, w.reason "
+							  "FROM gpualloc.maintenance_windows w "
+							  "WHERE w.ends_at > $1 AND w.starts_at < $2 ORDER BY w.starts_at, w.window_id",
+							  2, types, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpualloc: could not read maintenance windows");
+	p->windows = palloc0(sizeof(SvgWindow) * (SPI_processed + 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		SvgWindow  *w = &p->windows[p->n_windows];
+		int			q = pool_index(p, get_int(tup, desc, 1));
+		bool		isnull;
+		int64		last;
+		int			from;
+		int			to;
+
+		if (q < 0)
+			continue;
+		w->pool = q;
+		w->gpu_first = get_int(tup, desc, 2);
+		(void) SPI_getbinval(tup, desc, 3, &isnull);
+		last = isnull ? p->pools[q].n_index : Min((int64) w->gpu_first + get_int(tup, desc, 3),
+												   (int64) p->pools[q].n_index);
+		w->starts_at = get_time(tup, desc, 4, &isnull);
+		w->ends_at = get_time(tup, desc, 5, &isnull);
+		w->reason = get_text(tup, desc, 6);
+		from = Max(steps_to(p, w->starts_at, false), 0);
+		to = Min(steps_to(p, w->ends_at, true), p->T);
+		if (last <= w->gpu_first || to <= from)
+			continue;
+		w->gpu_count = (int) (last - w->gpu_first);
+		w->step_first = from;
+		w->step_count = to - from;
+		p->n_windows++;
+	}
+	p->has_window = p->n_windows > 0;
+}
+
 void
 svg_read_plan(SvgPlan *p)
 {
@@ -606,6 +657,7 @@ svg_read_plan(SvgPlan *p)
 	read_blocks(p);
 	read_services(p);
 	read_unplanned(p);
+	read_windows(p);
 	find_idle(p);
 	p->has_now = p->now >= p->plan_start && p->now < p->plan_start + p->T * p->step_usecs;
 }

@@ -524,6 +524,50 @@ svg_draw_blocks(StringInfo buf, SvgPlan *p)
 }
 
 /*
+ * Maintenance windows over the grid: a hatched, outlined box over the
+ * GPUs and steps each closes, labelled with its reason where it fits, with
+ * its times in a tooltip.  Drawn over the blocks, so a block inside one
+ * (only a job that was already running) still shows through the hatch.
+ */
+void
+svg_draw_windows(StringInfo buf, SvgPlan *p)
+{
+	for (int i = 0; i < p->n_windows; i++)
+	{
+		SvgWindow  *w = &p->windows[i];
+		SvgPool    *pool = &p->pools[w->pool];
+		double		x = p->x0 + w->step_first * p->cw;
+		double		y = svg_gpu_y(pool, w->gpu_first);
+		double		wd = w->step_count * p->cw;
+		double		h = Max(svg_gpu_y(pool, w->gpu_first + w->gpu_count) - y, MIN_DRAWN_H);
+		char		from[40],
+					to[40];
+		StringInfoData label;
+
+		svg_format_time(w->starts_at, true, from, sizeof(from));
+		svg_format_time(w->ends_at, true, to, sizeof(to));
+		initStringInfo(&label);
+		appendStringInfoString(&label, "maintenance");
+		if (w->reason[0] != '\0')
+			appendStringInfo(&label, ": %s", w->reason);
+		appendStringInfo(buf, "<g class=\"maintenance\" data-pool=\"");
+		svg_append_xml(buf, pool->name);
+		appendStringInfo(buf, "\" data-gpu-first=\"%d\" data-gpu-count=\"%d\" data-step-first=\"%d\" "
+						 "data-step-count=\"%d\">", w->gpu_first, w->gpu_count, w->step_first, w->step_count);
+		svg_append_rect(buf, "maint", x, y, wd, h);
+		appendStringInfoString(buf, "><title>");
+		svg_append_xml(buf, label.data);
+		appendStringInfo(buf, ", GPUs %d-%d, %s to %s</title></rect>\n", w->gpu_first,
+						 w->gpu_first + w->gpu_count - 1, from, to);
+		if (h >= LABEL_H && wd >= 6 * CHAR_W)
+			svg_append_text(buf, "maintlabel", x + 3, y + Min(h, 14.0) - 3, label.data,
+							(int) ((wd - 6) / CHAR_W));
+		appendStringInfoString(buf, "</g>\n");
+		pfree(label.data);
+	}
+}
+
+/*
  * Now: under the blocks, the step under way as a column (seen where GPUs are
  * idle); over them, a thin line at the very moment, labelled on the axis.
  */
@@ -549,6 +593,37 @@ svg_draw_now(StringInfo buf, SvgPlan *p, bool over)
 	appendStringInfoString(buf, "><title>the step under way now</title></rect>\n");
 }
 
+/* Whether an earlier window than the i-th closes index idx at step t. */
+static bool
+closed_before(const SvgPlan *p, int i, int idx, int t)
+{
+	for (int k = 0; k < i; k++)
+	{
+		const SvgWindow *w = &p->windows[k];
+
+		if (w->pool == p->windows[i].pool && idx >= w->gpu_first && idx < w->gpu_first + w->gpu_count &&
+			t >= w->step_first && t < w->step_first + w->step_count)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A maintenance window's GPUs (present and not down) are not idle: nothing
+ * may be placed there.  A GPU in two windows is taken once.
+ */
+static void
+take_closed(const SvgPlan *p, int i, int *idle)
+{
+	const SvgWindow *w = &p->windows[i];
+	const SvgPool *pool = &p->pools[w->pool];
+
+	for (int t = w->step_first; t < w->step_first + w->step_count; t++)
+		for (int idx = w->gpu_first; idx < w->gpu_first + w->gpu_count; idx++)
+			if ((pool->state[idx] == 'u' || pool->state[idx] == 'r') && !closed_before(p, i, idx, t))
+				idle[t]--;
+}
+
 /* Idle GPUs per step, and the windows in which some GPUs stay idle. */
 void
 svg_draw_idle(StringInfo buf, SvgPlan *p)
@@ -569,6 +644,8 @@ svg_draw_idle(StringInfo buf, SvgPlan *p)
 		for (int t = b->step_first; t < b->step_first + b->step_count && t < p->T; t++)
 			idle[t] -= b->gpu_count;
 	}
+	for (int i = 0; i < p->n_windows; i++)
+		take_closed(p, i, idle);
 	appendStringInfoString(buf, "<g class=\"idle-strip\">\n");
 	svg_append_text(buf, "rowlabel", 10, top + 12, "idle GPUs", 0);
 	appendStringInfo(buf, "<text class=\"rowlabel\" x=\"10\" y=\"");

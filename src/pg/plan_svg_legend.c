@@ -262,6 +262,8 @@ static const char *const style_sheet =
 ".forecast{fill:none;stroke:#222;stroke-width:1.5}.actual{fill:none;stroke:#1f4e9c;stroke-width:1.2;stroke-dasharray:3 2}\n"
 ".now{fill:#ffe066;fill-opacity:0.35;stroke:#c0392b;stroke-width:1.2}\n"
 ".nowline{stroke:#c0392b;stroke-width:1.5;stroke-opacity:0.8}\n"
+".maint{fill:url(#hatch-maint);stroke:#d9480f;stroke-width:1.2}"
+".maintlabel{fill:#8a2a00;font-weight:bold;stroke:#fff;stroke-width:2.4px;stroke-opacity:0.85;paint-order:stroke}\n"
 ".node{stroke:#999;stroke-width:0.6}.dayline{stroke:#bbb;stroke-width:0.8}\n"
 "</style>\n";
 
@@ -284,6 +286,10 @@ svg_style(StringInfo buf, const SvgPlan *p)
 						   "<pattern id=\"hatch-down\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 						   "patternTransform=\"rotate(-45)\"><rect width=\"6\" height=\"6\" fill=\"#6b6b6b\"/>"
 						   "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#3f3f3f\" stroke-width=\"3\"/></pattern>\n");
+	if (p->has_window)
+		appendStringInfoString(buf, "<pattern id=\"hatch-maint\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" "
+							   "patternTransform=\"rotate(45)\"><rect width=\"8\" height=\"8\" fill=\"#fde8d7\" fill-opacity=\"0.55\"/>"
+							   "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#d9480f\" stroke-width=\"2.5\" stroke-opacity=\"0.8\"/></pattern>\n");
 	for (int c = 0; c < p->n_colors; c++)
 	{
 		char		light[8];
@@ -447,6 +453,8 @@ svg_legend(StringInfo buf, const SvgPlan *p, double x, double y, double right)
 		legend_item(&pen, p, "grid", "down", "swatch down", -1, false, "down");
 	if (p->has_missing)
 		legend_item(&pen, p, "grid", "missing", "swatch missing", -1, false, "no GPU");
+	if (p->has_window)
+		legend_item(&pen, p, "grid", "maintenance", "swatch maint", -1, false, "maintenance window");
 	if (p->has_risk)
 		legend_item(&pen, p, "grid", "risk", "swatch risk", -1, false, "coverage risk");
 	if (p->has_now)

@@ -464,6 +464,75 @@ load_services(GaBuild *build, TimestampTz now)
 	}
 }
 
+/*
+ * The planner's pieces of a window over topology indexes [lo, hi) of pool
+ * i: one per chunk it touches, since the planner numbers only the chunks
+ * that hold GPUs, each contiguously.
+ */
+static int
+window_pieces(const GaBuild *build, int i, int64 lo, int64 hi, int start, int end,
+			  ga_window *out)
+{
+	const GaPoolLayout *l = &build->layouts[i];
+	int			n = 0;
+
+	for (int k = 0; k < l->n_chunks; k++)
+	{
+		int64		from = Max(lo, (int64) l->chunk_start[k]);
+		int64		to = Min(hi, (int64) l->chunk_start[k] + l->chunk);
+
+		if (from >= to)
+			continue;
+		out[n].pool = i;
+		out[n].first_gpu = build->problem->pools[i].first_gpu + k * l->chunk +
+			(int) (from - l->chunk_start[k]);
+		out[n].n_gpus = (int) (to - from);
+		out[n].start_step = start;
+		out[n].end_step = end;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Maintenance windows not over at the start of step 0, as step ranges: a
+ * window covering any part of a step closes the whole step.
+ */
+static void
+load_windows(GaBuild *build)
+{
+	ga_problem *p = build->problem;
+	Datum		args[1] = {TimestampTzGetDatum(build->plan_start)};
+	Oid			types[1] = {TIMESTAMPTZOID};
+	ga_window  *windows;
+	int			n = 0;
+	int			cap = 0;
+	ga_error	err;
+
+	run_query("SELECT w.pool_id, w.first_gpu, w.gpus, w.starts_at, w.ends_at "
+			  "FROM gpualloc.maintenance_windows w WHERE w.ends_at > $1 "
+			  "ORDER BY w.window_id", 1, types, args);
+	for (int i = 0; i < p->n_pools; i++)
+		cap += build->layouts[i].n_chunks;
+	windows = palloc(sizeof(ga_window) * ((size_t) cap * SPI_processed + 1));
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		int			i = pool_index(build, int_column(r, 1, 0));
+		int64		lo = int_column(r, 2, 0);
+		Datum		gpus = column(r, 3, &isnull);
+		int64		hi = isnull ? PG_INT32_MAX : lo + DatumGetInt32(gpus);
+		int			start = steps_from(build, DatumGetTimestampTz(column(r, 4, &isnull)), false);
+		int			end = steps_from(build, DatumGetTimestampTz(column(r, 5, &isnull)), true);
+
+		if (end > start)		/* both clamped: centuries away */
+			n += window_pieces(build, i, lo, hi, start, end, windows + n);
+	}
+	if (ga_problem_set_windows(p, windows, n, &err) != GA_OK)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("%s", err.message)));
+	pfree(windows);
+}
+
 static int
 count_rows(const char *sql)
 {
@@ -536,6 +605,7 @@ ga_build_problem(TimestampTz now)
 	load_jobs(build, n_jobs);
 	load_links(build);
 	load_services(build, now);
+	load_windows(build);
 
 	if (ga_problem_finish(build->problem, &err) != GA_OK)
 		ereport(ERROR,

@@ -102,6 +102,7 @@ ga_problem_destroy(ga_problem *p)
 		}
 	}
 	free(p->pools);
+	free(p->windows);
 	free(p->gpu_usable);
 	free(p->jobs);
 	free(p->services);
@@ -134,6 +135,59 @@ ga_problem_set_held(ga_problem *p, int s, const int *gpus, int n_held,
 	svc->n_held = n_held;
 	svc->held_known = true;
 	return GA_OK;
+}
+
+ga_status
+ga_problem_set_windows(ga_problem *p, const ga_window *windows, int n_windows,
+					   ga_error *err)
+{
+	ga_window  *copy = NULL;
+
+	if (n_windows < 0)
+		return ga_error_set(err, GA_EINVAL, "window count must not be negative");
+	if (n_windows > 0)
+	{
+		copy = malloc(sizeof(ga_window) * n_windows);
+		if (copy == NULL)
+			return ga_error_set(err, GA_ENOMEM, "out of memory copying maintenance windows");
+		memcpy(copy, windows, sizeof(ga_window) * n_windows);
+	}
+	free(p->windows);
+	p->windows = copy;
+	p->n_windows = n_windows;
+	return GA_OK;
+}
+
+static bool
+window_touches(const ga_window *w, int first, int size, int start, int end)
+{
+	return w->first_gpu < first + size && first < w->first_gpu + w->n_gpus &&
+		w->start_step < end && start < w->end_step;
+}
+
+bool
+ga_gpu_closed(const ga_problem *p, int g, int t)
+{
+	return ga_block_closed(p, g, 1, t, t + 1);
+}
+
+bool
+ga_block_closed(const ga_problem *p, int first, int size, int start, int end)
+{
+	for (int i = 0; i < p->n_windows; i++)
+		if (window_touches(&p->windows[i], first, size, start, end))
+			return true;
+	return false;
+}
+
+/* The first window that closes GPU g at step t, or NULL. */
+static const ga_window *
+first_window_at(const ga_problem *p, int g, int t)
+{
+	for (int i = 0; i < p->n_windows; i++)
+		if (window_touches(&p->windows[i], g, 1, t, t + 1))
+			return &p->windows[i];
+	return NULL;
 }
 
 static ga_status
@@ -190,6 +244,27 @@ check_pinned(const ga_problem *p, const ga_job *job, ga_error *err)
 	if (job->pinned_end < 1 || job->pinned_end <= job->pinned_start)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": pinned_end must be at least 1 and after pinned_start",
 							job->name);
+	return GA_OK;
+}
+
+static ga_status
+check_window(const ga_problem *p, int i, ga_error *err)
+{
+	const ga_window *w = &p->windows[i];
+	const ga_pool *pool;
+
+	if (w->pool < 0 || w->pool >= p->n_pools)
+		return ga_error_set(err, GA_EINVAL, "window %d: pool index %d is out of range", i, w->pool);
+	pool = &p->pools[w->pool];
+	if (w->n_gpus < 1 || w->first_gpu < pool->first_gpu ||
+		w->first_gpu + w->n_gpus > pool->first_gpu + pool->n_gpus)
+		return ga_error_set(err, GA_EINVAL,
+							"window %d: GPUs %d..%d are not inside pool \"%s\" (GPUs %d..%d)",
+							i, w->first_gpu, w->first_gpu + w->n_gpus - 1, pool->name,
+							pool->first_gpu, pool->first_gpu + pool->n_gpus - 1);
+	if (w->end_step <= w->start_step)
+		return ga_error_set(err, GA_EINVAL, "window %d: end_step %d must be after start_step %d",
+							i, w->end_step, w->start_step);
 	return GA_OK;
 }
 
@@ -354,6 +429,9 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 	for (int s = 0; s < p->n_services; s++)
 		if ((rc = check_service(p, &p->services[s], err)) != GA_OK)
 			return rc;
+	for (int i = 0; i < p->n_windows; i++)
+		if ((rc = check_window(p, i, err)) != GA_OK)
+			return rc;
 	for (int s = 0; s < p->n_services; s++)
 		lift_protect(&p->services[s], p->params.n_steps);
 	for (int t = 0; t < p->params.n_steps; t++)
@@ -361,6 +439,23 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 	p->tail_decay = pow(0.5, p->params.n_steps * step_hours / p->params.half_life_hours);
 	p->step_decay = pow(0.5, step_hours / p->params.half_life_hours);
 	return GA_OK;
+}
+
+/*
+ * A window takes its usable GPUs out of the room at its steps; a GPU in two
+ * overlapping windows is taken once.
+ */
+static void
+subtract_window(const ga_problem *p, const ga_window *w, int *room)
+{
+	int			T = p->params.n_steps;
+	int			from = w->start_step > 0 ? w->start_step : 0;
+	int			to = w->end_step < T ? w->end_step : T;
+
+	for (int t = from; t < to; t++)
+		for (int g = w->first_gpu; g < w->first_gpu + w->n_gpus; g++)
+			if (p->gpu_usable[g] && first_window_at(p, g, t) == w)
+				room[w->pool * T + t]--;
 }
 
 void
@@ -378,6 +473,8 @@ ga_protect_room(const ga_problem *p, double job_priority, bool lengthened,
 		for (int t = 0; t < T; t++)
 			room[q * T + t] = usable;
 	}
+	for (int i = 0; i < p->n_windows; i++)
+		subtract_window(p, &p->windows[i], room);
 	for (int s = 0; s < p->n_services; s++)
 		if (ga_service_protected_from(p, &p->services[s], job_priority))
 			for (int t = 0; t < T; t++)

@@ -46,6 +46,24 @@ typedef struct ga_pool
 	int			n_gpus;
 } ga_pool;
 
+/*
+ * A maintenance window: GPUs [first_gpu, first_gpu + n_gpus) of one pool
+ * (global indices) are closed over steps [start_step, end_step).  The steps
+ * may lie before step 0 or past the horizon: a job whose run would reach a
+ * window past the horizon does not start on its GPUs either.  Nothing new is
+ * placed on a closed cell, neither a job's run nor a service; a job already
+ * running there (pinned) keeps its block (docs/model.md, Maintenance
+ * windows).
+ */
+typedef struct ga_window
+{
+	int			pool;			/* index into problem->pools */
+	int			first_gpu;
+	int			n_gpus;			/* >= 1, inside the pool */
+	int			start_step;
+	int			end_step;		/* exclusive, > start_step */
+} ga_window;
+
 typedef struct ga_job
 {
 	int64_t		id;				/* the caller's key (jobs.job_id) */
@@ -180,6 +198,10 @@ typedef struct ga_problem
 	int			n_services;
 	ga_service *services;
 
+	int			n_windows;		/* maintenance windows, set by
+								 * ga_problem_set_windows */
+	ga_window  *windows;
+
 	double	   *decay;			/* [n_steps], filled by ga_problem_finish */
 	double		tail_decay;		/* decay at step n_steps, the first past the
 								 * horizon (ga_job_tail_value) */
@@ -194,6 +216,20 @@ void		ga_problem_destroy(ga_problem *problem);
 /* Give service s its currently held GPUs (copied). */
 ga_status	ga_problem_set_held(ga_problem *problem, int s, const int *gpus,
 								int n_held, ga_error *err);
+
+/* Give the problem its maintenance windows (copied; replaces any before). */
+ga_status	ga_problem_set_windows(ga_problem *problem, const ga_window *windows,
+								   int n_windows, ga_error *err);
+
+/* True when GPU g lies in a maintenance window at step t. */
+bool		ga_gpu_closed(const ga_problem *problem, int g, int t);
+
+/*
+ * True when a maintenance window touches the block [first, first + size)
+ * at some step of [start, end), past the horizon too.
+ */
+bool		ga_block_closed(const ga_problem *problem, int first, int size,
+							int start, int end);
 
 /*
  * Check every field against the model's rules and precompute derived data

@@ -246,6 +246,33 @@ fill_services(const ga_problem *p, const int *part, int k, ga_part *pt,
 	return GA_OK;
 }
 
+/* The windows of the part's pools, on the part's GPU numbers. */
+static ga_status
+fill_windows(const ga_problem *p, const int *part, int k, ga_part *pt,
+			 const int *pool_of, const int *gpu_of, ga_error *err)
+{
+	ga_window  *windows = malloc(sizeof(ga_window) * (p->n_windows > 0 ? p->n_windows : 1));
+	int			n = 0;
+	ga_status	rc;
+
+	if (windows == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory splitting the problem");
+	for (int i = 0; i < p->n_windows; i++)
+	{
+		const ga_window *w = &p->windows[i];
+
+		if (part[w->pool] != k)
+			continue;
+		windows[n] = *w;
+		windows[n].pool = pool_of[w->pool];
+		windows[n].first_gpu = gpu_of[w->first_gpu];
+		n++;
+	}
+	rc = ga_problem_set_windows(pt->problem, windows, n, err);
+	free(windows);
+	return rc;
+}
+
 static ga_status
 build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
 		   int *pool_of, int *gpu_of, ga_error *err)
@@ -260,6 +287,8 @@ build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
 	fill_pools(p, part, k, pt, pool_of, gpu_of);
 	fill_jobs(p, part, k, pt, pool_of, gpu_of);
 	if ((rc = fill_services(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
+		return rc;
+	if ((rc = fill_windows(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
 		return rc;
 	return ga_problem_finish(pt->problem, err);
 }

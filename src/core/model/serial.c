@@ -250,6 +250,15 @@ put_problem(writer *w, const ga_problem *p, size_t total)
 		put_job(w, &p->jobs[j]);
 	for (int s = 0; s < p->n_services; s++)
 		put_service(w, &p->services[s], pr->n_steps);
+	put_i32(w, p->n_windows);
+	for (int i = 0; i < p->n_windows; i++)
+	{
+		put_i32(w, p->windows[i].pool);
+		put_i32(w, p->windows[i].first_gpu);
+		put_i32(w, p->windows[i].n_gpus);
+		put_i32(w, p->windows[i].start_step);
+		put_i32(w, p->windows[i].end_step);
+	}
 }
 
 size_t
@@ -358,6 +367,33 @@ get_counts(reader *r, ga_params *pr, int32_t *n, ga_error *err)
 	return GA_OK;
 }
 
+/* The maintenance windows, checked by ga_problem_finish. */
+static ga_status
+get_windows(reader *r, ga_problem *p, ga_error *err)
+{
+	int32_t		n = get_i32(r);
+	ga_window  *windows;
+	ga_status	rc;
+
+	if (r->short_read || !room_for(r, n, 5 * sizeof(int32_t)))
+		return ga_error_set(err, GA_EINVAL, "serialised problem: %d windows do not fit in its %zu bytes",
+							(int) n, r->len);
+	windows = malloc(sizeof(ga_window) * (n > 0 ? n : 1));
+	if (windows == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory reading a problem");
+	for (int i = 0; i < n; i++)
+	{
+		windows[i].pool = get_i32(r);
+		windows[i].first_gpu = get_i32(r);
+		windows[i].n_gpus = get_i32(r);
+		windows[i].start_step = get_i32(r);
+		windows[i].end_step = get_i32(r);
+	}
+	rc = ga_problem_set_windows(p, windows, n, err);
+	free(windows);
+	return rc;
+}
+
 static ga_status
 get_body(reader *r, ga_problem *p, ga_error *err)
 {
@@ -376,6 +412,8 @@ get_body(reader *r, ga_problem *p, ga_error *err)
 	for (int s = 0; s < p->n_services; s++)
 		if ((rc = get_service(r, p, s, err)) != GA_OK)
 			return rc;
+	if ((rc = get_windows(r, p, err)) != GA_OK)
+		return rc;
 	if (r->short_read || r->pos != r->len)
 		return ga_error_set(err, GA_EINVAL, "serialised problem: the fields do not fill its %zu bytes", r->len);
 	return GA_OK;

@@ -380,6 +380,63 @@ check_service(const ga_problem *p, const ga_plan *plan, int s, ga_error *err)
 	return GA_OK;
 }
 
+/*
+ * R6 for one window: inside the horizon its cells are idle or held by a
+ * pinned job; past the horizon no job placed by the plan runs into it.
+ */
+static ga_status
+check_window(const ga_problem *p, const ga_plan *plan, const ga_window *w,
+			 ga_error *err)
+{
+	int			from = w->start_step > 0 ? w->start_step : 0;
+	int			to = w->end_step < plan->n_steps ? w->end_step : plan->n_steps;
+
+	for (int g = w->first_gpu; g < w->first_gpu + w->n_gpus; g++)
+		for (int t = from; t < to; t++)
+		{
+			int32_t		k = ga_plan_get(plan, g, t);
+
+			if (k == GA_IDLE || (k < p->n_jobs && p->jobs[k].pinned))
+				continue;
+			return ga_error_set(err, GA_EILLEGAL,
+								"%s \"%s\" holds GPU %d at step %d, inside a maintenance window (GPUs %d..%d, steps %d..%d)",
+								k < p->n_jobs ? "job" : "service",
+								k < p->n_jobs ? p->jobs[k].name : p->services[k - p->n_jobs].name,
+								g, t, w->first_gpu, w->first_gpu + w->n_gpus - 1,
+								w->start_step, w->end_step - 1);
+		}
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			size = plan->job_size[j];
+		int			first = plan->job_first_gpu[j];
+		int			start = plan->job_start[j];
+		int			end = job_end(job, start, size);
+
+		if (job->pinned || size <= 0 || end <= plan->n_steps)
+			continue;
+		if (w->first_gpu < first + size && first < w->first_gpu + w->n_gpus &&
+			w->start_step < end && start < w->end_step && w->end_step > plan->n_steps)
+			return ga_error_set(err, GA_EILLEGAL,
+								"job \"%s\" runs on GPUs %d..%d until step %d, into a maintenance window past the horizon (GPUs %d..%d, steps %d..%d)",
+								job->name, first, first + size - 1, end - 1,
+								w->first_gpu, w->first_gpu + w->n_gpus - 1,
+								w->start_step, w->end_step - 1);
+	}
+	return GA_OK;
+}
+
+/* R6: maintenance windows. */
+static ga_status
+check_windows(const ga_problem *p, const ga_plan *plan, ga_error *err)
+{
+	ga_status	rc = GA_OK;
+
+	for (int i = 0; rc == GA_OK && i < p->n_windows; i++)
+		rc = check_window(p, plan, &p->windows[i], err);
+	return rc;
+}
+
 static ga_status
 check_dimensions(const ga_problem *p, const ga_plan *plan, ga_error *err)
 {
@@ -409,6 +466,8 @@ ga_validate(const ga_problem *p, const ga_plan *plan, ga_error *err)
 		rc = check_job(p, plan, j, count[j], err);
 	for (int s = 0; rc == GA_OK && s < p->n_services; s++)
 		rc = check_service(p, plan, s, err);
+	if (rc == GA_OK)
+		rc = check_windows(p, plan, err);
 	for (int j = 0; rc == GA_OK && j < p->n_jobs; j++)
 		rc = check_job_order(p, plan, j, err);
 	free(count);

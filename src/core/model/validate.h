@@ -19,15 +19,16 @@
  *       over between consecutive steps, and at step 0 against the GPUs it
  *       holds now when those are known) stays within churn_limit each step
  *       and within churn_budget in total;
+ *   R6  no job and no service holds a GPU inside a maintenance window, and no
+ *       job's run reaches one on its block past the horizon (pinned jobs are
+ *       exempt: they already run);
  *   R7  dependencies and time limits (jobs not pinned): a job is placed only
  *       when each of its predecessors is, and starts no earlier than each
  *       predecessor's planned end; a job with a time limit holds its block
  *       at no step at or past its start plus the limit.  The time-limit
  *       half is checked with each job, before R3's cell scan, so a run
  *       stretched past its limit is reported as such; the order half after
- *       every job and service passed R1-R5.
- *
- * (R6 is kept for maintenance windows.)
+ *       every job and service passed R1-R6.
  */
 #ifndef GPUALLOC_VALIDATE_H
 #define GPUALLOC_VALIDATE_H

@@ -27,8 +27,10 @@ ga_run_record_create(int n_gpus, int n_steps, int n_services,
 	rec->svc_alloc = calloc(cells, sizeof(int));
 	rec->svc_demand = calloc(cells, sizeof(int));
 	rec->svc_churn = calloc(cells, sizeof(int));
+	rec->window_busy = calloc(n_steps > 0 ? n_steps : 1, sizeof(int));
 	rec->jobs = calloc(n_jobs > 0 ? n_jobs : 1, sizeof(ga_job_outcome));
-	if (!rec->batch_gpus || !rec->svc_alloc || !rec->svc_demand || !rec->svc_churn || !rec->jobs)
+	if (!rec->batch_gpus || !rec->svc_alloc || !rec->svc_demand || !rec->svc_churn ||
+		!rec->window_busy || !rec->jobs)
 	{
 		ga_run_record_destroy(rec);
 		return NULL;
@@ -45,6 +47,7 @@ ga_run_record_destroy(ga_run_record *rec)
 	free(rec->svc_alloc);
 	free(rec->svc_demand);
 	free(rec->svc_churn);
+	free(rec->window_busy);
 	free(rec->jobs);
 	free(rec->solve_ms);
 	free(rec);
@@ -112,6 +115,9 @@ step_metrics(const ga_run_record *rec, ga_metrics *m)
 	m->coverage = demanded > 0 ? served / demanded : 1.0;
 	m->unmet_gpu_hours = (demanded - served) * rec->step_hours;
 	m->churn = (double) churn;
+	m->window_violations = 0;
+	for (int t = 0; t < rec->n_steps; t++)
+		m->window_violations += rec->window_busy[t];
 }
 
 static int

@@ -14,6 +14,8 @@
  *                 of the window counts its wait so far (censored), so a
  *                 policy cannot look good by never starting hard jobs
  *   solve time    per re-plan, in milliseconds
+ *   window violations  GPU-steps on which a job ran or a service was served
+ *                 inside a maintenance window
  */
 #ifndef GPUALLOC_METRICS_H
 #define GPUALLOC_METRICS_H
@@ -42,6 +44,8 @@ typedef struct ga_run_record
 	int		   *svc_alloc;		/* [n_services * n_steps], s major */
 	int		   *svc_demand;		/* [n_services * n_steps] actual demand */
 	int		   *svc_churn;		/* [n_services * n_steps] handovers */
+	int		   *window_busy;	/* [n_steps] GPUs inside a maintenance
+								 * window that ran a job or served a service */
 	int			n_jobs;
 	ga_job_outcome *jobs;		/* jobs submitted inside the window */
 	int			n_solves;
@@ -77,6 +81,8 @@ typedef struct ga_metrics
 	double		coverage;		/* 1 when nothing was demanded */
 	double		unmet_gpu_hours;
 	double		churn;			/* NAN when not applicable (oracle) */
+	double		window_violations;	/* GPU-steps of work inside maintenance
+									 * windows; NAN for the oracle */
 	double		wait_mean_h;	/* over all jobs; NAN when none */
 	double		wait_p95_h;
 	int			n_classes;		/* priority classes, highest first */

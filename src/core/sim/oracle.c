@@ -680,6 +680,7 @@ fill_metrics(const orc *o, ga_metrics *m, ga_error *err)
 	m->coverage = o->demanded > 0 ? o->servable / o->demanded : 1.0;
 	m->unmet_gpu_hours = (o->demanded - o->servable) * step_h;
 	m->churn = NAN;
+	m->window_violations = NAN;
 	m->wait_mean_h = NAN;
 	m->wait_p95_h = NAN;
 	m->solve_p50_ms = NAN;

@@ -612,6 +612,113 @@ read_history(ga_scenario *scn, const char *dir, ga_error *err)
 	return rc;
 }
 
+/* ---- windows.csv ---- */
+
+static ga_status
+add_window(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
+		   int *cap, ga_error *err)
+{
+	ga_scn_window *ws = grow(scn->windows, scn->n_windows, cap, sizeof(ga_scn_window));
+	ga_scn_window *w;
+	const ga_pool *pool;
+
+	if (ws == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory");
+	scn->windows = ws;
+	w = &ws[scn->n_windows];
+	if (get_pool(r, cols, 0, scn, &w->pool, err) != GA_OK ||
+		ga_csv_int(r, cols, 1, &w->first_gpu, err) != GA_OK ||
+		ga_csv_int(r, cols, 2, &w->n_gpus, err) != GA_OK ||
+		ga_csv_minutes(r, cols, 3, &w->start, err) != GA_OK ||
+		ga_csv_minutes(r, cols, 4, &w->end, err) != GA_OK)
+		return GA_EINVAL;
+	pool = &scn->pools[w->pool];
+	if (w->first_gpu < 0 || w->first_gpu >= pool->n_gpus)
+		return ga_csv_field_error(r, cols, 1, err, "must be a GPU of the pool (0 to its size - 1)");
+	if (w->n_gpus < 1 || w->n_gpus > pool->n_gpus - w->first_gpu)
+		return ga_csv_field_error(r, cols, 2, err, "must be at least 1 and end inside the pool");
+	if (w->end <= w->start)
+		return ga_csv_field_error(r, cols, 4, err, "must be after start");
+	w->first_gpu += pool->first_gpu;
+	scn->n_windows++;
+	return GA_OK;
+}
+
+static ga_status
+read_windows(ga_scenario *scn, const char *dir, ga_error *err)
+{
+	static const char *const names[] = {"pool", "first_gpu", "gpus", "start", "end"};
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_status	rc;
+	bool		missing;
+	int			row = 0,
+				cap = 0;
+
+	if ((rc = ga_csv_open(&r, dir, "windows.csv", true, &missing, err)) != GA_OK)
+		return rc;
+	if (missing)
+		return GA_OK;
+	rc = ga_csv_header(&r, &cols, names, 5, err);
+	while (rc == GA_OK && (row = ga_csv_next(&r, err)) > 0)
+		rc = add_window(scn, &r, &cols, &cap, err);
+	if (rc == GA_OK && row < 0)
+		rc = GA_EINVAL;
+	ga_csv_close(&r);
+	return rc;
+}
+
+/* Steps from now to minute m, rounded down or up, kept well inside an int. */
+static int
+steps_to(int64_t now, int64_t m, int step_minutes, bool up)
+{
+	int64_t		d = m - now;
+	int64_t		q = d / step_minutes;
+
+	if (d % step_minutes != 0 && (d > 0) == up)
+		q += up ? 1 : -1;
+	if (q > 100000000)
+		return 100000000;
+	if (q < -100000000)
+		return -100000000;
+	return (int) q;
+}
+
+int
+ga_scenario_windows_at(const ga_scenario *scn, int64_t now, ga_window *out)
+{
+	int			n = 0;
+
+	for (int i = 0; i < scn->n_windows; i++)
+	{
+		const ga_scn_window *w = &scn->windows[i];
+
+		if (w->end <= now)
+			continue;
+		out[n].pool = w->pool;
+		out[n].first_gpu = w->first_gpu;
+		out[n].n_gpus = w->n_gpus;
+		out[n].start_step = steps_to(now, w->start, scn->step_minutes, false);
+		out[n].end_step = steps_to(now, w->end, scn->step_minutes, true);
+		if (out[n].end_step > out[n].start_step)
+			n++;
+	}
+	return n;
+}
+
+bool
+ga_scenario_closed(const ga_scenario *scn, int g, int64_t from, int64_t to)
+{
+	for (int i = 0; i < scn->n_windows; i++)
+	{
+		const ga_scn_window *w = &scn->windows[i];
+
+		if (g >= w->first_gpu && g < w->first_gpu + w->n_gpus && w->start < to && from < w->end)
+			return true;
+	}
+	return false;
+}
+
 ga_scenario *
 ga_scenario_read(const char *dir, ga_error *err)
 {
@@ -634,6 +741,8 @@ ga_scenario_read(const char *dir, ga_error *err)
 		rc = read_jobs(scn, dir, err);
 	if (rc == GA_OK)
 		rc = read_history(scn, dir, err);
+	if (rc == GA_OK)
+		rc = read_windows(scn, dir, err);
 	if (rc != GA_OK)
 	{
 		ga_scenario_destroy(scn);
@@ -670,6 +779,7 @@ ga_scenario_destroy(ga_scenario *scn)
 	free(scn->services);
 	free(scn->jobs);
 	free(scn->history);
+	free(scn->windows);
 	free(scn);
 }
 

@@ -1,7 +1,7 @@
 /*
  * scenario.h — a benchmark scenario read from a directory in the scenario
  * format described in docs/model.md, Scenario format (scenario.csv, gpus.csv, services.csv, demand.csv,
- * jobs.csv and optionally history.csv).
+ * jobs.csv and optionally history.csv and windows.csv).
  *
  * Times are kept as whole minutes since 1970-01-01 00:00 UTC, the count
  * of model/calendar.h, which parses and formats them.  Columns a
@@ -73,6 +73,16 @@ typedef struct ga_scn_history
 	int			line;
 } ga_scn_history;
 
+/* A maintenance window: GPUs of a pool closed over [start, end). */
+typedef struct ga_scn_window
+{
+	int			pool;
+	int			first_gpu;		/* global GPU number (the file's is the pool's) */
+	int			n_gpus;
+	int64_t		start;			/* minutes since the epoch */
+	int64_t		end;
+} ga_scn_window;
+
 typedef struct ga_scenario
 {
 	char		name[GA_NAME_LEN];
@@ -97,6 +107,9 @@ typedef struct ga_scenario
 
 	int			n_history;
 	ga_scn_history *history;
+
+	int			n_windows;		/* windows.csv; none when it is absent */
+	ga_scn_window *windows;
 } ga_scenario;
 
 /* Read a scenario directory; NULL with err set on any problem. */
@@ -112,5 +125,18 @@ int			ga_scenario_steps(const ga_scenario *scn);
  * hour's row being the latest one at or before it (0 before the first row).
  */
 int			ga_scenario_true_demand(const ga_scenario *scn, int s, int64_t t);
+
+/*
+ * The windows as a problem's, step 0 starting at minute `now` (steps of
+ * step_minutes): a window covering any part of a step closes the whole
+ * step.  out holds n_windows entries; returns how many it filled (windows
+ * over by now are left out).
+ */
+int			ga_scenario_windows_at(const ga_scenario *scn, int64_t now,
+								   ga_window *out);
+
+/* Whether GPU g lies in a window at some minute of [from, to). */
+bool		ga_scenario_closed(const ga_scenario *scn, int g, int64_t from,
+							   int64_t to);
 
 #endif

@@ -700,6 +700,20 @@ fill_services(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 	return rc;
 }
 
+/* The scenario's maintenance windows, step 0 at window step t. */
+static ga_status
+fill_windows(sim_ctx *c, ga_problem *p, int t, ga_error *err)
+{
+	ga_window  *w = malloc(sizeof(ga_window) * (c->scn->n_windows > 0 ? c->scn->n_windows : 1));
+	ga_status	rc;
+
+	if (w == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory building a problem");
+	rc = ga_problem_set_windows(p, w, ga_scenario_windows_at(c->scn, step_time(c, t), w), err);
+	free(w);
+	return rc;
+}
+
 static ga_status
 build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 {
@@ -729,6 +743,8 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 			fill_job(c, &p->jobs[n++], j, t);
 	link_jobs(c, p);
 	rc = fill_services(c, p, t, err);
+	if (rc == GA_OK)
+		rc = fill_windows(c, p, t, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);
 	if (rc != GA_OK)
@@ -909,6 +925,9 @@ serve_and_record(sim_ctx *c, int t, int k)
 			busy++;
 		else if (w >= nj)
 			c->gpu_svc[g] = w - nj;
+		if ((c->gpu_job[g] >= 0 || c->gpu_svc[g] >= 0) &&
+			ga_scenario_closed(c->scn, g, step_time(c, t), step_time(c, t + 1)))
+			rec->window_busy[t]++;
 	}
 	rec->batch_gpus[t] = busy;
 	for (int s = 0; s < c->scn->n_services; s++)

@@ -83,7 +83,7 @@ floor_over(const bl_ctx *c, int pool, int64_t from, int64_t to)
 /*
  * Give each service its reservation at every step of the horizon, stacked
  * from the high end of its pool in service order; cells under pinned jobs
- * stay theirs.
+ * stay theirs, and cells in a maintenance window stay empty.
  */
 static void
 reserve_services(bl_ctx *c)
@@ -105,7 +105,7 @@ reserve_services(bl_ctx *c)
 				if (low < p->pools[i].first_gpu)
 					low = p->pools[i].first_gpu;
 				for (int g = low; g < top; g++)
-					if (ga_plan_get(c->plan, g, t) == GA_IDLE)
+					if (ga_plan_get(c->plan, g, t) == GA_IDLE && !ga_gpu_closed(p, g, t))
 						ga_plan_set(c->plan, g, t, ga_service_workload(p, s));
 				top = low;
 			}
@@ -174,6 +174,9 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 		else if (job->release_step < c->T)
 			c->event[job->release_step] = true;
 	}
+	for (int i = 0; i < p->n_windows; i++)
+		if (p->windows[i].end_step > 0 && p->windows[i].end_step < c->T)
+			c->event[p->windows[i].end_step] = true;
 	reserve_services(c);
 	mark_reservation_changes(c);
 	return GA_OK;
@@ -221,7 +224,9 @@ room_over(const bl_ctx *c, const ga_job *job, int start, int dur)
  * Can job j start at step t?  Sets the block, largest size first.  A block
  * must lie below the reservations at every step of the job's estimated
  * run, past the horizon too: a job may use GPUs a lower reservation leaves
- * free only if it ends before a higher one begins.
+ * free only if it ends before a higher one begins.  Its run, lengthened by
+ * the overrun margin as the planners drain ahead of a window, must not
+ * touch a maintenance window either, past the horizon too.
  */
 static bool
 fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
@@ -240,7 +245,8 @@ fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 		if (job->deadline_step >= 0 && t + dur > job->deadline_step)
 			continue;
 		for (int f = pool->first_gpu; f + g <= top; f += g)
-			if (block_free(c->plan, f, g, t, to))
+			if (block_free(c->plan, f, g, t, to) &&
+				!ga_block_closed(c->p, f, g, t, t + ga_protect_steps(c->p, dur)))
 			{
 				*first = f;
 				*size = g;

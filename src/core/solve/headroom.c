@@ -96,8 +96,9 @@ measure(hr_ctx *c, int s)
 }
 
 /*
- * Take GPU g from step t for as long as it stays idle and the service below
- * its target, if both handovers fit the churn limit.
+ * Take GPU g from step t for as long as it stays idle, outside maintenance
+ * windows, and the service below its target, if both handovers fit the
+ * churn limit.
  */
 static bool
 try_take(hr_ctx *c, int g, int t)
@@ -108,7 +109,7 @@ try_take(hr_ctx *c, int g, int t)
 	int			at_end = 0;
 
 	while (end < c->T && ga_plan_get(c->plan, g, end) == GA_IDLE &&
-		   c->count[end] < c->target[end])
+		   !ga_gpu_closed(c->p, g, end) && c->count[end] < c->target[end])
 		end++;
 	at_start = !counted(c, t) ? 0 : was_member(c, g, t) ? -1 : 1;
 	if (end < c->T)
@@ -162,7 +163,7 @@ next_candidate(const hr_ctx *c, int t)
 
 	for (int i = c->pool->n_gpus - 1; i >= 0; i--)
 	{
-		if (c->tried[i] || !c->p->gpu_usable[first + i] ||
+		if (c->tried[i] || !c->p->gpu_usable[first + i] || ga_gpu_closed(c->p, first + i, t) ||
 			ga_plan_get(c->plan, first + i, t) != GA_IDLE)
 			continue;
 		if (was_member(c, first + i, t))

@@ -812,6 +812,63 @@ typedef struct block_search
 	bool		done;			/* a perfect block was found */
 } block_search;
 
+/*
+ * The first start from t on at which a run of `reach` steps on the block
+ * touches no maintenance window, past the horizon too: each window in the
+ * way moves the start to its end.
+ */
+static int
+clear_of_windows(const fast_ctx *c, int first, int size, int reach, int t)
+{
+	bool		moved = true;
+
+	while (moved)
+	{
+		moved = false;
+		for (int i = 0; i < c->p->n_windows; i++)
+		{
+			const ga_window *w = &c->p->windows[i];
+
+			if (w->first_gpu < first + size && first < w->first_gpu + w->n_gpus &&
+				w->start_step < t + reach && t < w->end_step)
+			{
+				t = w->end_step;
+				moved = true;
+			}
+		}
+	}
+	return t;
+}
+
+/*
+ * Earliest start in [from, last] allowed on the block (earliest_allowed)
+ * whose run lengthened by the overrun margin touches no maintenance window:
+ * the pool drains ahead of a window, so a job that outlives its estimate
+ * by up to the margin is still off its GPUs when the window begins.
+ */
+static int
+earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad, int from,
+			  int last, int d, int first, int size)
+{
+	int			reach = ga_protect_steps(c->p, d);
+	int			t = from;
+
+	for (;;)
+	{
+		int			open;
+
+		t = earliest_allowed(m, bad, t, last, d, c->T);
+		if (t < 0 || c->p->n_windows == 0)
+			return t;
+		open = clear_of_windows(c, first, size, reach, t);
+		if (open == t)
+			return t;
+		if (open > last)
+			return -1;
+		t = open;
+	}
+}
+
 /* Rank block b against the best so far (the order of search_size). */
 static void
 examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
@@ -820,9 +877,9 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 	int			node = pg->span / bs->g + b;
 	const uint64_t *m = node_mask(c, st, pg, node);
 	int			limit = bs->best_t < bs->last ? bs->best_t : bs->last;
-	int			t = earliest_allowed(m, block_bad_starts(c, st, bs->job, bs->g, bs->d,
-														 pg->first_gpu + b * bs->g, bs->bad),
-									 bs->job->release_step, limit, bs->d, c->T);
+	int			first = pg->first_gpu + b * bs->g;
+	int			t = earliest_open(c, m, block_bad_starts(c, st, bs->job, bs->g, bs->d, first, bs->bad),
+								  bs->job->release_step, limit, bs->d, first, bs->g);
 	int			end;
 	int			fit;
 	int			gap;
@@ -864,6 +921,26 @@ subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
 }
 
 /*
+ * Whether a maintenance window touches node's GPUs: its blocks may then
+ * have different starts clear of it (earliest_open).
+ */
+static bool
+window_under(const fast_ctx *c, const pool_geom *pg, int node)
+{
+	int			height = node_height(pg, node);
+	int			first = pg->first_gpu + ((node << height) - pg->span);
+
+	for (int i = 0; i < c->p->n_windows; i++)
+	{
+		const ga_window *w = &c->p->windows[i];
+
+		if (w->first_gpu < first + (1 << height) && first < w->first_gpu + w->n_gpus)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Whether node is free from step 0 to the end of a run from the release,
  * which the protect rule allows on every block under it (bad: subtree_bad,
  * and a block under a running job's tail has no shared bad starts).  Every
@@ -879,6 +956,8 @@ wholly_free(const fast_ctx *c, const fast_state *st, const block_search *bs,
 	int			reach = release + bs->d < c->T ? release + bs->d : c->T;
 
 	if (bs->bad != NULL && bad == NULL)
+		return false;
+	if (window_under(c, bs->pg, node))
 		return false;
 	if (bad != NULL && bit_is_set(bad, release))
 		return false;
@@ -1351,6 +1430,21 @@ no_legal_service_plan(const fast_ctx *c, const ga_service *svc, int n, int t)
 }
 
 /*
+ * Under a churn budget, the moves toward the target at a step leave enough
+ * of the budget for the members that will be taken later (a maintenance
+ * window ahead, say), each a handover the service cannot refuse.
+ */
+static int
+keep_budget_for_pending(const fast_ctx *c, int room, int budget_after)
+{
+	int			spare = budget_after - c->n_pending;
+
+	if (spare < 0)
+		spare = 0;
+	return room < spare ? room : spare;
+}
+
+/*
  * Follow the target counts step by step.  Handovers that cannot be avoided
  * (a GPU taken at this step, or one taken later that must go now to spread
  * the handovers) come first; what is left of the churn limit and budget
@@ -1388,6 +1482,8 @@ place_service(fast_ctx *c, fast_state *st, int s)
 		if (forced + early + over > lim)
 			return no_legal_service_plan(c, svc, forced + early + over, t);
 		room = lim - forced - early - over;
+		if (limited && svc->churn_budget >= 0)
+			room = keep_budget_for_pending(c, room, budget_left - forced - early - over);
 		if (count > c->want[t])
 		{
 			moved = count - c->want[t] < room ? count - c->want[t] : room;
@@ -1473,7 +1569,29 @@ state_copy(const fast_ctx *c, fast_state *dst, const fast_state *src)
 	spend(c, (long) p->n_gpus * c->T / 16 + nj);
 }
 
-/* Leaves of unusable GPUs and of the padding past the pool are always busy. */
+/* Leaves of maintenance windows are busy at the window's steps inside the horizon. */
+static void
+mark_windows(const fast_ctx *c, fast_state *st, int layer, int pool)
+{
+	const pool_geom *pg = &c->pools[pool];
+
+	for (int i = 0; i < c->p->n_windows; i++)
+	{
+		const ga_window *w = &c->p->windows[i];
+		int			from = w->start_step > 0 ? w->start_step : 0;
+		int			to = w->end_step < c->T ? w->end_step : c->T;
+
+		if (w->pool != pool || from >= to)
+			continue;
+		for (int g = w->first_gpu; g < w->first_gpu + w->n_gpus; g++)
+			bits_set_range(layer_node(c, st, layer, pg, pg->span + g - pg->first_gpu), from, to);
+	}
+}
+
+/*
+ * Leaves of unusable GPUs and of the padding past the pool are always busy;
+ * those of maintenance windows over the window's steps.
+ */
 static void
 init_trees(const fast_ctx *c, fast_state *st)
 {
@@ -1486,6 +1604,7 @@ init_trees(const fast_ctx *c, fast_state *st)
 			for (int rel = 0; rel < pg->span; rel++)
 				if (rel >= pg->n_gpus || !c->p->gpu_usable[pg->first_gpu + rel])
 					bits_set_range(layer_node(c, st, layer, pg, pg->span + rel), 0, c->T);
+			mark_windows(c, st, layer, i);
 			for (int node = pg->span - 1; node >= 1; node--)
 			{
 				uint64_t   *m = layer_node(c, st, layer, pg, node);

@@ -262,9 +262,13 @@ block_is_free(const int *L, int rel, int size)
 	return L[rel] >= size;
 }
 
-/* Best-fit aligned free block of `size` (see above), or -1. */
+/*
+ * Best-fit aligned free block of `size` (see above) that no maintenance
+ * window touches over [t, end), end past the horizon too; or -1.
+ */
 static int
-best_fit_block(const map_state *st, const ga_pool *pool, int size)
+best_fit_block(const map_state *st, const ga_pool *pool, int size, int t,
+			   int end)
 {
 	const int  *L = st->largest + pool->first_gpu;
 	int			best = -1;
@@ -275,7 +279,8 @@ best_fit_block(const map_state *st, const ga_pool *pool, int size)
 		int			parent = rel - rel % (2 * size);
 		int			score;
 
-		if (!block_is_free(L, rel, size))
+		if (!block_is_free(L, rel, size) ||
+			ga_block_closed(st->m->problem, pool->first_gpu + rel, size, t, end))
 			continue;
 		if (!st->best_fit)
 			return pool->first_gpu + rel;
@@ -412,22 +417,27 @@ evict_services(map_state *st, int first, int size, int t)
 }
 
 /*
- * A block for job j of `size` over [t, to): best fit among free blocks, else
+ * A block for job j of `size` over [t, end): best fit among free blocks, else
  * the lowest block that only service GPUs at step t stand in the way of and
- * whose services may hand them over.
+ * whose services may hand them over.  No maintenance window may touch it
+ * before `reach`, the run lengthened by the overrun margin, so the pool
+ * drains ahead of a window.
  */
 static int
-find_job_block(map_state *st, const ga_pool *pool, int size, int t, int to)
+find_job_block(map_state *st, const ga_pool *pool, int size, int t, int end,
+			   int reach)
 {
+	int			to = end < st->m->T ? end : st->m->T;
 	int			first;
 
 	compute_largest_free(st, pool, t, to, false);
-	first = best_fit_block(st, pool, size);
+	first = best_fit_block(st, pool, size, t, reach);
 	if (first >= 0 || st->m->problem->n_services == 0)
 		return first;
 	compute_largest_free(st, pool, t, to, true);
 	for (int rel = 0; rel + size <= pool->n_gpus; rel += size)
 		if (block_is_free(st->largest + pool->first_gpu, rel, size) &&
+			!ga_block_closed(st->m->problem, pool->first_gpu + rel, size, t, reach) &&
 			eviction_allowed(st, pool->first_gpu + rel, size, t))
 		{
 			evict_services(st, pool->first_gpu + rel, size, t);
@@ -473,12 +483,12 @@ try_start_job(map_state *st, int j, int t, int preferred)
 		{
 			int			size = jc->size[k];
 			int			end = t + ga_job_duration(job, size);
-			int			to = end < m->T ? end : m->T;
 			int			first;
 
 			if (!slack_allows(st, job, size, t))
 				continue;
-			first = find_job_block(st, pool, size, t, to);
+			first = find_job_block(st, pool, size, t, end,
+								   t + ga_protect_steps(m->problem, end - t));
 			if (first >= 0)
 			{
 				commit_job(st, j, t, first, size);
@@ -697,7 +707,8 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 				if (!slack_allows(st, job, size, s))
 					continue;
 				compute_largest_free(st, &p->pools[job->pool], s, to, false);
-				first = best_fit_block(st, &p->pools[job->pool], size);
+				first = best_fit_block(st, &p->pools[job->pool], size, s,
+									   s + ga_protect_steps(p, d));
 				if (first >= 0)
 				{
 					best = milp_start_value(m, job, size, s);

@@ -145,7 +145,7 @@ pool_has_usable_block(const ga_problem *p, const ga_pool *pool, int size)
 }
 
 /*
- * Unusable GPUs, pinned jobs, their constant value and the per-pool
+ * Unusable GPUs, maintenance windows, pinned jobs, their constant value and the per-pool
  * capacity left for everything the model decides.
  */
 static bool
@@ -163,6 +163,15 @@ model_fixed_part(milp_model *m)
 	for (int g = 0; g < p->n_gpus; g++)
 		if (!p->gpu_usable[g])
 			milp_occ_mark_range(&m->base, g, 0, T);
+	for (int i = 0; i < p->n_windows; i++)
+	{
+		const ga_window *w = &p->windows[i];
+		int			from = w->start_step > 0 ? w->start_step : 0;
+		int			to = w->end_step < T ? w->end_step : T;
+
+		for (int g = w->first_gpu; from < to && g < w->first_gpu + w->n_gpus; g++)
+			milp_occ_mark_range(&m->base, g, from, to);
+	}
 	for (int j = 0; j < p->n_jobs; j++)
 	{
 		const ga_job *job = &p->jobs[j];
