@@ -588,10 +588,15 @@ add_history(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols
 	return GA_OK;
 }
 
+/* Adds one row of an optional file to the scenario. */
+typedef ga_status (*row_adder) (ga_scenario *scn, const ga_csv_reader *r,
+								const ga_csv_columns *cols, int *cap, ga_error *err);
+
+/* Read an optional file of the scenario row by row; a missing file adds nothing. */
 static ga_status
-read_history(ga_scenario *scn, const char *dir, ga_error *err)
+read_optional_rows(ga_scenario *scn, const char *dir, const char *file,
+				   const char *const *names, int n_names, row_adder add, ga_error *err)
 {
-	static const char *const names[] = {"kind", "gpus", "features", "actual_hours"};
 	ga_csv_reader r;
 	ga_csv_columns cols;
 	ga_status	rc;
@@ -599,17 +604,25 @@ read_history(ga_scenario *scn, const char *dir, ga_error *err)
 	int			row = 0,
 				cap = 0;
 
-	if ((rc = ga_csv_open(&r, dir, "history.csv", true, &missing, err)) != GA_OK)
+	if ((rc = ga_csv_open(&r, dir, file, true, &missing, err)) != GA_OK)
 		return rc;
 	if (missing)
 		return GA_OK;
-	rc = ga_csv_header(&r, &cols, names, 4, err);
+	rc = ga_csv_header(&r, &cols, names, n_names, err);
 	while (rc == GA_OK && (row = ga_csv_next(&r, err)) > 0)
-		rc = add_history(scn, &r, &cols, &cap, err);
+		rc = add(scn, &r, &cols, &cap, err);
 	if (rc == GA_OK && row < 0)
 		rc = GA_EINVAL;
 	ga_csv_close(&r);
 	return rc;
+}
+
+static ga_status
+read_history(ga_scenario *scn, const char *dir, ga_error *err)
+{
+	static const char *const names[] = {"kind", "gpus", "features", "actual_hours"};
+
+	return read_optional_rows(scn, dir, "history.csv", names, 4, add_history, err);
 }
 
 /* ---- windows.csv ---- */
@@ -648,24 +661,8 @@ static ga_status
 read_windows(ga_scenario *scn, const char *dir, ga_error *err)
 {
 	static const char *const names[] = {"pool", "first_gpu", "gpus", "start", "end"};
-	ga_csv_reader r;
-	ga_csv_columns cols;
-	ga_status	rc;
-	bool		missing;
-	int			row = 0,
-				cap = 0;
 
-	if ((rc = ga_csv_open(&r, dir, "windows.csv", true, &missing, err)) != GA_OK)
-		return rc;
-	if (missing)
-		return GA_OK;
-	rc = ga_csv_header(&r, &cols, names, 5, err);
-	while (rc == GA_OK && (row = ga_csv_next(&r, err)) > 0)
-		rc = add_window(scn, &r, &cols, &cap, err);
-	if (rc == GA_OK && row < 0)
-		rc = GA_EINVAL;
-	ga_csv_close(&r);
-	return rc;
+	return read_optional_rows(scn, dir, "windows.csv", names, 5, add_window, err);
 }
 
 /* Steps from now to minute m, rounded down or up, kept well inside an int. */
