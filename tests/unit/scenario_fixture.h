@@ -15,6 +15,9 @@ const char *tscn_write(const char *settings, const char *gpus,
 					   const char *jobs, const char *history);
 void		tscn_remove(const char *dir);
 
+/* Check that reading dir fails with a message containing want1 and want2. */
+void		tscn_expect_read_error(const char *dir, const char *want1, const char *want2);
+
 /* Simulate one policy (full mode at 50 ms per re-plan); checks it succeeds. */
 ga_sim_result *tscn_simulate(const char *dir, ga_policy policy, bool perfect);
 

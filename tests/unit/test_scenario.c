@@ -114,11 +114,9 @@ TEST(scenario_reads_every_file)
 	tscn_remove(dir);
 }
 
-static void
-expect_error(const char *s, const char *g, const char *sv, const char *d,
-			 const char *j, const char *h, const char *want1, const char *want2)
+void
+tscn_expect_read_error(const char *dir, const char *want1, const char *want2)
 {
-	const char *dir = tscn_write(s, g, sv, d, j, h);
 	ga_error	err;
 	ga_scenario *scn = ga_scenario_read(dir, &err);
 
@@ -129,6 +127,15 @@ expect_error(const char *s, const char *g, const char *sv, const char *d,
 		CHECK_STR_CONTAINS(err.message, want2);
 	}
 	ga_scenario_destroy(scn);
+}
+
+static void
+expect_error(const char *s, const char *g, const char *sv, const char *d,
+			 const char *j, const char *h, const char *want1, const char *want2)
+{
+	const char *dir = tscn_write(s, g, sv, d, j, h);
+
+	tscn_expect_read_error(dir, want1, want2);
 	tscn_remove(dir);
 }
 

@@ -91,19 +91,10 @@ expect_window_error(const char *row, const char *want1, const char *want2)
 {
 	char		text[256];
 	const char *dir;
-	ga_error	err;
-	ga_scenario *scn;
 
 	snprintf(text, sizeof(text), "pool,first_gpu,gpus,start,end\n%s\n", row);
 	dir = write_with_windows(text);
-	scn = ga_scenario_read(dir, &err);
-	CHECK(scn == NULL);
-	if (scn == NULL)
-	{
-		CHECK_STR_CONTAINS(err.message, want1);
-		CHECK_STR_CONTAINS(err.message, want2);
-	}
-	ga_scenario_destroy(scn);
+	tscn_expect_read_error(dir, want1, want2);
 	remove_with_windows(dir);
 }
 

@@ -38,16 +38,8 @@ static void
 expect_error(const char *jobs, const char *want1, const char *want2)
 {
 	const char *dir = tscn_write(settings, gpus, no_services, no_demand, jobs, NULL);
-	ga_error	err;
-	ga_scenario *scn = ga_scenario_read(dir, &err);
 
-	CHECK(scn == NULL);
-	if (scn == NULL)
-	{
-		CHECK_STR_CONTAINS(err.message, want1);
-		CHECK_STR_CONTAINS(err.message, want2);
-	}
-	ga_scenario_destroy(scn);
+	tscn_expect_read_error(dir, want1, want2);
 	tscn_remove(dir);
 }
 
