@@ -1,7 +1,8 @@
 # Independent pools solved at once (gpualloc.max_parallel_pools): a cluster
 # of four pools, each with its service and its queue, set up alike in two
-# databases.  A fast re-plan solved by four processes commits the same
-# allocation as one solved by the planner alone; the pool solvers show in
+# databases.  A fast re-plan solved by four processes, or by two that share
+# the four pools, commits the same allocation as one solved by the planner
+# alone; the pool solvers show in
 # pg_stat_activity while they run; a re-plan cancelled by statement_timeout
 # leaves the last committed allocation in force and no solver behind; with
 # no free worker slot the planner solves every pool itself.
@@ -89,6 +90,17 @@ is($alloc_par, allocation('ser'), 'both commit the same allocation');
 is($node->safe_psql('par', q{
 	SELECT count(*) FROM gpualloc.plan_runs WHERE status = 'succeeded'}), '1',
 	'one run recorded');
+
+# fewer processes than pools: two processes, the planner and one solver,
+# each solve two pools one after another, and commit the same allocation
+make_cluster('two');
+is($node->safe_psql('two', q{
+	SET gpualloc.max_parallel_pools = 2;
+	SELECT status FROM gpualloc.replan('fast', '30 seconds')}), 'succeeded',
+	'the re-plan solved by two processes for four pools succeeds');
+is(allocation('two'), $alloc_par, 'two processes commit the allocation four commit');
+unlike(slurp_file($node->logfile), qr/exited without a plan/,
+	'the solver solved both its pools: none was left to the planner');
 
 # a long full re-plan: the solvers show while they run, then a
 # statement_timeout cancels it

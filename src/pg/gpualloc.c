@@ -134,9 +134,10 @@ define_planning_gucs(void)
 							NULL, &gpualloc_solver_time_limit_ms, 10000, 10, 3600 * 1000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpualloc.max_parallel_pools",
-							"Most groups of independent pools a plan run solves at once.",
+							"Most processes that solve a plan run's groups of independent pools at once.",
 							"The planner counts as one and starts a background worker for each other; "
-							"-1: one for every group, as far as max_worker_processes has free slots; "
+							"the groups are dealt out evenly among them. "
+							"-1: one process per group, as far as max_worker_processes has free slots; "
 							"0 or 1: the planner solves them all itself.",
 							&gpualloc_max_parallel_pools, -1, -1, 1024, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.queue_depth",

@@ -4,8 +4,10 @@
  *
  * One segment per run: a header, one slot per part handed to a solver, then
  * each slot's serialised problem (written by the leader) and room for its
- * serialised plan (written by the solver).  A solver writes only its own
- * slot; the leader reads a slot only after its solver has exited.
+ * serialised plan (written by the solver).  A solver may be handed several
+ * parts (their slots name it) and solves them one after another; it writes
+ * only its own slots, and the leader reads a slot only after its solver has
+ * exited.
  */
 #ifndef GPUALLOC_POOL_SHARED_H
 #define GPUALLOC_POOL_SHARED_H
@@ -26,6 +28,7 @@
 typedef struct GaPoolSlot
 {
 	int			part;			/* index of the part in the split */
+	int			solver;			/* 0-based number of the solver that solves it */
 	Size		problem_off;	/* from the start of the segment */
 	Size		problem_len;
 	Size		plan_off;
@@ -41,8 +44,10 @@ typedef struct GaPoolShared
 	uint32		magic;
 	pg_atomic_uint32 abandoned; /* the leader left: stop solving */
 	char		mode[8];		/* "fast" or "full" */
-	double		time_limit_ms;
+	double		deadline_ms;	/* the run's end, on ga_now_ms (a monotonic
+								 * clock every process of the machine shares) */
 	int			n_parts;		/* parts of the whole split */
+	int			n_solvers;		/* solvers started, numbered 0..n_solvers-1 */
 	int			n_slots;
 	GaPoolSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GaPoolShared;

@@ -7,11 +7,14 @@
  * gpualloc.replan() or the background planner) cuts the problem into its
  * parts and always solves the parts separately, so the plan does not depend
  * on how many processes solved them.  Up to gpualloc.max_parallel_pools
- * parts are solved at once: the leader counts as one and starts a pool
- * solver (pool_worker.c) for each of the others, passing each its part
- * through one dynamic shared memory segment; it solves the remaining parts
- * itself meanwhile, one after another within the time limit, then waits
- * for the solvers, merges and validates.  The caller stores and commits the
+ * processes solve them at once: the leader counts as one and starts a pool
+ * solver (pool_worker.c) for each of the others.  The parts are dealt out
+ * before anyone starts, heaviest first, each to the process with the least
+ * work so far, so every process has about the same work and none waits
+ * for another at the end; a solver gets its parts through one dynamic
+ * shared memory segment and solves them one after another.  The leader
+ * solves its own parts meanwhile, within the time limit, then waits for
+ * the solvers, merges and validates.  The caller stores and commits the
  * merged plan through the one commit path, as for a plan solved in one
  * piece: one run, one commit, one notification.
  *
@@ -50,13 +53,14 @@ typedef struct PoolRun
 	ga_split   *split;
 	ga_plan   **plans;			/* [n_parts] */
 	int		   *order;			/* parts, heaviest first */
+	double	   *weight;			/* [n_parts] work of each part */
+	int			n_solvers;		/* processes besides the leader */
 	dsm_segment *seg;
 	GaPoolShared *shared;
-	BackgroundWorkerHandle **handles;	/* [n_slots], NULL: not started */
+	BackgroundWorkerHandle **handles;	/* [n_solvers], NULL: not running */
 	bool	   *mine;			/* [n_parts] solved by the leader */
 	const char *mode;
 	double		deadline_ms;	/* the run's time limit, on ga_now_ms */
-	double		limit_ms;
 } PoolRun;
 
 static void
@@ -125,35 +129,75 @@ order_parts(PoolRun *run)
 	}
 	qsort(w, n, sizeof(PartWeight), compare_weight);
 	run->order = palloc(sizeof(int) * n);
+	run->weight = palloc(sizeof(double) * n);
 	for (int k = 0; k < n; k++)
+	{
 		run->order[k] = w[k].part;
+		run->weight[w[k].part] = w[k].weight;
+	}
 	pfree(w);
 }
 
-/* How many solvers to start: the parts solved at once, less the leader. */
+/* How many processes solve at once, the leader counting as one. */
 static int
-solvers_wanted(int n_parts)
+processes_wanted(int n_parts)
 {
 	int			at_once = gpualloc_max_parallel_pools < 0 ? n_parts : gpualloc_max_parallel_pools;
 
-	at_once = Min(at_once, n_parts);
-	return at_once > 1 ? at_once - 1 : 0;
+	return Max(Min(at_once, n_parts), 1);
 }
 
-/* The segment: header, slots, then each slot's problem and plan areas. */
-static void
-create_segment(PoolRun *run, int n_slots)
+/*
+ * Deal the parts out to the processes, heaviest first, each to the one with
+ * the least work so far (the leader first on ties).  owner[k]: 0 for the
+ * leader, s + 1 for solver s.  Every part is the leader's when there is no
+ * solver.
+ */
+static int *
+deal_parts(PoolRun *run, int processes)
 {
-	Size		size = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
+	int			n = run->split->n_parts;
+	int		   *owner = palloc(sizeof(int) * n);
+	double	   *load = palloc0(sizeof(double) * processes);
+
+	for (int i = 0; i < n; i++)
+	{
+		int			k = run->order[i];
+		int			least = 0;
+
+		for (int q = 1; q < processes; q++)
+			if (load[q] < load[least])
+				least = q;
+		owner[k] = least;
+		load[least] += run->weight[k];
+		run->mine[k] = least == 0;
+	}
+	pfree(load);
+	return owner;
+}
+
+/*
+ * The segment: header, a slot per part a solver solves (heaviest first),
+ * then each slot's problem and plan areas.
+ */
+static void
+create_segment(PoolRun *run, const int *owner)
+{
+	int			n_slots = 0;
+	Size		size;
 	Size		at;
 	char	   *base;
 
-	for (int i = 0; i < n_slots; i++)
-	{
-		const ga_problem *p = run->split->parts[run->order[i]].problem;
+	for (int k = 0; k < run->split->n_parts; k++)
+		n_slots += owner[k] > 0;
+	size = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
+	for (int k = 0; k < run->split->n_parts; k++)
+		if (owner[k] > 0)
+		{
+			const ga_problem *p = run->split->parts[k].problem;
 
-		size += MAXALIGN(ga_problem_serial_size(p)) + MAXALIGN(ga_plan_serial_size(p));
-	}
+			size += MAXALIGN(ga_problem_serial_size(p)) + MAXALIGN(ga_plan_serial_size(p));
+		}
 	run->seg = dsm_create(size, 0);
 	base = dsm_segment_address(run->seg);
 	run->shared = (GaPoolShared *) base;
@@ -161,17 +205,23 @@ create_segment(PoolRun *run, int n_slots)
 	run->shared->magic = GA_POOL_SHARED_MAGIC;
 	pg_atomic_init_u32(&run->shared->abandoned, 0);
 	strlcpy(run->shared->mode, run->mode, sizeof(run->shared->mode));
-	run->shared->time_limit_ms = run->limit_ms;
+	run->shared->deadline_ms = run->deadline_ms;
 	run->shared->n_parts = run->split->n_parts;
+	run->shared->n_solvers = run->n_solvers;
 	run->shared->n_slots = n_slots;
 	on_dsm_detach(run->seg, abandon_on_detach, PointerGetDatum(run->shared));
 	at = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
-	for (int i = 0; i < n_slots; i++)
+	for (int i = 0, j = 0; i < run->split->n_parts; i++)
 	{
-		GaPoolSlot *slot = &run->shared->slots[i];
-		const ga_problem *p = run->split->parts[run->order[i]].problem;
+		int			k = run->order[i];
+		GaPoolSlot *slot;
+		const ga_problem *p = run->split->parts[k].problem;
 
-		slot->part = run->order[i];
+		if (owner[k] == 0)
+			continue;
+		slot = &run->shared->slots[j++];
+		slot->part = k;
+		slot->solver = owner[k] - 1;
 		slot->problem_off = at;
 		slot->problem_len = ga_problem_serial_size(p);
 		if (ga_problem_write(p, base + at, slot->problem_len, NULL) != GA_OK)
@@ -184,11 +234,20 @@ create_segment(PoolRun *run, int n_slots)
 	}
 }
 
-/* Start one solver per slot; a slot whose solver cannot start is the leader's. */
+/* The parts of solver s become the leader's. */
+static void
+take_over(PoolRun *run, int s)
+{
+	for (int i = 0; i < run->shared->n_slots; i++)
+		if (run->shared->slots[i].solver == s)
+			run->mine[run->shared->slots[i].part] = true;
+}
+
+/* Start the solvers; the parts of one that cannot start are the leader's. */
 static void
 start_solvers(PoolRun *run)
 {
-	for (int i = 0; i < run->shared->n_slots; i++)
+	for (int i = 0; i < run->n_solvers; i++)
 	{
 		BackgroundWorker worker = {0};
 
@@ -205,10 +264,10 @@ start_solvers(PoolRun *run)
 		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
 		{
 			run->handles[i] = NULL;
-			run->mine[run->shared->slots[i].part] = true;
+			take_over(run, i);
 			ereport(DEBUG1,
-					(errmsg("gpualloc: no free worker slot for a pool solver; the planner solves part %d itself",
-							run->shared->slots[i].part + 1)));
+					(errmsg("gpualloc: no free worker slot for pool solver %d; the planner solves its parts itself",
+							i + 1)));
 		}
 	}
 }
@@ -263,21 +322,15 @@ solve_mine(PoolRun *run, char *errbuf, size_t errlen)
 }
 
 /*
- * Wait for slot i's solver and take its plan.  A solver that left no plan
- * hands its part to the leader; one whose solve failed fails the run.
+ * Take the plan a solver left in a slot.  A part left without a plan goes
+ * to the leader; one whose solve failed fails the run.
  */
 static bool
-collect_slot(PoolRun *run, int i, char *errbuf, size_t errlen)
+take_slot(PoolRun *run, GaPoolSlot *slot, char *errbuf, size_t errlen)
 {
-	GaPoolSlot *slot = &run->shared->slots[i];
 	const ga_problem *p = run->split->parts[slot->part].problem;
 	ga_error	err;
 
-	if (run->handles[i] == NULL)
-		return true;
-	(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
-	run->handles[i] = NULL;
-	pg_read_barrier();
 	if (slot->state == GA_SLOT_SOLVED &&
 		ga_plan_read((char *) run->shared + slot->plan_off, slot->plan_len, p,
 					 &run->plans[slot->part], &err) == GA_OK)
@@ -295,17 +348,42 @@ collect_slot(PoolRun *run, int i, char *errbuf, size_t errlen)
 	return true;
 }
 
+/* Wait for solver s to exit and take the plans of its parts. */
+static bool
+collect_solver(PoolRun *run, int s, char *errbuf, size_t errlen)
+{
+	if (run->handles[s] == NULL)
+		return true;
+	(void) WaitForBackgroundWorkerShutdown(run->handles[s]);
+	run->handles[s] = NULL;
+	pg_read_barrier();
+	for (int i = 0; i < run->shared->n_slots; i++)
+		if (run->shared->slots[i].solver == s &&
+			!take_slot(run, &run->shared->slots[i], errbuf, errlen))
+			return false;
+	return true;
+}
+
+/* Tell every solver still running to stop, without waiting. */
+static void
+signal_solvers(PoolRun *run)
+{
+	if (run->shared == NULL)
+		return;
+	pg_atomic_write_u32(&run->shared->abandoned, 1);
+	for (int i = 0; i < run->n_solvers; i++)
+		if (run->handles[i] != NULL)
+			TerminateBackgroundWorker(run->handles[i]);
+}
+
 /* Stop every solver still running and wait until it has exited. */
 static void
 stop_solvers(PoolRun *run)
 {
 	if (run->shared == NULL)
 		return;
-	pg_atomic_write_u32(&run->shared->abandoned, 1);
-	for (int i = 0; i < run->shared->n_slots; i++)
-		if (run->handles[i] != NULL)
-			TerminateBackgroundWorker(run->handles[i]);
-	for (int i = 0; i < run->shared->n_slots; i++)
+	signal_solvers(run);
+	for (int i = 0; i < run->n_solvers; i++)
 		if (run->handles[i] != NULL)
 		{
 			(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
@@ -317,20 +395,20 @@ stop_solvers(PoolRun *run)
 static bool
 solve_parts(PoolRun *run, char *errbuf, size_t errlen)
 {
-	int			n_slots = solvers_wanted(run->split->n_parts);
+	int			processes = processes_wanted(run->split->n_parts);
+	int		   *owner = deal_parts(run, processes);
 	bool		ok = true;
 
-	for (int i = n_slots; i < run->split->n_parts; i++)
-		run->mine[run->order[i]] = true;
-	if (n_slots > 0)
+	run->n_solvers = processes - 1;
+	if (run->n_solvers > 0)
 	{
-		run->handles = palloc0(sizeof(BackgroundWorkerHandle *) * n_slots);
-		create_segment(run, n_slots);
+		run->handles = palloc0(sizeof(BackgroundWorkerHandle *) * run->n_solvers);
+		create_segment(run, owner);
 		start_solvers(run);
 	}
 	ok = solve_mine(run, errbuf, errlen);
-	for (int i = 0; ok && i < n_slots; i++)
-		ok = collect_slot(run, i, errbuf, errlen);
+	for (int i = 0; ok && i < run->n_solvers; i++)
+		ok = collect_solver(run, i, errbuf, errlen);
 	if (ok)
 		ok = solve_mine(run, errbuf, errlen);
 	if (!ok)
@@ -395,7 +473,6 @@ ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
 		return ga_pg_solve(build, mode, time_limit_ms, errbuf, errlen);
 	}
 	run->mode = mode;
-	run->limit_ms = time_limit_ms;
 	run->deadline_ms = t0 + time_limit_ms;
 	run->plans = palloc0(sizeof(ga_plan *) * run->split->n_parts);
 	run->mine = palloc0(sizeof(bool) * run->split->n_parts);
@@ -408,13 +485,7 @@ ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
 	PG_CATCH();
 	{
 		/* the solvers stop on the flag or the signal; the abort detaches the segment */
-		if (run->shared != NULL)
-		{
-			pg_atomic_write_u32(&run->shared->abandoned, 1);
-			for (int i = 0; i < run->shared->n_slots; i++)
-				if (run->handles[i] != NULL)
-					TerminateBackgroundWorker(run->handles[i]);
-		}
+		signal_solvers(run);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();

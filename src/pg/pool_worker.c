@@ -1,11 +1,12 @@
 /*
  * pool_worker.c — a pool solver: a dynamic background worker that solves
- * one independent part of a plan run's problem and hands its plan back.
+ * independent parts of a plan run's problem and hands their plans back.
  *
  * The leader (pool_solve.c) starts it with the handle of the run's shared
- * segment and its slot number.  It reads its part from the slot, solves it
- * in the run's mode under the run's time limit, and writes the plan (or why
- * it failed) back into the slot.  It runs no SQL and opens no database: it
+ * segment and its solver number.  One after another, it reads each part
+ * whose slot names it, solves it in the run's mode with an even share of
+ * what is left of the run's time limit, and writes the plan (or why it
+ * failed) back into the slot.  It runs no SQL and opens no database: it
  * joins the server without one, so it shows in pg_stat_activity (as
  * "gpualloc pool solver") and touches no table.  It stops as soon as the
  * leader abandons the run (an error, a cancel, or the leader's exit detach
@@ -50,9 +51,13 @@ fail_slot(GaPoolSlot *slot, ga_status rc, const char *what, const char *why)
 	slot->state = GA_SLOT_FAILED;
 }
 
-/* Solve the slot's part and write its plan, or the failure, into the slot. */
+/*
+ * Solve the slot's part with its share of the time left (parts_left parts
+ * of this solver still to solve, this one included) and write its plan, or
+ * the failure, into the slot.
+ */
 static void
-solve_slot(GaPoolShared *shared, GaPoolSlot *slot)
+solve_slot(GaPoolShared *shared, GaPoolSlot *slot, int parts_left)
 {
 	char	   *base = (char *) shared;
 	ga_solve_options options = {0};
@@ -68,7 +73,7 @@ solve_slot(GaPoolShared *shared, GaPoolSlot *slot)
 		fail_slot(slot, rc, "reading the part", err.message);
 		return;
 	}
-	options.time_limit_ms = shared->time_limit_ms;
+	options.time_limit_ms = Max((shared->deadline_ms - ga_now_ms()) / parts_left, 1.0);
 	options.cancel = solver_should_stop;
 	options.cancel_arg = shared;
 	if (strcmp(shared->mode, "full") == 0)
@@ -94,12 +99,13 @@ gpualloc_pool_worker_main(Datum main_arg)
 {
 	dsm_segment *seg;
 	GaPoolShared *shared;
-	int			slot_no;
+	int			solver_no;
+	int			parts_left = 0;
 	char		activity[128];
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
-	memcpy(&slot_no, MyBgworkerEntry->bgw_extra, sizeof(int));
+	memcpy(&solver_no, MyBgworkerEntry->bgw_extra, sizeof(int));
 
 	/* no database: only a session, so pg_stat_activity lists the solver */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
@@ -110,14 +116,23 @@ gpualloc_pool_worker_main(Datum main_arg)
 	if (seg == NULL)
 		proc_exit(0);			/* the leader is gone already: nothing to do */
 	shared = (GaPoolShared *) dsm_segment_address(seg);
-	if (shared->magic != GA_POOL_SHARED_MAGIC || slot_no < 0 || slot_no >= shared->n_slots)
+	if (shared->magic != GA_POOL_SHARED_MAGIC || solver_no < 0 || solver_no >= shared->n_solvers)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gpualloc pool solver: the shared memory of the plan run is not what it expects")));
-	snprintf(activity, sizeof(activity), "solving part %d of %d (%s)",
-			 shared->slots[slot_no].part + 1, shared->n_parts, shared->mode);
-	pgstat_report_activity(STATE_RUNNING, activity);
-	solve_slot(shared, &shared->slots[slot_no]);
+	for (int i = 0; i < shared->n_slots; i++)
+		parts_left += shared->slots[i].solver == solver_no;
+	for (int i = 0; i < shared->n_slots && !solver_should_stop(shared); i++)
+	{
+		GaPoolSlot *slot = &shared->slots[i];
+
+		if (slot->solver != solver_no)
+			continue;
+		snprintf(activity, sizeof(activity), "solving part %d of %d (%s)",
+				 slot->part + 1, shared->n_parts, shared->mode);
+		pgstat_report_activity(STATE_RUNNING, activity);
+		solve_slot(shared, slot, parts_left--);
+	}
 	pgstat_report_activity(STATE_IDLE, NULL);
 	dsm_detach(seg);
 	proc_exit(0);
