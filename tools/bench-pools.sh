@@ -13,7 +13,7 @@
 # own work limits, so both settings do the same work and commit the same
 # plan (checked: same objective); a time-limited solve (full) would only
 # show that both stop at the limit.  After one warm-up re-plan the two
-# settings alternate BENCH_REPEATS (3) times; the table shows medians of
+# settings alternate BENCH_REPEATS (5) times; the table shows medians of
 # the re-plan's wall time (build, solve, store, commit) and of its solve
 # time alone (the part solved in parallel).
 set -eu
@@ -22,7 +22,7 @@ ROOT=$(pwd)
 POOLS=${BENCH_POOLS:-4}
 POOL_GPUS=${BENCH_POOL_GPUS:-4096}
 JOBS=${BENCH_JOBS:-2000}
-REPEATS=${BENCH_REPEATS:-3}
+REPEATS=${BENCH_REPEATS:-5}
 LIMIT=${BENCH_LIMIT:-10 minutes}
 MODE=${BENCH_MODE:-fast}
 make -s >/dev/null
