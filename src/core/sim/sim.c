@@ -650,7 +650,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 		pj->pinned_start = tr->start_step - t;
 		pj->pinned_first_gpu = tr->first_gpu;
 		pj->pinned_size = tr->size;
-		duration = ga_job_duration(pj, tr->size);
+		duration = ga_job_duration(pj, pj->pool, tr->size);
 		pj->pinned_end = ga_running_end_step(pj->pinned_start, duration);
 		/* it is stopped at its limit: held no longer */
 		if (pj->time_limit_steps > 0 && pj->pinned_end > pj->pinned_start + pj->time_limit_steps)
