@@ -235,6 +235,12 @@ bench: tools $(BUILD_DIR)/bench_report
 	@test -f scenarios/08_real_week/jobs.csv || $(MAKE) scenarios
 	@FULL_MS="$(FULL_MS)" sh tools/bench.sh
 
+# Jobs of several pools: scenario 13 with each job's alt_pools and on its
+# first pool only, every policy, both knowledge modes (bench/results/alt_pools.json).
+.PHONY: bench-alt-pools
+bench-alt-pools: tools
+	@FULL_MS="$(FULL_MS)" sh tools/bench-alt-pools.sh
+
 # pgbench against a throwaway server; BENCH_SECONDS sets the run length (30).
 .PHONY: bench-submit
 bench-submit: deps

@@ -164,6 +164,9 @@ typedef struct scenario_spec
 	double		burst_len_h;
 	bool		equal_priority;
 	int			history_jobs;
+	int			h100_nodes;		/* a second pool "h100" of these nodes: jobs
+								 * get a first pool and an alternative
+								 * (assign_pools); 0 = one pool */
 } scenario_spec;
 
 /* Demand history before the window: three weeks. */
@@ -192,6 +195,8 @@ typedef struct gen_job
 	int			after_ok;		/* -1: none */
 	int			after_any;		/* -1: none */
 	double		time_limit_hours;	/* 0: none */
+	const char *pool;			/* its first pool; NULL: the scenario's one */
+	char		alt_pools[48];	/* the alt_pools column; "" = none */
 } gen_job;
 
 /* ------------------------------------------------------------------------
@@ -412,8 +417,10 @@ write_scenario_csv(const char *dir, const char *name, const char *description,
 	return close_out(f);
 }
 
+/* The pool's nodes, then h100_nodes nodes of a second pool "h100". */
 static bool
-write_gpus_csv(const char *dir, const char *pool, int nodes, int per_node)
+write_gpus_csv(const char *dir, const char *pool, int nodes, int per_node,
+			   int h100_nodes)
 {
 	FILE	   *f = open_out(dir, "gpus.csv");
 
@@ -422,6 +429,8 @@ write_gpus_csv(const char *dir, const char *pool, int nodes, int per_node)
 	fprintf(f, "pool,node,gpus\n");
 	for (int n = 0; n < nodes; n++)
 		fprintf(f, "%s,node%02d,%d\n", pool, n + 1, per_node);
+	for (int n = 0; n < h100_nodes; n++)
+		fprintf(f, "h100,node%02d,%d\n", nodes + n + 1, per_node);
 	return close_out(f);
 }
 
@@ -464,6 +473,7 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n, bool lin
 	char		ok_name[16],
 				any_name[16],
 				limit[32];
+	bool		alt = false;
 
 	if (f == NULL)
 		return false;
@@ -480,12 +490,15 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n, bool lin
 		}
 		jobs[k + 1] = x;
 	}
-	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features%s\n",
-			links ? ",after_ok,after_any,time_limit_hours" : "");
+	for (int i = 0; i < n; i++)
+		alt |= jobs[i].alt_pools[0] != '\0';
+	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features%s%s\n",
+			links ? ",after_ok,after_any,time_limit_hours" : "", alt ? ",alt_pools" : "");
 	for (int i = 0; i < n; i++)
 	{
 		ga_format_minutes(jobs[i].submit, ts, sizeof(ts));
-		fprintf(f, "j%03d,%s,%s,%d,%s,%d,%d,%.2f,%s", i + 1, jobs[i].kind, pool,
+		fprintf(f, "j%03d,%s,%s,%d,%s,%d,%d,%.2f,%s", i + 1, jobs[i].kind,
+				jobs[i].pool != NULL ? jobs[i].pool : pool,
 				jobs[i].priority, ts, jobs[i].gpus_min, jobs[i].gpus_max,
 				jobs[i].work, jobs[i].features);
 		if (links)
@@ -496,6 +509,8 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n, bool lin
 			fprintf(f, ",%s,%s,%s", name_of(jobs, n, jobs[i].after_ok, ok_name, sizeof(ok_name)),
 					name_of(jobs, n, jobs[i].after_any, any_name, sizeof(any_name)), limit);
 		}
+		if (alt)
+			fprintf(f, ",%s", jobs[i].alt_pools);
 		fprintf(f, "\n");
 	}
 	return close_out(f);
@@ -727,7 +742,7 @@ write_synthetic_cluster(const char *out, const scenario_spec *s, char *dir,
 		return false;
 	}
 	ok &= write_scenario_csv(dir, s->dir, s->description, *start, *end);
-	ok &= write_gpus_csv(dir, "a100", s->nodes, s->gpus_per_node);
+	ok &= write_gpus_csv(dir, "a100", s->nodes, s->gpus_per_node, s->h100_nodes);
 
 	f = open_out(dir, "services.csv");
 	if (f == NULL)
@@ -739,6 +754,47 @@ write_synthetic_cluster(const char *out, const scenario_spec *s, char *dir,
 	ok &= close_out(f);
 	ok &= write_synthetic_demand(dir, s, &r_demand, *start, *end);
 	return ok;
+}
+
+/*
+ * Two pools (scenario 13): an H100 runs a job H100_SPEEDUP_LO to _HI times
+ * as fast as an A100 (drawn per job, log-uniform).  Half the jobs prefer
+ * h100 (their work is written in H100 GPU-hours, the A100 alternative a
+ * factor above 1), the rest a100 (the H100 alternative a factor below 1);
+ * ONE_POOL_SHARE of them name no alternative, and a job too wide for the
+ * h100 pool stays on a100 alone.  The draws come from their own stream, so
+ * the jobs themselves are those of the same spec on one pool.
+ */
+#define H100_SPEEDUP_LO 1.6
+#define H100_SPEEDUP_HI 2.6
+#define ONE_POOL_SHARE 0.15
+
+static void
+assign_pools(const scenario_spec *s, gen_job *jobs, int n)
+{
+	rng			r = {s->seed * 4 + 4};
+	int			h100_gpus = s->h100_nodes * s->gpus_per_node;
+
+	for (int i = 0; i < n; i++)
+	{
+		gen_job    *j = &jobs[i];
+		double		speedup = rng_loguniform(&r, H100_SPEEDUP_LO, H100_SPEEDUP_HI);
+		bool		prefers_h100 = rng_uniform(&r) < 0.5;
+		bool		one_pool = rng_uniform(&r) < ONE_POOL_SHARE;
+
+		j->pool = "a100";
+		if (j->gpus_min > h100_gpus)
+			continue;
+		if (prefers_h100)
+		{
+			j->pool = "h100";
+			j->work /= speedup;
+			if (!one_pool)
+				snprintf(j->alt_pools, sizeof(j->alt_pools), "a100:%.3f", speedup);
+		}
+		else if (!one_pool)
+			snprintf(j->alt_pools, sizeof(j->alt_pools), "h100:%.3f", 1 / speedup);
+	}
 }
 
 static bool
@@ -804,11 +860,13 @@ generate_synthetic(const char *out, const scenario_spec *s, bool stats)
 	if (s->equal_priority)
 		for (int i = 0; i < n; i++)
 			jobs[i].priority = 1;
+	if (s->h100_nodes > 0)
+		assign_pools(s, jobs, n);
 	ok &= write_jobs_csv(dir, "a100", jobs, n, false);
 	ok &= write_synthetic_history(dir, s, &r_hist, pool_gpus);
 	ok &= write_windows_csv(dir, s->dir, "a100", start);
 	if (stats)
-		print_stats(dir, s->dir, pool_gpus, start, end, jobs, n);
+		print_stats(dir, s->dir, pool_gpus + s->h100_nodes * s->gpus_per_node, start, end, jobs, n);
 	free(jobs);
 	return ok;
 }
@@ -914,46 +972,53 @@ static const scenario_spec scenarios[] = {
 		"8 GPUs; a chat service needing about 6 GPUs in the afternoon and 2 at night; "
 		"plentiful training work of 1-8 GPUs. Stresses the static reservation of the daily peak.",
 		101, "2026-03-02 00:00", 4, 1, 8, s1_services, 1, s1_jobs, 6, 30, 4,
-	NULL, 0, 0, 0, 0, false, 60},
+	NULL, 0, 0, 0, 0, false, 60, 0},
 	{"02_mixed",
 		"8 GPUs; one chat service; training, batch inference and quantization mixed. "
 		"The control: moderate contention of every kind.",
 		202, "2026-03-02 00:00", 4, 1, 8, s2_services, 1, s2_jobs, 5, 34, 3,
-	NULL, 0, 0, 0, 0, false, 60},
+	NULL, 0, 0, 0, 0, false, 60, 0},
 	{"03_quant_burst",
 		"8 GPUs; steady training and batch inference, then 14 quantization jobs of a new "
 		"model release within 3 hours on day 2. Stresses short urgent jobs behind long "
 		"non-preemptible ones.",
 		303, "2026-03-02 00:00", 4, 1, 8, s3_services, 1, s3_jobs, 4, 22, 3,
-	s3_burst, 3, 14, 34, 3, false, 60},
+	s3_burst, 3, 14, 34, 3, false, 60, 0},
 	{"04_inference_heavy",
 		"8 GPUs; two services with different daily phases; mostly batch inference with "
 		"wide size ranges. Stresses size choice and packing around two demand curves.",
 		404, "2026-03-02 00:00", 4, 1, 8, s4_services, 2, s4_jobs, 4, 30, 3,
-	NULL, 0, 0, 0, 0, false, 60},
+	NULL, 0, 0, 0, 0, false, 60, 0},
 	{"05_large_shapes",
 		"16 GPUs (2 nodes); 8- and 16-GPU continued pre-training and 4-GPU fine-tunes "
 		"among many 1-2 GPU jobs. Stresses aligned-block fragmentation.",
 		505, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s5_jobs, 5, 34, 3,
-	NULL, 0, 0, 0, 0, false, 60},
+	NULL, 0, 0, 0, 0, false, 60, 0},
 	{"06_scale_64",
 		"64 GPUs (8 nodes); two services with a daily swing; 30 jobs over 3 days: "
 		"continued pre-training on 16-32 GPUs and 70B fine-tunes on 32-64 among 4-32 GPU "
 		"fine-tunes, batch inference and quantization. Stresses large aligned blocks, "
 		"priorities and the services' idle nights under contention at scale.",
 		606, "2026-03-02 00:00", 3, 8, 8, s6_services, 2, s6_jobs, 6, 26, 4,
-	NULL, 0, 0, 0, 0, false, 60},
+	NULL, 0, 0, 0, 0, false, 60, 0},
 	{"07_equal_priority",
 		"Scenario 2 with every priority (jobs and service) equal to 1. "
 		"Isolates packing and reservation from priority ordering.",
 		202, "2026-03-02 00:00", 4, 1, 8, s2_services, 1, s2_jobs, 5, 34, 3,
-	NULL, 0, 0, 0, 0, true, 60},
+	NULL, 0, 0, 0, 0, true, 60, 0},
 	{"12_maintenance",
 		"16 GPUs (2 nodes); one chat service; training, batch inference and quantization; "
 		"node02 closed for maintenance 8 hours on day 2 and the whole pool 2 hours on day 3. "
 		"Stresses draining ahead of a window without leaving the GPUs idle long before it.",
 		1212, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 58, 4,
-	NULL, 0, 0, 0, 0, false, 60},
+	NULL, 0, 0, 0, 0, false, 60, 0},
+	{"13_two_pools",
+		"24 GPUs: an A100 pool of 16 (2 nodes) with one chat service and an H100 pool of 8 "
+		"(1 node); training, batch inference and quantization, half preferring each pool, "
+		"85% of them runnable on the other too (alt_pools) at 1.6-2.6 times the A100's "
+		"speed on H100. Stresses choosing each job's pool and size.",
+		1313, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 116, 8,
+	NULL, 0, 0, 0, 0, false, 60, 1},
 };
 
 #define N_SCENARIOS (int) (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -1002,7 +1067,7 @@ static const scenario_spec s11_spec = {
 	"after the fine-tune (after_any), fine-tunes with a time limit; 16 independent jobs. "
 	"Stresses chains planned across the horizon and jobs stopped at their limit.",
 	1111, "2026-03-02 00:00", 4, 1, 8, s11_services, 1, s11_other, 2, 16, 0,
-	s11_history, 5, 0, 0, 0, false, 60
+	s11_history, 5, 0, 0, 0, false, 60, 0
 };
 
 #define S11_PIPELINES 14
@@ -1641,7 +1706,7 @@ generate_real(const char *out, const char *data, const real_spec *spec, bool sta
 	ok = start >= 0 && make_dir(dir);
 	real_description(spec, day, start, desc, sizeof(desc));
 	ok = ok && write_scenario_csv(dir, spec->dir, desc, start, end);
-	ok = ok && write_gpus_csv(dir, "v100", spec->nodes, 8);
+	ok = ok && write_gpus_csv(dir, "v100", spec->nodes, 8, 0);
 	ok = ok && write_series_demand(dir, spec, &series, start, end, &capacity, &scale);
 	f = ok ? open_out(dir, "services.csv") : NULL;
 	if (f != NULL)

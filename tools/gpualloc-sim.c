@@ -16,7 +16,9 @@
  *                   curve, default 0.99), --headroom H (share of the
  *                   protect margin handed to services, default 1),
  *                   --overrun-margin M (share by which the protect rule
- *                   lengthens a job's estimated run, default 0.6)
+ *                   lengthens a job's estimated run, default 0.6),
+ *                   --first-pool-only (plan each job on its first pool
+ *                   only, its alt_pools ignored)
  */
 #include "sim/oracle.h"
 #include "sim/sim.h"
@@ -32,6 +34,7 @@ typedef struct cli
 	bool		compare;
 	bool		json;
 	bool		perfect;
+	bool		first_pool_only;
 	double		full_ms;
 	double		fast_ms;
 	double		oracle_coverage;
@@ -64,6 +67,7 @@ usage(FILE *f)
 			"                       GPUs they hold (0 to 1, default 1)\n"
 			"         --overrun-margin M  share by which the protect rule lengthens a job's\n"
 			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
+			"         --first-pool-only  plan each job on its first pool only (alt_pools ignored)\n"
 			"policies: fifo, backfill, fast, full, oracle\n");
 }
 
@@ -147,6 +151,8 @@ parse_args(cli *c, int argc, char **argv)
 			c->json = true;
 		else if (strcmp(a, "--perfect-knowledge") == 0)
 			c->perfect = true;
+		else if (strcmp(a, "--first-pool-only") == 0)
+			c->first_pool_only = true;
 		else if (strcmp(a, "--policy") == 0 && has_val && !c->compare)
 		{
 			c->n_policies = 1;
@@ -358,6 +364,7 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	ga_status	rc;
 	ga_sim_options_default(&opt, policy);
 	opt.perfect = c->perfect;
+	opt.first_pool_only = c->first_pool_only;
 	opt.full_ms = c->full_ms;
 	opt.fast_ms = c->fast_ms;
 	if (c->quantile > 0)

@@ -248,7 +248,7 @@ fill_job(GaBuild *build, int row, ga_job *job)
 		job->pinned_first_gpu = pool->first_gpu + rel;
 		job->pinned_start = steps_from(build, started, false);
 		job->pinned_end = ga_running_end_step(job->pinned_start,
-											  ga_job_duration(job, job->pinned_size));
+											  ga_job_duration(job, job->pool, job->pinned_size));
 		/* stopped at its limit: held no longer (one step more when overdue, until stopped) */
 		if (job->time_limit_steps > 0)
 			job->pinned_end = Min(job->pinned_end, Max(1, job->pinned_start + job->time_limit_steps));

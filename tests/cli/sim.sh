@@ -109,5 +109,24 @@ sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"
 expect_error "a bad job row names file and column" 'jobs.csv' run "$tmp/broken" --policy fifo
 check "the bad job row's message names the priority" grep -q 'priority' "$tmp/err"
 
+# jobs of two pools: the second pool, twice as fast, is used unless
+# --first-pool-only keeps every job on its first pool
+cp -r "$dir" "$tmp/pools"
+printf 'pool,node,gpus\na100,n1,4\nh100,n2,4\n' > "$tmp/pools/gpus.csv"
+cat > "$tmp/pools/jobs.csv" <<'CSV'
+job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features,alt_pools
+p1,training,a100,3,2026-03-02 00:00,2,2,60,strategy=lora;params_b=8;tokens_m=50,h100:0.5
+p2,training,a100,3,2026-03-02 00:00,2,2,60,strategy=lora;params_b=8;tokens_m=50,h100:0.5
+p3,training,a100,3,2026-03-02 00:00,2,2,60,strategy=lora;params_b=8;tokens_m=50,h100:0.5
+CSV
+both=$("$SIM" run "$tmp/pools" --policy fast --perfect-knowledge --json 2>/dev/null)
+first=$("$SIM" run "$tmp/pools" --policy fast --perfect-knowledge --json --first-pool-only 2>/dev/null)
+done_both=$(echo "$both" | sed -n 's/.*"completed_jobs": \([0-9]*\),.*/\1/p')
+done_first=$(echo "$first" | sed -n 's/.*"completed_jobs": \([0-9]*\),.*/\1/p')
+check "a second pool completes more jobs than the first pool alone" [ "${done_both:-0}" -gt "${done_first:-0}" ]
+sed -i 's/h100:0.5$/v100:0.5/' "$tmp/pools/jobs.csv"
+expect_error "an unknown pool in alt_pools is named as such" 'not in gpus.csv' run "$tmp/pools" --policy fast
+check "the message names the alt_pools column" grep -q 'column "alt_pools"' "$tmp/err"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

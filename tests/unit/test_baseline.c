@@ -515,7 +515,7 @@ check_baseline_plan(const ga_problem *p, const ga_reservation *r,
 
 		if (job->pinned || plan->job_size[j] <= 0)
 			continue;
-		end = plan->job_start[j] + ga_job_duration(job, plan->job_size[j]);
+		end = plan->job_start[j] + ga_job_duration(job, ga_pool_of_gpu(p, plan->job_first_gpu[j]), plan->job_size[j]);
 		for (int64_t t = plan->job_start[j]; t < end && t < plan->job_start[j] + 20000; t++)
 			CHECK_MSG(plan->job_first_gpu[j] + plan->job_size[j] <=
 					  end_gpu - reserved_at(p, r, job->pool, t),

@@ -118,9 +118,9 @@ TEST(chain_duration_is_capped_by_the_time_limit)
 {
 	ga_problem *p = chain_problem();
 
-	CHECK_INT_EQ(ga_job_duration(&p->jobs[2], 1), 3);	/* 4 estimated, limit 3 */
-	CHECK_INT_EQ(ga_job_duration(&p->jobs[2], 2), 2);
-	CHECK_INT_EQ(ga_job_duration(&p->jobs[0], 2), 4);	/* no limit */
+	CHECK_INT_EQ(ga_job_duration(&p->jobs[2], p->jobs[2].pool, 1), 3);	/* 4 estimated, limit 3 */
+	CHECK_INT_EQ(ga_job_duration(&p->jobs[2], p->jobs[2].pool, 2), 2);
+	CHECK_INT_EQ(ga_job_duration(&p->jobs[0], p->jobs[0].pool, 2), 4);	/* no limit */
 	ga_problem_destroy(p);
 }
 
@@ -236,7 +236,7 @@ order_holds(const ga_problem *p, const ga_plan *plan)
 			if (plan->job_size[q] <= 0)
 				return false;
 			end = p->jobs[q].pinned ? p->jobs[q].pinned_end
-				: plan->job_start[q] + ga_job_duration(&p->jobs[q], plan->job_size[q]);
+				: plan->job_start[q] + ga_job_duration(&p->jobs[q], ga_pool_of_gpu(p, plan->job_first_gpu[q]), plan->job_size[q]);
 			if (plan->job_start[j] < end)
 				return false;
 		}

@@ -129,7 +129,7 @@ brute_search(brute *b, int j, double value)
 		return;
 	for (int size = job->gpus_min; size <= job->gpus_max && size <= p->n_gpus; size *= 2)
 	{
-		int			d = ga_job_duration(job, size);
+		int			d = ga_job_duration(job, job->pool, size);
 
 		for (int s = job->release_step; s < T; s++)
 		{

@@ -184,9 +184,9 @@ TEST(job_duration_rounds_up)
 {
 	ga_job		job = {.work_gpu_steps = 9};
 
-	CHECK_INT_EQ(ga_job_duration(&job, 1), 9);
-	CHECK_INT_EQ(ga_job_duration(&job, 2), 5);
-	CHECK_INT_EQ(ga_job_duration(&job, 16), 1);
+	CHECK_INT_EQ(ga_job_duration(&job, job.pool, 1), 9);
+	CHECK_INT_EQ(ga_job_duration(&job, job.pool, 2), 5);
+	CHECK_INT_EQ(ga_job_duration(&job, job.pool, 16), 1);
 }
 
 TEST(objective_counts_value_and_shortfall)

@@ -91,7 +91,7 @@ job_run(const ga_problem *p, const ga_plan *plan, int j, int *start, int *steps)
 
 	*start = job->pinned ? job->pinned_start : plan->job_start[j];
 	*steps = job->pinned ? job->pinned_end - job->pinned_start :
-		ga_job_duration(job, plan->job_size[j]);
+		ga_job_duration(job, ga_pool_of_gpu(p, plan->job_first_gpu[j]), plan->job_size[j]);
 }
 
 /* GPU g at step t lies in a running job's lengthened run past its estimate. */
@@ -273,7 +273,7 @@ job_still_fits(const ga_problem *p, const ga_plan *plan, int j)
 
 	for (int g = job->gpus_min; g <= job->gpus_max && g <= pool->n_gpus; g *= 2)
 	{
-		int			d = ga_job_duration(job, g);
+		int			d = ga_job_duration(job, job->pool, g);
 		bool		fits = false;
 
 		for (int start = job->release_step; start < T && !fits; start++)

@@ -205,7 +205,9 @@ TEST(serial_reader_refuses_bad_buffers)
 		memcpy(copy + at, &jobs, sizeof(jobs));
 	}
 	CHECK(ga_problem_read(copy, len, &back, &err) == GA_EINVAL);
-	CHECK_STR_CONTAINS(err.message, "do not fill");
+	/* the services are then read from shifted bytes: whichever check trips first */
+	CHECK_MSG(strstr(err.message, "do not fill") != NULL ||
+			  strstr(err.message, "bad held GPU list") != NULL, "%s", err.message);
 	/* a field breaking a rule of the model: the reader finishes the problem */
 	memcpy(copy, buf, len);
 	{

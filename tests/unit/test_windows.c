@@ -329,7 +329,7 @@ closed_work(const ga_problem *p, const ga_plan *plan)
 	for (int j = 0; j < p->n_jobs; j++)
 		if (!p->jobs[j].pinned && plan->job_size[j] > 0 &&
 			ga_block_closed(p, plan->job_first_gpu[j], plan->job_size[j], plan->job_start[j],
-							plan->job_start[j] + ga_job_duration(&p->jobs[j], plan->job_size[j])))
+							plan->job_start[j] + ga_job_duration(&p->jobs[j], ga_pool_of_gpu(p, plan->job_first_gpu[j]), plan->job_size[j])))
 			n++;
 	return n;
 }

@@ -88,7 +88,8 @@ ga_plan_place_job(ga_plan *plan, const ga_problem *problem, int j, int start,
 				  int first, int size)
 {
 	const ga_job *job = &problem->jobs[j];
-	int			end = job->pinned ? job->pinned_end : start + ga_job_duration(job, size);
+	int			end = job->pinned ? job->pinned_end :
+		start + ga_job_duration(job, ga_pool_of_gpu(problem, first), size);
 	int			from = start < 0 ? 0 : start;
 	int			to = end < plan->n_steps ? end : plan->n_steps;
 
@@ -113,15 +114,46 @@ ga_plan_service_gpus(const ga_problem *problem, const ga_plan *plan, int s, int 
 	return count;
 }
 
+/* The job as valued on the pool of its block (ga_job_on_pool). */
+static ga_job
+placed_job(const ga_problem *problem, const ga_plan *plan, int j)
+{
+	const ga_job *job = &problem->jobs[j];
+	int			rank = job->n_alt_pools == 0 ? 0 :
+		ga_job_pool_rank(job, ga_pool_of_gpu(problem, plan->job_first_gpu[j]));
+
+	return ga_job_on_pool(job, rank > 0 ? rank : 0);
+}
+
+/* Value of a GPU-step of each job on the pool the plan gives it [n_jobs]. */
+static double *
+job_rates(const ga_problem *problem, const ga_plan *plan)
+{
+	double	   *rate = malloc(sizeof(double) * (problem->n_jobs > 0 ? problem->n_jobs : 1));
+
+	if (rate == NULL)
+		return NULL;
+	for (int j = 0; j < problem->n_jobs; j++)
+		rate[j] = problem->jobs[j].n_alt_pools == 0 || j >= plan->n_jobs ||
+			plan->job_size[j] <= 0 ? problem->jobs[j].priority
+			: placed_job(problem, plan, j).priority;
+	return rate;
+}
+
 double
 ga_plan_objective(const ga_problem *problem, const ga_plan *plan)
 {
 	double		value = 0;
 	int			T = plan->n_steps;
 	int		   *svc_count = calloc((size_t) (problem->n_services > 0 ? problem->n_services : 1) * T, sizeof(int));
+	double	   *rate = job_rates(problem, plan);
 
-	if (svc_count == NULL)
+	if (svc_count == NULL || rate == NULL)
+	{
+		free(svc_count);
+		free(rate);
 		return NAN;
+	}
 	for (int g = 0; g < plan->n_gpus; g++)
 		for (int t = 0; t < T; t++)
 		{
@@ -130,21 +162,24 @@ ga_plan_objective(const ga_problem *problem, const ga_plan *plan)
 			if (w == GA_IDLE)
 				continue;
 			if (w < problem->n_jobs)
-				value += problem->jobs[w].priority * problem->decay[t];
+				value += rate[w] * problem->decay[t];
 			else
 				svc_count[(size_t) (w - problem->n_jobs) * T + t]++;
 		}
 	for (int j = 0; j < problem->n_jobs && j < plan->n_jobs; j++)
 	{
-		const ga_job *job = &problem->jobs[j];
+		ga_job		job;
 		int			size = plan->job_size[j];
 		int			start = plan->job_start[j];
 
 		if (size <= 0)
 			continue;
-		value += ga_job_tail_value(problem, job, size, start,
-								   job->pinned ? job->pinned_end : start + ga_job_duration(job, size));
+		job = placed_job(problem, plan, j);
+		value += ga_job_tail_value(problem, &job, size, start,
+								   job.pinned ? job.pinned_end :
+								   start + ga_job_duration(&job, job.pool, size));
 	}
+	free(rate);
 	for (int s = 0; s < problem->n_services; s++)
 	{
 		const ga_service *svc = &problem->services[s];

@@ -26,13 +26,46 @@ ga_pow2_floor(int x)
 }
 
 int
-ga_job_duration(const ga_job *job, int gpus)
+ga_job_pool_rank(const ga_job *job, int pool)
 {
+	for (int i = 0; i < ga_job_n_pools(job); i++)
+		if (ga_job_pool_at(job, i) == pool)
+			return i;
+	return -1;
+}
+
+ga_job
+ga_job_on_pool(const ga_job *job, int i)
+{
+	ga_job		view = *job;
+
+	view.pool = ga_job_pool_at(job, i);
+	view.work_gpu_steps = ga_job_work_at(job, i);
+	view.priority = ga_job_rate(job, i);
+	view.n_alt_pools = 0;
+	return view;
+}
+
+int
+ga_pool_of_gpu(const ga_problem *problem, int g)
+{
+	for (int q = 0; q < problem->n_pools; q++)
+		if (g >= problem->pools[q].first_gpu &&
+			g < problem->pools[q].first_gpu + problem->pools[q].n_gpus)
+			return q;
+	return -1;
+}
+
+int
+ga_job_duration(const ga_job *job, int pool, int gpus)
+{
+	int			rank = ga_job_pool_rank(job, pool);
+	double		work = ga_job_work_at(job, rank > 0 ? rank : 0);
 	double		steps;
 
 	if (gpus <= 0)
 		return 1;
-	steps = ceil(job->work_gpu_steps / gpus - 1e-9);
+	steps = ceil(work / gpus - 1e-9);
 	if (job->time_limit_steps > 0 && steps > job->time_limit_steps)
 		steps = job->time_limit_steps;
 	if (steps < 1)
@@ -268,6 +301,31 @@ check_window(const ga_problem *p, int i, ga_error *err)
 	return GA_OK;
 }
 
+/* The alternative pools: known, distinct, each with a positive work. */
+static ga_status
+check_alt_pools(const ga_problem *p, const ga_job *job, ga_error *err)
+{
+	if (job->n_alt_pools < 0 || job->n_alt_pools > GA_MAX_JOB_POOLS - 1)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": n_alt_pools %d is not between 0 and %d",
+							job->name, job->n_alt_pools, GA_MAX_JOB_POOLS - 1);
+	for (int i = 1; i < ga_job_n_pools(job); i++)
+	{
+		int			q = ga_job_pool_at(job, i);
+		double		work = ga_job_work_at(job, i);
+
+		if (q < 0 || q >= p->n_pools)
+			return ga_error_set(err, GA_EINVAL, "job \"%s\": alternative pool index %d is out of range",
+								job->name, q);
+		if (ga_job_pool_rank(job, q) != i)
+			return ga_error_set(err, GA_EINVAL, "job \"%s\": pool \"%s\" is named twice among its pools",
+								job->name, p->pools[q].name);
+		if (!isfinite(work) || work <= 0)
+			return ga_error_set(err, GA_EINVAL, "job \"%s\": work_gpu_steps on pool \"%s\" must be finite and positive",
+								job->name, p->pools[q].name);
+	}
+	return GA_OK;
+}
+
 static ga_status
 check_job(const ga_problem *p, const ga_job *job, ga_error *err)
 {
@@ -291,7 +349,7 @@ check_job(const ga_problem *p, const ga_job *job, ga_error *err)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": time_limit_steps must be 0 (none) or positive", job->name);
 	if (job->pinned)
 		return check_pinned(p, job, err);
-	return GA_OK;
+	return check_alt_pools(p, job, err);
 }
 
 static ga_status

@@ -64,6 +64,21 @@ typedef struct ga_window
 	int			end_step;		/* exclusive, > start_step */
 } ga_window;
 
+/*
+ * Several pools (docs/model.md, Several pools): a job may name further
+ * pools it can run on, in preference order after its first one, each with
+ * the work it needs there (a GPU model of another speed needs more or less
+ * of it).  Entry 0 is the job's own `pool` and `work_gpu_steps`, so a job
+ * with no alternative is planned exactly as before.
+ */
+#define GA_MAX_JOB_POOLS 4
+
+typedef struct ga_job_pool
+{
+	int			pool;			/* index into problem->pools */
+	double		work_gpu_steps; /* the job's work on that pool */
+} ga_job_pool;
+
 typedef struct ga_job
 {
 	int64_t		id;				/* the caller's key (jobs.job_id) */
@@ -105,7 +120,61 @@ typedef struct ga_job
 	int			n_preds;
 	int			preds[GA_MAX_PREDS];
 	uint8_t		pred_kind[GA_MAX_PREDS];	/* ga_dep_kind */
+
+	/*
+	 * Alternative pools after `pool`, in preference order, each different
+	 * from `pool` and from the others, work finite and positive.  A
+	 * placement's pool is that of its block, its duration that pool's work
+	 * (ga_job_duration).  A pinned job runs on `pool`: the caller puts the
+	 * pool it runs on first.
+	 */
+	int			n_alt_pools;	/* 0 .. GA_MAX_JOB_POOLS - 1 */
+	ga_job_pool alt_pools[GA_MAX_JOB_POOLS - 1];
 } ga_job;
+
+/* Pools job may run on: its own and its alternatives. */
+static inline int
+ga_job_n_pools(const ga_job *job)
+{
+	return 1 + job->n_alt_pools;
+}
+
+/* The job's i-th pool in preference order (0 = job->pool). */
+static inline int
+ga_job_pool_at(const ga_job *job, int i)
+{
+	return i == 0 ? job->pool : job->alt_pools[i - 1].pool;
+}
+
+/* The job's work on its i-th pool. */
+static inline double
+ga_job_work_at(const ga_job *job, int i)
+{
+	return i == 0 ? job->work_gpu_steps : job->alt_pools[i - 1].work_gpu_steps;
+}
+
+/* Preference rank of `pool` among the job's pools; -1 when not one of them. */
+int			ga_job_pool_rank(const ga_job *job, int pool);
+
+/*
+ * The job as if its i-th pool were its only one: pool and work of that
+ * entry, no alternative, and the priority its GPU-steps are worth there.
+ * A job is valued for the work it does, not the GPU-steps it holds: its
+ * priority is the value of a GPU-step on its first pool, and a GPU-step on
+ * pool i does work_0 / work_i of that work, so it is worth priority *
+ * work_0 / work_i (ga_job_rate).  The planners place a job of several
+ * pools by placing each of these views and keeping the best; the objective
+ * values a placed job as the view of its block's pool.
+ */
+ga_job		ga_job_on_pool(const ga_job *job, int i);
+
+/* Value of one GPU-step of the job on its i-th pool (see ga_job_on_pool). */
+static inline double
+ga_job_rate(const ga_job *job, int i)
+{
+	return i == 0 ? job->priority
+		: job->priority * job->work_gpu_steps / ga_job_work_at(job, i);
+}
 
 typedef struct ga_service
 {
@@ -238,10 +307,15 @@ bool		ga_block_closed(const ga_problem *problem, int first, int size,
 ga_status	ga_problem_finish(ga_problem *problem, ga_error *err);
 
 /*
- * Planned duration in steps of job j at g GPUs: ceil(work / g), at least 1,
- * at most its time limit when it has one.
+ * Planned duration in steps of job j at g GPUs on pool `pool`: ceil(work /
+ * g) with the work the job needs on that pool, at least 1, at most its time
+ * limit when it has one.  A pool that is not one of the job's counts with
+ * the work of its first pool (the validator rejects such a block anyway).
  */
-int			ga_job_duration(const ga_job *job, int gpus);
+int			ga_job_duration(const ga_job *job, int pool, int gpus);
+
+/* Pool holding GPU g; -1 when g is not a GPU of the problem. */
+int			ga_pool_of_gpu(const ga_problem *problem, int g);
 
 /* True when x is a power of two (1, 2, 4, ...). */
 bool		ga_is_pow2(int x);

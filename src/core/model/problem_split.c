@@ -21,9 +21,7 @@ root_of(int *parent, int q)
 }
 
 /*
- * Link every pool a workload may use with the first of them.  Each workload
- * of today's model names one pool, so this links nothing yet; a workload
- * that spans pools passes them all here.
+ * Link every pool a workload may use with the first of them.
  */
 static void
 link_pools(int *parent, const int *pools, int n)
@@ -48,8 +46,14 @@ pool_parts(const ga_problem *p, int *parent, int *part)
 
 	for (int q = 0; q < p->n_pools; q++)
 		parent[q] = q;
+	/* a job of several pools may take any of them: one part */
 	for (int j = 0; j < p->n_jobs; j++)
-		link_pools(parent, &p->jobs[j].pool, 1);
+		for (int i = 1; i < ga_job_n_pools(&p->jobs[j]); i++)
+		{
+			int			pair[2] = {p->jobs[j].pool, ga_job_pool_at(&p->jobs[j], i)};
+
+			link_pools(parent, pair, 2);
+		}
 	/* a job and its predecessors are planned together: one part */
 	for (int j = 0; j < p->n_jobs; j++)
 		for (int i = 0; i < p->jobs[j].n_preds; i++)
@@ -190,6 +194,8 @@ fill_jobs(const ga_problem *p, const int *part, int k, ga_part *pt,
 		job = &pt->problem->jobs[n_jobs];
 		*job = p->jobs[j];
 		job->pool = pool_of[job->pool];
+		for (int i = 0; i < job->n_alt_pools; i++)
+			job->alt_pools[i].pool = pool_of[job->alt_pools[i].pool];
 		if (job->pinned)
 			job->pinned_first_gpu = gpu_of[job->pinned_first_gpu];
 		pt->job_map[n_jobs++] = j;

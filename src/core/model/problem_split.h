@@ -12,8 +12,9 @@
  * plan is legal exactly when each part's plan is, with the sum of their
  * objectives.
  *
- * Every job and every service names one pool, so each pool is a part of its
- * own, except that a job and its predecessors (ga_job.preds) are planned
+ * Every service names one pool, so each pool is a part of its own, except
+ * that the pools of a job of several pools (ga_job.alt_pools) are one part,
+ * and a job and its predecessors (ga_job.preds) are planned
  * together: a dependency across pools merges those pools into one part.
  *
  * Each part is a finished problem of its own, with its pools in the whole

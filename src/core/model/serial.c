@@ -21,7 +21,7 @@
  */
 _Static_assert(sizeof(ga_params) == 40, "ga_params changed: update serial.c");
 _Static_assert(sizeof(ga_pool) == 72, "ga_pool changed: update serial.c");
-_Static_assert(sizeof(ga_job) == 184, "ga_job changed: update serial.c");
+_Static_assert(sizeof(ga_job) == 232, "ga_job changed: update serial.c");
 _Static_assert(sizeof(ga_service) == 136, "ga_service changed: update serial.c");
 _Static_assert(sizeof(ga_plan) == 88, "ga_plan changed: update serial.c");
 
@@ -199,6 +199,12 @@ put_job(writer *w, const ga_job *job)
 		put_i32(w, job->preds[i]);
 		put_u8(w, job->pred_kind[i]);
 	}
+	put_i32(w, job->n_alt_pools);
+	for (int i = 0; i < GA_MAX_JOB_POOLS - 1; i++)
+	{
+		put_i32(w, job->alt_pools[i].pool);
+		put_f64(w, job->alt_pools[i].work_gpu_steps);
+	}
 }
 
 static void
@@ -305,6 +311,12 @@ get_job(reader *r, ga_job *job)
 	{
 		job->preds[i] = get_i32(r);
 		job->pred_kind[i] = get_u8(r);
+	}
+	job->n_alt_pools = get_i32(r);
+	for (int i = 0; i < GA_MAX_JOB_POOLS - 1; i++)
+	{
+		job->alt_pools[i].pool = get_i32(r);
+		job->alt_pools[i].work_gpu_steps = get_f64(r);
 	}
 }
 

@@ -24,6 +24,21 @@ service_before(const ga_problem *p, int a, int b)
 	return a < b;
 }
 
+/* The job's longest run: at its smallest size on its slowest pool. */
+static int
+longest_run(const ga_job *job)
+{
+	int			longest = 0;
+
+	for (int i = 0; i < ga_job_n_pools(job); i++)
+	{
+		int			d = ga_job_duration(job, ga_job_pool_at(job, i), job->gpus_min);
+
+		longest = d > longest ? d : longest;
+	}
+	return longest;
+}
+
 /* Steps after the horizon at which any job can still hold GPUs. */
 static int
 longest_reach(const ga_problem *p)
@@ -35,7 +50,7 @@ longest_reach(const ga_problem *p)
 	{
 		const ga_job *job = &p->jobs[j];
 		long		end = job->pinned ? job->pinned_end :
-			(long) T - 1 + ga_job_duration(job, job->gpus_min);
+			(long) T - 1 + longest_run(job);
 
 		if (end - T > reach)
 			reach = end - T;
@@ -249,14 +264,16 @@ ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
 		int			from;
 		int			to;
 		int			n;
+		int			q;
 
 		if (size <= 0)
 			continue;
+		q = ga_pool_of_gpu(p, plan->job_first_gpu[j]);
 		ga_terminal_range(tm, start, job->pinned ? job->pinned_end :
-						  start + ga_job_duration(job, size), &from, &to);
+						  start + ga_job_duration(job, q, size), &from, &to);
 		n = usable_in(p, plan->job_first_gpu[j], size);
 		for (int k = from; k < to; k++)
-			held[(size_t) job->pool * tm->steps + k] += n;
+			held[(size_t) q * tm->steps + k] += n;
 	}
 	for (int q = 0; q < p->n_pools; q++)
 		for (int k = 0; k < tm->steps; k++)

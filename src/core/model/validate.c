@@ -2,7 +2,8 @@
  * validate.c — the plan validator (see validate.h for the rules).
  *
  * The validator reads only the grid, the placement arrays and the problem;
- * it shares no code with the solvers beyond ga_job_duration, so a solver bug
+ * it shares no code with the solvers beyond ga_job_duration and
+ * ga_pool_of_gpu, so a solver bug
  * cannot hide itself here.  Work is linear in the grid size on legal plans;
  * the extra scans that explain a violation run only once one is found.
  */
@@ -10,10 +11,15 @@
 
 #include <stdlib.h>
 
+/* End of job j's run as placed: its duration on the pool of its block. */
 static int
-job_end(const ga_job *job, int start, int size)
+job_end(const ga_problem *p, const ga_plan *plan, int j)
 {
-	return job->pinned ? job->pinned_end : start + ga_job_duration(job, size);
+	const ga_job *job = &p->jobs[j];
+	int			first = plan->job_first_gpu[j];
+
+	return job->pinned ? job->pinned_end :
+		plan->job_start[j] + ga_job_duration(job, ga_pool_of_gpu(p, first), plan->job_size[j]);
 }
 
 static bool
@@ -67,15 +73,28 @@ check_unscheduled_job(const ga_problem *p, const ga_plan *plan, int j,
 	return GA_OK;
 }
 
-/* R2 for jobs: size and block shape. */
+/*
+ * The pool the rules hold job's block to: the one of its pools that holds
+ * the block's first GPU, else its first pool (so the block is reported as
+ * lying outside it).
+ */
+static int
+block_pool(const ga_problem *p, const ga_job *job, int first)
+{
+	int			q = ga_pool_of_gpu(p, first);
+
+	return q >= 0 && ga_job_pool_rank(job, q) >= 0 ? q : job->pool;
+}
+
+/* R2 for jobs: size, block shape and a pool of the job. */
 static ga_status
 check_job_block(const ga_problem *p, const ga_plan *plan, int j,
 				ga_error *err)
 {
 	const ga_job *job = &p->jobs[j];
-	const ga_pool *pool = &p->pools[job->pool];
 	int			size = plan->job_size[j];
 	int			first = plan->job_first_gpu[j];
+	const ga_pool *pool = &p->pools[block_pool(p, job, first)];
 	int			offset = first - pool->first_gpu;
 
 	if (job->pinned && size != job->pinned_size)
@@ -89,6 +108,10 @@ check_job_block(const ga_problem *p, const ga_plan *plan, int j,
 		return ga_error_set(err, GA_EILLEGAL,
 							"job \"%s\": size %d is outside its range [%d, %d]",
 							job->name, size, job->gpus_min, job->gpus_max);
+	if (job->n_alt_pools > 0 && ga_job_pool_rank(job, ga_pool_of_gpu(p, first)) < 0)
+		return ga_error_set(err, GA_EILLEGAL,
+							"job \"%s\": block at GPU %d lies in none of its %d pools",
+							job->name, first, ga_job_n_pools(job));
 	if (offset < 0 || offset + size > pool->n_gpus)
 		return ga_error_set(err, GA_EILLEGAL,
 							"job \"%s\": block of %d GPUs at GPU %d lies outside pool \"%s\" (GPUs %d..%d)",
@@ -114,7 +137,7 @@ check_job_timing(const ga_problem *p, const ga_plan *plan, int j,
 	const ga_job *job = &p->jobs[j];
 	int			start = plan->job_start[j];
 	int			first = plan->job_first_gpu[j];
-	int			end = job_end(job, start, plan->job_size[j]);
+	int			end = job_end(p, plan, j);
 
 	if (job->pinned)
 	{
@@ -173,7 +196,7 @@ explain_missing_cell(const ga_problem *p, const ga_plan *plan, int j,
 	const ga_job *job = &p->jobs[j];
 	int			first = plan->job_first_gpu[j];
 	int			size = plan->job_size[j];
-	int			end = job_end(job, plan->job_start[j], size);
+	int			end = job_end(p, plan, j);
 	int			other = job_elsewhere_at(plan, j, first, size, t);
 
 	if (other >= 0)
@@ -198,7 +221,7 @@ explain_stray_cell(const ga_problem *p, const ga_plan *plan, int j,
 	int			first = plan->job_first_gpu[j];
 	int			size = plan->job_size[j];
 	int			start = plan->job_start[j];
-	int			end = job_end(job, start, size);
+	int			end = job_end(p, plan, j);
 
 	for (int g = 0; g < plan->n_gpus; g++)
 		for (int t = 0; t < plan->n_steps; t++)
@@ -227,11 +250,10 @@ static ga_status
 check_job_cells(const ga_problem *p, const ga_plan *plan, int j, long count,
 				ga_error *err)
 {
-	const ga_job *job = &p->jobs[j];
 	int			start = plan->job_start[j];
 	int			size = plan->job_size[j];
 	int			first = plan->job_first_gpu[j];
-	int			end = job_end(job, start, size);
+	int			end = job_end(p, plan, j);
 	int			from = start > 0 ? start : 0;
 	int			to = end < plan->n_steps ? end : plan->n_steps;
 	long		expected = to > from ? (long) size * (to - from) : 0;
@@ -292,7 +314,7 @@ check_job_order(const ga_problem *p, const ga_plan *plan, int j,
 			return ga_error_set(err, GA_EILLEGAL,
 								"job \"%s\" is placed but its predecessor \"%s\" is not",
 								job->name, pred->name);
-		end = job_end(pred, plan->job_start[q], plan->job_size[q]);
+		end = job_end(p, plan, q);
 		if (plan->job_start[j] < end)
 			return ga_error_set(err, GA_EILLEGAL,
 								"job \"%s\" starts at step %d, before its predecessor \"%s\" ends at step %d",
@@ -411,7 +433,7 @@ check_window(const ga_problem *p, const ga_plan *plan, const ga_window *w,
 		int			size = plan->job_size[j];
 		int			first = plan->job_first_gpu[j];
 		int			start = plan->job_start[j];
-		int			end = job_end(job, start, size);
+		int			end = job_end(p, plan, j);
 
 		if (job->pinned || size <= 0 || end <= plan->n_steps)
 			continue;

@@ -7,7 +7,8 @@
  *   R1  every cell is GA_IDLE or a known workload, and the per-job placement
  *       arrays agree with the grid;
  *   R2  a scheduled job (job_size > 0) sits on an aligned power-of-two block
- *       inside its pool with a size in [gpus_min, gpus_max] (pinned: its
+ *       inside one of its pools (its first or an alternative; its run
+ *       lasts as long as that pool's work takes) with a size in [gpus_min, gpus_max] (pinned: its
  *       pinned size), on usable GPUs unless pinned; service GPUs lie in the
  *       service's pool and are usable;
  *   R3  a job holds exactly its block for every step of its run, clipped to

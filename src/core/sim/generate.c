@@ -108,9 +108,16 @@ check_spec(const ga_generate_spec *spec, ga_error *err)
 		!share_ok(spec->deadline_share) || !share_ok(spec->service_share) ||
 		!share_ok(spec->unusable_share) || !share_ok(spec->held_known_share) ||
 		!share_ok(spec->budget_share) || !share_ok(spec->protect_share) ||
-		!share_ok(spec->headroom) || !share_ok(spec->overrun_margin))
+		!share_ok(spec->headroom) || !share_ok(spec->overrun_margin) ||
+		!share_ok(spec->alt_pool_share))
 		return ga_error_set(err, GA_EINVAL, "generator shares must lie in [0, 1]");
 	return GA_OK;
+}
+
+static int
+pool_count(const ga_generate_spec *spec)
+{
+	return spec->gpus >= TWO_POOLS_FROM || (spec->two_pools && spec->gpus >= 2) ? 2 : 1;
 }
 
 static void
@@ -118,8 +125,10 @@ make_pools(ga_problem *p, const ga_generate_spec *spec)
 {
 	int			first_size = spec->gpus;
 
-	if (p->n_pools == 2)
+	if (p->n_pools == 2 && spec->gpus >= 2 * NODE_GPUS)
 		first_size = (spec->gpus * 5 / 8) / NODE_GPUS * NODE_GPUS;
+	else if (p->n_pools == 2)
+		first_size = spec->gpus * 5 / 8 > 0 ? spec->gpus * 5 / 8 : 1;
 	snprintf(p->pools[0].name, GA_NAME_LEN, "h100");
 	p->pools[0].first_gpu = 0;
 	p->pools[0].n_gpus = first_size;
@@ -322,7 +331,7 @@ make_job_timing(ga_job *job, const ga_generate_spec *spec, rng *r)
 		job->release_step = rng_int(r, 1, spec->steps - 1);
 	if (rng_chance(r, spec->deadline_share))
 	{
-		int			d = ga_job_duration(job, job->gpus_max);
+		int			d = ga_job_duration(job, job->pool, job->gpus_max);
 
 		job->deadline_step = job->release_step + (int) ceil(d * rng_range(r, 1.2, 3.0)) + rng_int(r, 0, 4);
 	}
@@ -365,7 +374,7 @@ make_pinned(ga_problem *p, int j, rng *r, bool *taken, int *pinned_gpus)
 	for (int k = first; k < first + g; k++)
 		taken[k] = true;
 	pinned_gpus[job->pool] += g;
-	d = ga_job_duration(job, g);
+	d = ga_job_duration(job, job->pool, g);
 	elapsed = d > 1 ? rng_int(r, 1, d - 1) : 0;
 	job->pinned = true;
 	job->pinned_size = g;
@@ -379,6 +388,15 @@ make_pinned(ga_problem *p, int j, rng *r, bool *taken, int *pinned_gpus)
 	return true;
 }
 
+/* The other pool as the job's alternative, at another speed. */
+static void
+make_alt_pool(ga_job *job, rng *r)
+{
+	job->n_alt_pools = 1;
+	job->alt_pools[0].pool = 1 - job->pool;
+	job->alt_pools[0].work_gpu_steps = job->work_gpu_steps * exp(rng_range(r, log(0.5), log(2.0)));
+}
+
 static void
 make_jobs(ga_problem *p, const ga_generate_spec *spec, rng *r, bool *taken)
 {
@@ -387,6 +405,8 @@ make_jobs(ga_problem *p, const ga_generate_spec *spec, rng *r, bool *taken)
 	for (int j = 0; j < p->n_jobs; j++)
 	{
 		make_job_shape(p, j, spec, r);
+		if (p->n_pools == 2 && spec->alt_pool_share > 0 && rng_chance(r, spec->alt_pool_share))
+			make_alt_pool(&p->jobs[j], r);
 		if (rng_chance(r, spec->pinned_share) && make_pinned(p, j, r, taken, pinned_gpus))
 			continue;
 		make_job_timing(&p->jobs[j], spec, r);
@@ -420,7 +440,7 @@ ga_generate(const ga_generate_spec *spec, ga_error *err)
 	params.half_life_hours = spec->half_life_hours;
 	params.headroom = spec->headroom;
 	params.overrun_margin = spec->overrun_margin;
-	p = ga_problem_create(spec->gpus >= TWO_POOLS_FROM ? 2 : 1, spec->gpus,
+	p = ga_problem_create(pool_count(spec), spec->gpus,
 						  spec->jobs, spec->services, &params);
 	taken = calloc(spec->gpus, sizeof(bool));
 	if (p == NULL || taken == NULL)

@@ -25,6 +25,12 @@
  *     of queued jobs, else uniform over the horizon; a deadline for
  *     deadline_share [0.1] of them; pinned_share [0.15] already running at
  *     plan time, pinned to disjoint aligned blocks packed from the low end.
+ *   - Several pools: with two pools (two_pools [false] makes two below 256
+ *     GPUs too: the first holds 5/8 of the GPUs, whole nodes from 16 GPUs
+ *     on), alt_pool_share [0] of the jobs may also run on the other pool,
+ *     with the work there their own times a factor drawn log-uniformly
+ *     from 0.5 to 2.  These draws are made only when the share is
+ *     positive, so other instances are unchanged.
  *
  * The returned problem is finished (ga_problem_finish) and valid.
  */
@@ -55,6 +61,9 @@ typedef struct ga_generate_spec
 								 * share of it, rounded up [0] */
 	double		headroom;		/* ga_params.headroom [0] */
 	double		overrun_margin; /* ga_params.overrun_margin [0] */
+	bool		two_pools;		/* two pools below 256 GPUs too [false] */
+	double		alt_pool_share; /* with two pools, jobs that may also run
+								 * on the other pool [0] */
 } ga_generate_spec;
 
 /* Fill spec with the defaults above for the given size and seed. */

@@ -189,10 +189,12 @@ ga_metrics_compute(const ga_run_record *rec, ga_metrics *m, ga_error *err)
 	{
 		const ga_job_outcome *o = &rec->jobs[j];
 
-		m->value += o->priority * o->gpu_hours;
+		double		work_hours = o->gpu_hours / (o->pool_factor > 0 ? o->pool_factor : 1);
+
+		m->value += o->priority * work_hours;
 		if (o->completed)
 		{
-			m->completed_value += o->priority * o->gpu_hours;
+			m->completed_value += o->priority * work_hours;
 			m->completed_jobs += 1;
 		}
 		m->stopped_jobs += o->stopped;

@@ -29,6 +29,9 @@ typedef struct ga_job_outcome
 	bool		started;
 	bool		completed;		/* ended inside the window */
 	double		gpu_hours;		/* run inside the window */
+	double		pool_factor;	/* work factor of the pool it ran on: its
+								 * GPU-hours count for value divided by it
+								 * (ga_scn_job_factor); 0 is read as 1 */
 	bool		stopped;		/* stopped at its time limit inside the window */
 	bool		started_early;	/* started before a job it waits for ended */
 } ga_job_outcome;

@@ -48,6 +48,7 @@ typedef struct orc
 	int		   *n_sizes;		/* [n_jobs] */
 	int		   *size;			/* [n_jobs * ORC_MAX_SIZES] allowed sizes */
 	int		   *dur;			/* [n_jobs * ORC_MAX_SIZES] true steps */
+	int		   *pool;			/* [n_jobs * ORC_MAX_SIZES] pool of the size */
 	int			n_levels;
 	orc_level  *level;
 	int			n_series;		/* capacity series: pools, then levels */
@@ -73,39 +74,62 @@ release_step(const ga_scenario *scn, const ga_scn_job *j)
  * model must never let a job finish sooner than it really can.
  */
 static int
-true_duration(const ga_scenario *scn, const ga_scn_job *sj, int g)
+true_duration(const ga_scenario *scn, const ga_scn_job *sj, int q, int g)
 {
 	double		step_h = scn->step_minutes / 60.0;
-	double		true_steps = sj->work_gpu_hours / step_h;
+	double		true_steps = sj->work_gpu_hours * ga_scn_job_factor(sj, q) / step_h;
 	double		d = ceil(true_steps / g - 1e-9);
 
 	return d < 1 ? 1 : (int) d;
 }
 
-/* Job data: release step and every legal size with its true duration. */
-static void
-orc_jobs(orc *o)
+/*
+ * The legal sizes of job k (scenario job sj) on pool q, appended after its
+ * n options; the new count, or -1 when they do not fit ORC_MAX_SIZES.
+ */
+static int
+add_pool_sizes(orc *o, int k, const ga_scn_job *sj, int q, int n)
+{
+	int			pmax = ga_pow2_floor(o->scn->pools[q].n_gpus);
+	int			hi = sj->gpus_max < pmax ? sj->gpus_max : pmax;
+
+	for (int g = 1; g <= hi; g *= 2)
+		if (g >= sj->gpus_min)
+		{
+			if (n >= ORC_MAX_SIZES)
+				return -1;
+			o->size[k * ORC_MAX_SIZES + n] = g;
+			o->dur[k * ORC_MAX_SIZES + n] = true_duration(o->scn, sj, q, g);
+			o->pool[k * ORC_MAX_SIZES + n] = q;
+			n++;
+		}
+	return n;
+}
+
+/*
+ * Job data: release step and every legal (pool, size) with its true
+ * duration.  A job of more options than ORC_MAX_SIZES is refused: leaving
+ * one out could make the bound fall below what a policy achieves.
+ */
+static ga_status
+orc_jobs(orc *o, ga_error *err)
 {
 	const ga_scenario *scn = o->scn;
 
 	for (int j = 0; j < scn->n_jobs; j++)
 	{
 		const ga_scn_job *sj = &scn->jobs[j];
-		int			pmax = ga_pow2_floor(scn->pools[sj->pool].n_gpus);
-		int			hi = sj->gpus_max < pmax ? sj->gpus_max : pmax;
 		int			r = release_step(scn, sj);
 		int			k = o->n_jobs;
-		int			n = 0;
+		int			n = add_pool_sizes(o, k, sj, sj->pool, 0);
 
 		if (r >= o->T)
 			continue;
-		for (int g = 1; g <= hi && n < ORC_MAX_SIZES; g *= 2)
-			if (g >= sj->gpus_min)
-			{
-				o->size[k * ORC_MAX_SIZES + n] = g;
-				o->dur[k * ORC_MAX_SIZES + n] = true_duration(scn, sj, g);
-				n++;
-			}
+		for (int i = 0; i < sj->n_alt_pools && n >= 0; i++)
+			n = add_pool_sizes(o, k, sj, sj->alt_pool[i], n);
+		if (n < 0)
+			return ga_error_set(err, GA_EINVAL, "oracle: job \"%s\" has more than %d (pool, size) choices",
+								sj->name, ORC_MAX_SIZES);
 		if (n == 0)
 			continue;			/* no legal block: it can never start */
 		o->job[k] = j;
@@ -113,6 +137,7 @@ orc_jobs(orc *o)
 		o->n_sizes[k] = n;
 		o->n_jobs++;
 	}
+	return GA_OK;
 }
 
 /*
@@ -193,6 +218,7 @@ orc_free(orc *o)
 	free(o->n_sizes);
 	free(o->size);
 	free(o->dur);
+	free(o->pool);
 	free(o->level);
 	free(o->served_cap);
 }
@@ -211,15 +237,20 @@ orc_init(orc *o, const ga_scenario *scn, double floor, ga_error *err)
 	o->n_sizes = malloc(sizeof(int) * nj);
 	o->size = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
 	o->dur = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
+	o->pool = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
 	o->level = malloc(sizeof(orc_level) * (scn->n_pools * ORC_MAX_SIZES + 1));
 	o->served_cap = calloc(ns * (o->T > 0 ? o->T : 1), sizeof(double));
 	if (!o->job || !o->release || !o->n_sizes || !o->size || !o->dur ||
-		!o->level || !o->served_cap)
+		!o->pool || !o->level || !o->served_cap)
 	{
 		orc_free(o);
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the oracle");
 	}
-	orc_jobs(o);
+	if (orc_jobs(o, err) != GA_OK)
+	{
+		orc_free(o);
+		return GA_EINVAL;
+	}
 	orc_levels(o);
 	orc_services(o);
 	orc_floor(o, floor);
@@ -342,15 +373,17 @@ column_obj(const cg *c, int k, int i, int s)
 	int			g = o->size[k * ORC_MAX_SIZES + i];
 	int			d = o->dur[k * ORC_MAX_SIZES + i];
 	int			e = s + d < o->T ? s + d : o->T;
+	/* a GPU-hour on a pool of factor f does 1/f of the work: as the metrics count it */
+	double		rate = sj->priority / ga_scn_job_factor(sj, o->pool[k * ORC_MAX_SIZES + i]);
 
 	switch (c->kind)
 	{
 		case LP_VALUE:
-			return sj->priority * g * (e - s);
+			return rate * g * (e - s);
 		case LP_UTIL:
 			return (double) g * (e - s);
 		case LP_DONE_VALUE:
-			return sj->priority * g * d;
+			return rate * g * d;
 		case LP_DONE_JOBS:
 			return 1;
 	}
@@ -362,7 +395,7 @@ static double
 column_cost(const cg *c, int k, int i, int s)
 {
 	const orc  *o = c->o;
-	int			p = o->scn->jobs[o->job[k]].pool;
+	int			p = o->pool[k * ORC_MAX_SIZES + i];
 	int			g = o->size[k * ORC_MAX_SIZES + i];
 	int			d = o->dur[k * ORC_MAX_SIZES + i];
 	int			e = s + d < o->T ? s + d : o->T;
@@ -526,7 +559,7 @@ static void
 add_job_col(cg *c, int k, int i, int s)
 {
 	const orc  *o = c->o;
-	int			p = o->scn->jobs[o->job[k]].pool;
+	int			p = o->pool[k * ORC_MAX_SIZES + i];
 	int			g = o->size[k * ORC_MAX_SIZES + i];
 	int			d = o->dur[k * ORC_MAX_SIZES + i];
 	int			e = s + d < o->T ? s + d : o->T;

@@ -385,13 +385,71 @@ get_features(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 	return GA_OK;
 }
 
+/* Largest work factor of an alternative pool: a GPU model 1000 times slower. */
+#define MAX_POOL_FACTOR 1000.0
+
+#define ALT_POOLS_FORM "must be entries pool:factor separated by '|', e.g. a100:1.6|l4:3"
+
+/*
+ * One entry "pool:factor" of alt_pools added to the job's alternatives;
+ * NULL, or the rule it breaks.
+ */
+static const char *
+parse_alt_pool(const ga_scenario *scn, ga_scn_job *j, char *entry)
+{
+	char	   *colon = strchr(entry, ':');
+	char	   *end;
+	int			q;
+	double		factor;
+
+	if (colon == NULL)
+		return ALT_POOLS_FORM;
+	*colon = '\0';
+	q = find_pool(scn, entry);
+	if (q < 0)
+		return "names a pool that is not in gpus.csv";
+	if (ga_scn_job_factor(j, q) != 0)
+		return "names the job's pool or one of its alternatives twice";
+	factor = strtod(colon + 1, &end);
+	if (end == colon + 1 || *end != '\0' || !isfinite(factor) || factor <= 0 || factor > MAX_POOL_FACTOR)
+		return "has a factor that is not a number above 0 and at most 1000";
+	if (j->n_alt_pools >= GA_MAX_JOB_POOLS - 1)
+		return "names more than 3 alternative pools";
+	j->alt_pool[j->n_alt_pools] = q;
+	j->alt_factor[j->n_alt_pools++] = factor;
+	return NULL;
+}
+
+/* alt_pools: "pool:factor|pool:factor", in preference order; empty = none. */
+static ga_status
+read_alt_pools(const ga_scenario *scn, const ga_csv_reader *r,
+			   const ga_csv_columns *cols, ga_scn_job *j, ga_error *err)
+{
+	const char *text = ga_csv_field(r, cols, 12);
+	char	   *copy;
+	char	   *save = NULL;
+	const char *rule = NULL;
+
+	if (text[0] == '\0')
+		return GA_OK;
+	if ((copy = strdup(text)) == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory");
+	for (char *tok = strtok_r(copy, "|", &save); tok != NULL && rule == NULL;
+		 tok = strtok_r(NULL, "|", &save))
+		rule = parse_alt_pool(scn, j, tok);
+	free(copy);
+	if (rule == NULL && j->n_alt_pools == 0)
+		rule = ALT_POOLS_FORM;
+	return rule == NULL ? GA_OK : ga_csv_field_error(r, cols, 12, err, rule);
+}
+
 /*
  * The optional columns: after_ok and after_any kept as written until every
- * job is read (resolve_links), time_limit_hours checked now.
+ * job is read (resolve_links), time_limit_hours and alt_pools checked now.
  */
 static ga_status
-read_job_extras(const ga_csv_reader *r, const ga_csv_columns *cols,
-				ga_scn_job *j, ga_error *err)
+read_job_extras(const ga_scenario *scn, const ga_csv_reader *r,
+				const ga_csv_columns *cols, ga_scn_job *j, ga_error *err)
 {
 	for (int k = 0; k < 2; k++)
 	{
@@ -400,6 +458,8 @@ read_job_extras(const ga_csv_reader *r, const ga_csv_columns *cols,
 		if (text[0] != '\0' && (j->after_text[k] = strdup(text)) == NULL)
 			return ga_error_set(err, GA_ENOMEM, "out of memory");
 	}
+	if (read_alt_pools(scn, r, cols, j, err) != GA_OK)
+		return GA_EINVAL;
 	if (ga_csv_field(r, cols, 11)[0] == '\0')
 		return GA_OK;
 	if (ga_csv_number(r, cols, 11, &j->time_limit_hours, err) != GA_OK)
@@ -442,7 +502,7 @@ add_job(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 	if (get_features(r, cols, 8, &j->features, err) != GA_OK)
 		return GA_EINVAL;
 	scn->n_jobs++;				/* from here on destroy frees what it holds */
-	return read_job_extras(r, cols, j, err);
+	return read_job_extras(scn, r, cols, j, err);
 }
 
 static int
@@ -539,7 +599,7 @@ read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 {
 	static const char *const names[] = {"job", "kind", "pool", "priority", "submit",
 	"gpus_min", "gpus_max", "work_gpu_hours", "features",
-	"after_ok", "after_any", "time_limit_hours"};
+	"after_ok", "after_any", "time_limit_hours", "alt_pools"};
 	ga_csv_reader r;
 	ga_csv_columns cols;
 	ga_status	rc;
@@ -548,7 +608,7 @@ read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 
 	if ((rc = ga_csv_open(&r, dir, "jobs.csv", false, NULL, err)) != GA_OK)
 		return rc;
-	rc = ga_csv_header_optional(&r, &cols, names, 12, 9, err);
+	rc = ga_csv_header_optional(&r, &cols, names, 13, 9, err);
 	while (rc == GA_OK && (row = ga_csv_next(&r, err)) > 0)
 		rc = add_job(scn, &r, &cols, &cap, err);
 	if (rc == GA_OK && row < 0)

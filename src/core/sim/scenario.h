@@ -61,8 +61,31 @@ typedef struct ga_scn_job
 	int			after[GA_MAX_PREDS];
 	bool		after_ok[GA_MAX_PREDS]; /* after_ok; else after_any */
 	double		time_limit_hours;	/* hard limit on a run; 0 = none */
+	/*
+	 * Further pools it may run on (alt_pools), in preference order, each
+	 * with the factor by which its work there exceeds its work on `pool`
+	 * (below 1: a faster GPU model).
+	 */
+	int			n_alt_pools;
+	int			alt_pool[GA_MAX_JOB_POOLS - 1];
+	double		alt_factor[GA_MAX_JOB_POOLS - 1];
 	char	   *after_text[2];	/* while reading: the two columns as written */
 } ga_scn_job;
+
+/*
+ * Work factor of job sj on pool q: 1 on its own pool, its alt_pools factor
+ * on an alternative, 0 on a pool it does not name.
+ */
+static inline double
+ga_scn_job_factor(const ga_scn_job *sj, int q)
+{
+	if (q == sj->pool)
+		return 1;
+	for (int i = 0; i < sj->n_alt_pools; i++)
+		if (sj->alt_pool[i] == q)
+			return sj->alt_factor[i];
+	return 0;
+}
 
 typedef struct ga_scn_history
 {

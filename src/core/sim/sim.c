@@ -31,7 +31,7 @@ typedef struct sim_job
 	enum job_state state;
 	int			submit_step;	/* first step boundary at or after submit */
 	double		true_steps;		/* true work in GPU-steps */
-	int			pool_max;		/* largest usable size in its pool */
+	int			pool_max;		/* largest usable size in its pools */
 	int			est_version;	/* estimator version of the cached estimate */
 	int			est_gpus;
 	double		est_steps;
@@ -114,15 +114,16 @@ step_time(const sim_ctx *c, int t)
 }
 
 /*
- * True duration in steps of job j at g GPUs: at least 1 and, as
+ * True duration in steps of job j at g GPUs of a pool it names (its work
+ * there is its work times the pool's factor): at least 1 and, as
  * ga_job_duration caps an estimate, at most 1e8 steps, far past any window
  * (GA_SCN_MAX_STEPS), so that the int conversion and the job's end step
  * stay defined for any work_gpu_hours.
  */
 static int
-true_duration(const sim_ctx *c, int j, int g)
+true_duration(const sim_ctx *c, int j, int pool, int g)
 {
-	double		d = ceil(c->jobs[j].true_steps / g - 1e-9);
+	double		d = ceil(c->jobs[j].true_steps * ga_scn_job_factor(&c->scn->jobs[j], pool) / g - 1e-9);
 
 	if (d < 1)
 		return 1;
@@ -283,6 +284,21 @@ give_up_unsatisfiable(sim_ctx *c)
 
 /* ---- set-up and tear-down ---- */
 
+/* Largest block any pool the job may use holds (its first only, if told). */
+static int
+largest_block(const sim_ctx *c, const ga_scn_job *sj)
+{
+	int			largest = ga_pow2_floor(c->scn->pools[sj->pool].n_gpus);
+
+	for (int i = 0; i < sj->n_alt_pools && !c->opt->first_pool_only; i++)
+	{
+		int			g = ga_pow2_floor(c->scn->pools[sj->alt_pool[i]].n_gpus);
+
+		largest = g > largest ? g : largest;
+	}
+	return largest;
+}
+
 static ga_status
 init_jobs(sim_ctx *c)
 {
@@ -298,7 +314,7 @@ init_jobs(sim_ctx *c)
 		job->submit_step = delta <= 0 ? 0 :
 			(int) ((delta + scn->step_minutes - 1) / scn->step_minutes);
 		job->true_steps = sj->work_gpu_hours / c->step_h;
-		job->pool_max = ga_pow2_floor(scn->pools[sj->pool].n_gpus);
+		job->pool_max = largest_block(c, sj);
 		if (sj->gpus_min > job->pool_max)
 			job->state = JOB_NEVER;
 		job->limit_steps = sj->time_limit_hours > 0
@@ -628,6 +644,34 @@ link_jobs(const sim_ctx *c, ga_problem *p)
 	}
 }
 
+/* Pool of the scenario holding GPU g. */
+static int
+scn_pool_of_gpu(const ga_scenario *scn, int g)
+{
+	for (int q = 0; q < scn->n_pools; q++)
+		if (g >= scn->pools[q].first_gpu && g < scn->pools[q].first_gpu + scn->pools[q].n_gpus)
+			return q;
+	return -1;
+}
+
+/*
+ * The job's alternative pools, each with its estimated work times the
+ * pool's factor: the factor is what the user declares, the estimate what
+ * the estimator learnt of the job's work on its first pool.
+ */
+static void
+fill_alt_pools(const sim_ctx *c, ga_job *pj, int j)
+{
+	const ga_scn_job *sj = &c->scn->jobs[j];
+
+	pj->n_alt_pools = c->opt->first_pool_only ? 0 : sj->n_alt_pools;
+	for (int i = 0; i < pj->n_alt_pools; i++)
+	{
+		pj->alt_pools[i].pool = sj->alt_pool[i];
+		pj->alt_pools[i].work_gpu_steps = pj->work_gpu_steps * sj->alt_factor[i];
+	}
+}
+
 static void
 fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 {
@@ -644,13 +688,18 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	pj->time_limit_steps = c->jobs[j].limit_steps;
 	if (c->jobs[j].state == JOB_RUNNING)
 	{
+		/* it runs on the pool of its block: that pool first, its work there */
+		double		factor = ga_scn_job_factor(sj, scn_pool_of_gpu(c->scn, tr->first_gpu));
+
+		pj->pool = scn_pool_of_gpu(c->scn, tr->first_gpu);
+		pj->priority = sj->priority / factor;
 		pj->gpus_min = pj->gpus_max = tr->size;
-		pj->work_gpu_steps = estimate_steps(c, j, tr->size);
+		pj->work_gpu_steps = estimate_steps(c, j, tr->size) * factor;
 		pj->pinned = true;
 		pj->pinned_start = tr->start_step - t;
 		pj->pinned_first_gpu = tr->first_gpu;
 		pj->pinned_size = tr->size;
-		duration = ga_job_duration(pj, tr->size);
+		duration = ga_job_duration(pj, pj->pool, tr->size);
 		pj->pinned_end = ga_running_end_step(pj->pinned_start, duration);
 		/* it is stopped at its limit: held no longer */
 		if (pj->time_limit_steps > 0 && pj->pinned_end > pj->pinned_start + pj->time_limit_steps)
@@ -663,6 +712,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	pj->gpus_min = sj->gpus_min;
 	pj->gpus_max = sj->gpus_max < c->jobs[j].pool_max ? sj->gpus_max : c->jobs[j].pool_max;
 	pj->work_gpu_steps = estimate_steps(c, j, pj->gpus_max);
+	fill_alt_pools(c, pj, j);
 }
 
 static ga_status
@@ -897,7 +947,7 @@ start_jobs(sim_ctx *c, int t, int k)
 		tr->start_step = t;
 		tr->first_gpu = plan->job_first_gpu[pj];
 		tr->size = plan->job_size[pj];
-		tr->end_step = t + true_duration(c, j, tr->size);
+		tr->end_step = t + true_duration(c, j, scn_pool_of_gpu(c->scn, tr->first_gpu), tr->size);
 		/* past its limit it is stopped, the rest of its work lost */
 		if (c->jobs[j].limit_steps > 0 && tr->end_step > t + c->jobs[j].limit_steps)
 		{
@@ -1002,6 +1052,7 @@ record_jobs(sim_ctx *c, ga_error *err)
 			int			to = tr->end_step < c->T ? tr->end_step : c->T;
 
 			o->gpu_hours = (double) tr->size * (to - tr->start_step) * c->step_h;
+			o->pool_factor = ga_scn_job_factor(sj, scn_pool_of_gpu(c->scn, tr->first_gpu));
 			o->completed = tr->end_step <= c->T && !c->jobs[j].stopped;
 			o->stopped = c->jobs[j].stopped && tr->end_step <= c->T;
 			o->started_early = started_before_predecessor(c, j);

@@ -62,13 +62,16 @@ typedef struct ga_sim_options
 	double		oracle_coverage;	/* oracle: coverage floor of its value
 									 * bounds (oracle.h) */
 	bool		validate;		/* check every fast/full plan with ga_validate */
+	bool		first_pool_only;	/* plan each job on its first pool only,
+									 * its alt_pools ignored */
 } ga_sim_options;
 
 /*
  * Defaults: fast 1 ms, full 1000 ms, quantile GA_DEMAND_QUANTILE_DEFAULT,
  * protect quantile GA_PROTECT_QUANTILE_DEFAULT, headroom
  * GA_HEADROOM_DEFAULT, overrun margin GA_OVERRUN_MARGIN_DEFAULT, oracle
- * coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on.
+ * coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on, every pool of a job
+ * used.
  */
 void		ga_sim_options_default(ga_sim_options *opt, ga_policy policy);
 

@@ -202,13 +202,19 @@ largest_size(const ga_job *job, int room)
 	return size >= job->gpus_min ? size : 0;
 }
 
+/* Every GPU of the block usable (not drained) and idle over [from, to). */
 static bool
-block_free(const ga_plan *plan, int first, int size, int from, int to)
+block_free(const ga_problem *p, const ga_plan *plan, int first, int size,
+		   int from, int to)
 {
 	for (int g = first; g < first + size; g++)
+	{
+		if (!p->gpu_usable[g])
+			return false;
 		for (int t = from; t < to; t++)
 			if (ga_plan_get(plan, g, t) != GA_IDLE)
 				return false;
+	}
 	return true;
 }
 
@@ -229,23 +235,20 @@ room_over(const bl_ctx *c, const ga_job *job, int start, int dur)
  * touch a maintenance window either, past the horizon too.
  */
 static bool
-fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
+fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
 {
-	const ga_job *job = &c->p->jobs[j];
 	const ga_pool *pool = &c->p->pools[job->pool];
 
-	if (t < job->release_step)
-		return false;
 	for (int g = largest_size(job, room_over(c, job, t, 1)); g >= job->gpus_min && g > 0; g /= 2)
 	{
-		int			dur = ga_job_duration(job, g);
+		int			dur = ga_job_duration(job, job->pool, g);
 		int			to = t + dur < c->T ? t + dur : c->T;
 		int			top = pool->first_gpu + room_over(c, job, t, dur);
 
 		if (job->deadline_step >= 0 && t + dur > job->deadline_step)
 			continue;
 		for (int f = pool->first_gpu; f + g <= top; f += g)
-			if (block_free(c->plan, f, g, t, to) &&
+			if (block_free(c->p, c->plan, f, g, t, to) &&
 				!ga_block_closed(c->p, f, g, t, t + ga_protect_steps(c->p, dur)))
 			{
 				*first = f;
@@ -256,19 +259,50 @@ fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 	return false;
 }
 
+/* fit_on, on the job's pools in preference order: the first that fits. */
+static bool
+fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
+{
+	const ga_job *job = &c->p->jobs[j];
+
+	if (t < job->release_step)
+		return false;
+	for (int i = 0; i < ga_job_n_pools(job); i++)
+	{
+		ga_job		view = ga_job_on_pool(job, i);
+
+		if (fit_on(c, &view, t, first, size))
+			return true;
+	}
+	return false;
+}
+
 /*
- * Could the job start at some step of the horizon on its pool emptied of
- * other jobs?  If not, it is too large for the GPUs the reservations leave
- * and is passed over.
+ * Could the job start at some step of the horizon on one of its pools
+ * emptied of other jobs?  If not, it is too large for the GPUs the
+ * reservations leave and is passed over.
  */
 static bool
-fits_reservations(const bl_ctx *c, const ga_job *job)
+fits_reservations(const bl_ctx *c, const ga_job *whole)
 {
-	for (int t = 0; t < c->T; t++)
-		for (int g = largest_size(job, room_over(c, job, t, 1)); g >= job->gpus_min && g > 0; g /= 2)
-			if (g <= room_over(c, job, t, ga_job_duration(job, g)))
-				return true;
+	for (int i = 0; i < ga_job_n_pools(whole); i++)
+	{
+		ga_job		view = ga_job_on_pool(whole, i);
+		const ga_job *job = &view;
+
+		for (int t = 0; t < c->T; t++)
+			for (int g = largest_size(job, room_over(c, job, t, 1)); g >= job->gpus_min && g > 0; g /= 2)
+				if (g <= room_over(c, job, t, ga_job_duration(job, job->pool, g)))
+					return true;
+	}
 	return false;
+}
+
+/* Duration of job j on the pool of the block at GPU `first`. */
+static int
+duration_at(const bl_ctx *c, int j, int first, int size)
+{
+	return ga_job_duration(&c->p->jobs[j], ga_pool_of_gpu(c->p, first), size);
 }
 
 static bool
@@ -286,7 +320,7 @@ earliest_fit(const bl_ctx *c, int j, int from, int *start, int *first, int *size
 static void
 place(bl_ctx *c, int j, int t, int first, int size)
 {
-	int			end = t + ga_job_duration(&c->p->jobs[j], size);
+	int			end = t + duration_at(c, j, first, size);
 
 	ga_plan_place_job(c->plan, c->p, j, t, first, size);
 	if (end < c->T)
@@ -361,7 +395,7 @@ sort_by_priority(const ga_problem *p, int *order, int n)
 static void
 mark_head(bl_ctx *c, int j, int t, int first, int size, int32_t what)
 {
-	int			end = t + ga_job_duration(&c->p->jobs[j], size);
+	int			end = t + duration_at(c, j, first, size);
 
 	for (int g = first; g < first + size; g++)
 		for (int s = t; s < end && s < c->T; s++)

@@ -150,7 +150,8 @@ planned_end(const ga_problem *p, const ga_plan *plan, int j)
 	const ga_job *job = &p->jobs[j];
 
 	return job->pinned ? job->pinned_end
-		: plan->job_start[j] + ga_job_duration(job, plan->job_size[j]);
+		: plan->job_start[j] + ga_job_duration(job, ga_pool_of_gpu(p, plan->job_first_gpu[j]),
+											   plan->job_size[j]);
 }
 
 /* Every GPU of the block usable and idle over [start, end) inside the horizon. */
@@ -171,13 +172,40 @@ block_free(const ga_problem *p, const ga_plan *plan, int first, int size,
 	return true;
 }
 
-/* Place waiting job j at the earliest step it fits, largest size first. */
+/* Place job j at step t on pool q, largest size first; false when it does not fit. */
+static bool
+place_on_pool(const ga_problem *p, ga_plan *plan, int j, int q, int t)
+{
+	const ga_job *job = &p->jobs[j];
+	const ga_pool *pool = &p->pools[q];
+	int			top = ga_pow2_floor(pool->n_gpus);
+
+	if (top > job->gpus_max)
+		top = job->gpus_max;
+	for (int size = top; size >= job->gpus_min; size /= 2)
+	{
+		int			end = t + ga_job_duration(job, q, size);
+
+		if (job->deadline_step >= 0 && end > job->deadline_step)
+			continue;
+		for (int off = 0; off + size <= pool->n_gpus; off += size)
+			if (block_free(p, plan, pool->first_gpu + off, size, t, end))
+			{
+				ga_plan_place_job(plan, p, j, t, pool->first_gpu + off, size);
+				return true;
+			}
+	}
+	return false;
+}
+
+/*
+ * Place waiting job j at the earliest step it fits, on its pools in
+ * preference order, largest size first.
+ */
 static void
 place_waiting(const ga_problem *p, ga_plan *plan, int j)
 {
 	const ga_job *job = &p->jobs[j];
-	const ga_pool *pool = &p->pools[job->pool];
-	int			top = ga_pow2_floor(pool->n_gpus);
 	int			earliest = job->release_step;
 
 	for (int i = 0; i < job->n_preds; i++)
@@ -187,22 +215,10 @@ place_waiting(const ga_problem *p, ga_plan *plan, int j)
 		if (planned_end(p, plan, job->preds[i]) > earliest)
 			earliest = planned_end(p, plan, job->preds[i]);
 	}
-	if (top > job->gpus_max)
-		top = job->gpus_max;
 	for (int t = earliest; t < plan->n_steps; t++)
-		for (int size = top; size >= job->gpus_min; size /= 2)
-		{
-			int			end = t + ga_job_duration(job, size);
-
-			if (job->deadline_step >= 0 && end > job->deadline_step)
-				continue;
-			for (int off = 0; off + size <= pool->n_gpus; off += size)
-				if (block_free(p, plan, pool->first_gpu + off, size, t, end))
-				{
-					ga_plan_place_job(plan, p, j, t, pool->first_gpu + off, size);
-					return;
-				}
-		}
+		for (int i = 0; i < ga_job_n_pools(job); i++)
+			if (place_on_pool(p, plan, j, ga_job_pool_at(job, i), t))
+				return;
 }
 
 /* Waiting job a before b: higher priority first, then problem order. */
@@ -249,8 +265,15 @@ waiting_bound(const ga_problem *p, const bool *ready)
 	double		sum = 0;
 
 	for (int j = 0; j < p->n_jobs; j++)
+	{
+		double		rate = 0;
+
+		/* a run on pool i earns rate_i * (work_i + size) = priority * work_0 + rate_i * size */
+		for (int i = 0; i < ga_job_n_pools(&p->jobs[j]); i++)
+			rate = fmax(rate, ga_job_rate(&p->jobs[j], i));
 		if (!ready[j])
-			sum += p->jobs[j].priority * (p->jobs[j].work_gpu_steps + p->jobs[j].gpus_max);
+			sum += p->jobs[j].priority * p->jobs[j].work_gpu_steps + rate * p->jobs[j].gpus_max;
+	}
 	return sum;
 }
 

@@ -692,7 +692,7 @@ static void
 count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 		  int first, int size, int sign)
 {
-	int			d = ga_job_duration(job, size);
+	int			d = ga_job_duration(job, job->pool, size);
 	int			reach = ga_protect_steps(c->p, d);
 	int		   *used = tier_used(c, st, true, job->pool);
 
@@ -746,7 +746,7 @@ static const uint64_t *
 protect_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 				   int size)
 {
-	int			d = ga_job_duration(job, size);
+	int			d = ga_job_duration(job, job->pool, size);
 
 	if (!c->guarded[job->pool])
 		return NULL;
@@ -1020,7 +1020,7 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 {
 	const pool_geom *pg = &c->pools[job->pool];
 	block_search bs = {.job = job, .pg = pg, .g = g, .h = __builtin_ctz((unsigned) g),
-		.d = ga_job_duration(job, g), .last = c->T - 1, .n_blocks = pg->n_gpus / g,
+		.d = ga_job_duration(job, job->pool, g), .last = c->T - 1, .n_blocks = pg->n_gpus / g,
 	.best_t = INT_MAX, .best_fit = INT_MAX, .best_gap = INT_MAX, .best_b = -1};
 
 	if (job->deadline_step >= 0 && job->deadline_step - bs.d < bs.last)
@@ -1040,36 +1040,55 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	return true;
 }
 
-/* The allowed size whose earliest placement is worth most. */
+/*
+ * The allowed pool and size whose earliest placement is worth most; on a
+ * tie the job's earlier pool in preference order, then the smaller size.
+ */
 static bool
 find_best_placement(const fast_ctx *c, const fast_state *st, int j,
 					placement *best)
 {
 	const ga_job *job = &c->p->jobs[j];
-	int			pool_size = c->pools[job->pool].n_gpus;
 	bool		found = false;
 
-	for (int g = job->gpus_min; g <= job->gpus_max && g <= pool_size; g <<= 1)
+	for (int i = 0; i < ga_job_n_pools(job); i++)
 	{
-		placement cand;
+		ga_job		view = ga_job_on_pool(job, i);
+		int			pool_size = c->pools[view.pool].n_gpus;
 
-		if (!search_size(c, st, job, g, &cand))
-			continue;
-		if (!found || cand.value > best->value)
+		for (int g = view.gpus_min; g <= view.gpus_max && g <= pool_size; g <<= 1)
 		{
-			*best = cand;
-			found = true;
+			placement	cand;
+
+			if (!search_size(c, st, &view, g, &cand))
+				continue;
+			if (!found || cand.value > best->value)
+			{
+				*best = cand;
+				found = true;
+			}
 		}
 	}
 	return found;
 }
 
+/* Job j as it runs on the pool of the block at GPU `first`. */
+static ga_job
+placed_view(const fast_ctx *c, int j, int first)
+{
+	const ga_job *job = &c->p->jobs[j];
+	int			rank = ga_job_pool_rank(job, ga_pool_of_gpu(c->p, first));
+
+	return ga_job_on_pool(job, rank > 0 ? rank : 0);
+}
+
 static void
 apply_placement(const fast_ctx *c, fast_state *st, int j, const placement *pl)
 {
-	const ga_job *job = &c->p->jobs[j];
+	ga_job		view = placed_view(c, j, pl->first);
+	const ga_job *job = &view;
 	const pool_geom *pg = &c->pools[job->pool];
-	int			end = pl->start + ga_job_duration(job, pl->size);
+	int			end = pl->start + ga_job_duration(job, job->pool, pl->size);
 
 	tree_mark_job(c, st, pg, pl->first - pg->first_gpu, pl->size,
 			  pl->start, end < c->T ? end : c->T);
@@ -1095,13 +1114,14 @@ current_placement(const fast_state *st, int j, placement *pl)
 static void
 remove_job(const fast_ctx *c, fast_state *st, int j)
 {
-	const ga_job *job = &c->p->jobs[j];
+	ga_job		view = placed_view(c, j, st->plan->job_first_gpu[j]);
+	const ga_job *job = &view;
 	const pool_geom *pg = &c->pools[job->pool];
 	ga_plan    *plan = st->plan;
 	int			start = plan->job_start[j];
 	int			size = plan->job_size[j];
 	int			first = plan->job_first_gpu[j];
-	int			end = start + ga_job_duration(job, size);
+	int			end = start + ga_job_duration(job, job->pool, size);
 	int			to = end < c->T ? end : c->T;
 
 	tree_unmark_job(c, st, pg, first - pg->first_gpu, size, start, to);
@@ -1993,13 +2013,17 @@ exchange_candidate(const fast_ctx *c, const fast_state *st, int u, int v)
 	const ga_job *ju = &c->p->jobs[u];
 	const ga_job *jv = &c->p->jobs[v];
 	int			u_start = is_scheduled(st, u) ? st->plan->job_start[u] : c->T;
+	int			v_pool;
 	int			v_start;
 	int			v_end;
 
-	if (v == u || jv->pinned || !is_scheduled(st, v) || jv->pool != ju->pool)
+	if (v == u || jv->pinned || !is_scheduled(st, v))
+		return false;
+	v_pool = ga_pool_of_gpu(c->p, st->plan->job_first_gpu[v]);
+	if (ga_job_pool_rank(ju, v_pool) < 0)
 		return false;
 	v_start = st->plan->job_start[v];
-	v_end = v_start + ga_job_duration(jv, st->plan->job_size[v]);
+	v_end = v_start + ga_job_duration(jv, v_pool, st->plan->job_size[v]);
 	return v_start < u_start && v_end > ju->release_step;
 }
 
@@ -2323,7 +2347,7 @@ indexed_levels(const ga_problem *p, int pool, int n_gpus)
 		const ga_job *job = &p->jobs[j];
 		int			g = job->gpus_max < n_gpus ? job->gpus_max : ga_pow2_floor(n_gpus);
 
-		if (job->pool == pool && !job->pinned && job->gpus_min <= n_gpus && g > widest)
+		if (ga_job_pool_rank(job, pool) >= 0 && !job->pinned && job->gpus_min <= n_gpus && g > widest)
 			widest = g;
 	}
 	return widest > 0 ? __builtin_ctz((unsigned) widest) + 1 : 0;
@@ -2487,16 +2511,20 @@ set_job_order(fast_ctx *c)
 static double
 earliest_value(const fast_ctx *c, const fast_state *st, int j)
 {
-	const ga_job *job = &c->p->jobs[j];
-	const pool_geom *pg = &c->pools[job->pool];
 	double		best = 0;
 
-	for (int g = job->gpus_min; g <= job->gpus_max && g <= pg->n_gpus; g <<= 1)
+	for (int i = 0; i < ga_job_n_pools(&c->p->jobs[j]); i++)
 	{
-		placement pl;
+		ga_job		view = ga_job_on_pool(&c->p->jobs[j], i);
+		const pool_geom *pg = &c->pools[view.pool];
 
-		if (search_size(c, st, job, g, &pl) && pl.run > best)
-			best = pl.run;
+		for (int g = view.gpus_min; g <= view.gpus_max && g <= pg->n_gpus; g <<= 1)
+		{
+			placement	pl;
+
+			if (search_size(c, st, &view, g, &pl) && pl.run > best)
+				best = pl.run;
+		}
 	}
 	return best;
 }

@@ -337,7 +337,7 @@ static bool
 slack_allows(const map_state *st, const ga_job *job, int size, int from)
 {
 	int			T = st->m->T;
-	int			d = ga_job_duration(job, size);
+	int			d = ga_job_duration(job, job->pool, size);
 
 	for (int t = from; t < from + d && t < T; t++)
 		if (st->slack[job->pool * T + t] < size)
@@ -351,7 +351,7 @@ commit_job(map_state *st, int j, int start, int first, int size)
 {
 	const milp_model *m = st->m;
 	const ga_job *job = &m->problem->jobs[j];
-	int			end = start + ga_job_duration(job, size);
+	int			end = start + ga_job_duration(job, job->pool, size);
 	int			to = end < m->T ? end : m->T;
 
 	for (int g = first; g < first + size; g++)
@@ -482,7 +482,7 @@ try_start_job(map_state *st, int j, int t, int preferred)
 		if (t >= job->release_step && t <= jc->last_start[k])
 		{
 			int			size = jc->size[k];
-			int			end = t + ga_job_duration(job, size);
+			int			end = t + ga_job_duration(job, job->pool, size);
 			int			first;
 
 			if (!slack_allows(st, job, size, t))
@@ -694,7 +694,7 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 		for (int k = 0; k < jc->n_sizes; k++)
 		{
 			int			size = jc->size[k];
-			int			d = ga_job_duration(job, size);
+			int			d = ga_job_duration(job, job->pool, size);
 
 			/* value only falls with a later start: the first fit is best */
 			for (int s = job->release_step; s <= jc->last_start[k]; s++)

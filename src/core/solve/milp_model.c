@@ -122,7 +122,7 @@ block_value(const milp_model *m, const ga_job *job, int size, int from, int to)
 double
 milp_start_value(const milp_model *m, const ga_job *job, int size, int start)
 {
-	int			end = start + ga_job_duration(job, size);
+	int			end = start + ga_job_duration(job, job->pool, size);
 
 	return block_value(m, job, size, start, end < m->T ? end : m->T) +
 		ga_job_tail_value(m->problem, job, size, start, end);
@@ -218,7 +218,7 @@ job_candidates(milp_model *m, int j, bool fill, size_t next)
 		return 0;
 	for (int size = job->gpus_min; size <= job->gpus_max && size <= pool->n_gpus; size *= 2)
 	{
-		int			d = ga_job_duration(job, size);
+		int			d = ga_job_duration(job, job->pool, size);
 		int			last = m->T - 1;
 
 		if (job->deadline_step >= 0 && job->deadline_step - d < last)
@@ -542,7 +542,7 @@ model_trivial_bound(milp_model *m)
 			if (m->cols[jc->base[k]].value > best)
 				best = m->cols[jc->base[k]].value;
 			tail = fmax(tail, ga_job_tail_value(p, &p->jobs[j], last->size, last->start,
-												last->start + ga_job_duration(&p->jobs[j], last->size)));
+												last->start + ga_job_duration(&p->jobs[j], p->jobs[j].pool, last->size)));
 		}
 		by_jobs += best;
 		by_capacity += tail;
@@ -566,6 +566,11 @@ milp_model_build(milp_model *m, const ga_problem *p, ga_error *err)
 	ga_status	rc;
 
 	memset(m, 0, sizeof(*m));
+	for (int j = 0; j < p->n_jobs; j++)
+		if (p->jobs[j].n_alt_pools > 0)
+			return ga_error_set(err, GA_EINVAL,
+								"job \"%s\" names %d pools: the MILP plans each job on one pool (fix them with ga_problem_fix_pools)",
+								p->jobs[j].name, ga_job_n_pools(&p->jobs[j]));
 	m->problem = p;
 	m->T = p->params.n_steps;
 	if (!model_fixed_part(m))

@@ -17,6 +17,7 @@
 #include "solve/chain.h"
 #include "solve/headroom.h"
 #include "model/validate.h"
+#include "model/pool_choice.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -633,6 +634,49 @@ full_chained(const ga_problem *problem, const ga_solve_options *options,
 	return GA_OK;
 }
 
+/*
+ * Jobs of several pools: the fast plan chooses each one's pool and the
+ * MILP plans the problem with those pools fixed (model/pool_choice.h); the
+ * fast plan of the whole is kept when it is worth more, so full is never
+ * worse than fast.  The fixed problem's bound does not bound the whole
+ * (another choice of pools may be worth more), so the plan carries none.
+ */
+static ga_status
+full_pool_choice(const ga_problem *problem, const ga_solve_options *options,
+				 const ga_milp_settings *settings, ga_plan **out,
+				 ga_milp_stats *stats, ga_error *err)
+{
+	double		t0 = ga_now_ms();
+	ga_plan    *fast = NULL;
+	ga_problem *fixed = NULL;
+	ga_status	rc = ga_solve_fast(problem, options, &fast, err);
+
+	if (rc == GA_OK)
+		rc = ga_problem_fix_pools(problem, fast, &fixed, err);
+	if (rc == GA_OK)
+		rc = ga_solve_full_ex(fixed, options, settings, out, stats, err);
+	ga_problem_destroy(fixed);
+	if (rc == GA_OK && fast->objective > (*out)->objective)
+	{
+		ga_plan_destroy(*out);
+		*out = fast;
+		fast = NULL;
+	}
+	ga_plan_destroy(fast);
+	if (rc != GA_OK)
+		return rc;
+	(*out)->mode = "full";
+	(*out)->bound = NAN;
+	(*out)->gap = NAN;
+	(*out)->solve_ms = ga_now_ms() - t0;
+	if (stats != NULL)
+	{
+		stats->bound = NAN;
+		stats->total_ms = (*out)->solve_ms;
+	}
+	return GA_OK;
+}
+
 ga_status
 ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 				 const ga_milp_settings *settings, ga_plan **out,
@@ -647,6 +691,8 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	*out = NULL;
 	if (ga_chain_needed(problem))
 		return full_chained(problem, options, settings, out, stats, err);
+	if (ga_problem_has_pool_choice(problem))
+		return full_pool_choice(problem, options, settings, out, stats, err);
 	if (stats != NULL)
 		memset(stats, 0, sizeof(*stats));
 	memset(&run, 0, sizeof(run));
