@@ -97,7 +97,8 @@ WHERE j.name IN ('gov-past-heavy', 'gov-past-light');
 SHOW gpualloc.fairshare_half_life;
 SELECT tenant, pool, weight, round(share::numeric, 4) AS share,
 	   round(decayed_gpu_hours::numeric, 4) AS decayed_gpu_hours,
-	   round(normalized_usage::numeric, 5) AS normalized_usage, round(factor::numeric, 5) AS factor
+	   round(normalized_usage::numeric, 5) AS normalized_usage, round(factor::numeric, 5) AS factor,
+	   round(priority_factor::numeric, 5) AS priority_factor
 FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
 -- the same figures from the definition, not the function's closed form:
 -- each GPU-minute held, weighted by 2^(-age / 168 h) at its midpoint
@@ -116,7 +117,8 @@ WITH minutes AS (
 )
 SELECT e.tenant, round(e.usage::numeric, 4) AS by_minutes,
 	   abs(f.decayed_gpu_hours - e.usage) < 1e-6 * e.usage AS usage_matches,
-	   abs(f.factor - e.factor) < 1e-6 AS factor_matches
+	   abs(f.factor - e.factor) < 1e-6 AS factor_matches,
+	   abs(f.priority_factor - e.factor / max(e.factor) OVER ()) < 1e-6 AS priority_factor_matches
 FROM expected e JOIN gpualloc.fairshare(:T) f ON f.tenant = e.tenant AND f.pool = 'gov'
 ORDER BY e.tenant;
 
@@ -130,6 +132,20 @@ SET gpualloc.fairshare_half_life = '1d';
 SELECT tenant, round(decayed_gpu_hours::numeric, 4) AS decayed_gpu_hours, round(factor::numeric, 5) AS factor
 FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
 RESET gpualloc.fairshare_half_life;
+-- a tenant alone in a pool: factor 2^(-1/1) = 1/2, yet it plans at its own
+-- priority (priority factor 1), so fair share does not lower it below the services
+SELECT gpualloc.add_pool('gov-solo', 'L4', 24, 121, node_size => 2) > 0 AS solo_pool;
+SELECT gpualloc.add_node('gov-solo', 0);
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, status,
+						   submitted_at, started_at, finished_at, block_first, block_size)
+SELECT 'gov-solo-past', 'training', 'gov_heavy', p.pool_id, 1, 2, 2, 'succeeded',
+	   :T::timestamptz - interval '2 hours', :T::timestamptz - interval '2 hours', :T::timestamptz - interval '1 hour', 0, 2
+FROM gpualloc.pools p WHERE p.name = 'gov-solo';
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq, end_seq)
+SELECT g.gpu_id, j.job_id, tstzrange(j.started_at, j.finished_at), 0, 0
+FROM gpualloc.jobs j JOIN gpualloc.gpus g ON g.pool_id = j.pool_id
+WHERE j.name = 'gov-solo-past';
+SELECT tenant, share, normalized_usage, factor, priority_factor FROM gpualloc.fairshare(:T) WHERE pool = 'gov-solo';
 -- before any use, every factor is 1; with fair share off too
 SELECT tenant, factor FROM gpualloc.fairshare(:T::timestamptz - interval '10 days') WHERE pool = 'gov';
 SET gpualloc.fairshare = off;
@@ -155,7 +171,8 @@ SELECT gpualloc.submit_job('gov-light-next', 'training', 'gov', 4, 4, tenant => 
 UPDATE gpualloc.jobs SET not_before = NULL WHERE job_id IN (:heavy_job, :light_job);
 -- both queued at the plan: gov_heavy's at priority 1 x 2^-2 (all the pool's
 -- recent use is its own, its share is 1/2), gov_light's at 1 x 1
-SELECT tenant, round(normalized_usage::numeric, 4) AS normalized_usage, round(factor::numeric, 4) AS factor
+SELECT tenant, round(normalized_usage::numeric, 4) AS normalized_usage, round(factor::numeric, 4) AS factor,
+	   round(priority_factor::numeric, 4) AS priority_factor
 FROM gpualloc.fairshare() WHERE pool = 'gov' ORDER BY tenant;
 SELECT name, status, priority, round(effective_priority::numeric, 4) AS effective_priority
 FROM gpualloc.queue_plan WHERE job_id IN (:heavy_job, :light_job) ORDER BY job_id;
@@ -168,7 +185,8 @@ FROM gpualloc.queue_plan q WHERE q.job_id = :heavy_job;
 
 -- tenant_usage now: GPUs held, borrowed above the guarantee, fair share
 SELECT tenant, pool, guarantee, gpu_limit, may_borrow, borrow_limit, cohort, gpus_in_use, gpus_borrowed,
-	   decayed_gpu_hours > 0 AS has_usage, weight, share, fairshare_factor < 1 AS below_one
+	   decayed_gpu_hours > 0 AS has_usage, weight, share, round(fairshare_factor::numeric, 2) AS factor,
+	   round(priority_factor::numeric, 2) AS priority_factor
 FROM gpualloc.tenant_usage WHERE pool = 'gov' ORDER BY tenant;
 
 -- a submitter sees its own tenants' policies and usage only

@@ -133,11 +133,16 @@ $$;
 -- over the weights of the pool's tenants (those with a policy there, an
 -- unfinished job there, or usage there; weight 1 without a policy); its
 -- factor 2^(-normalized usage / share), at least 2^-20, 1 when nobody used
--- the pool, or when gpualloc.fairshare is off.
+-- the pool.  The planner multiplies a queued job's priority by its tenant's
+-- priority_factor: the factor over the highest factor of the pool's
+-- tenants.  Jobs rank among themselves as by the factor, while the tenant
+-- that used the pool least plans at its own priority, so fair share moves
+-- no tenant's work below the services (a lone tenant's factor is 1/2).
+-- With gpualloc.fairshare off, both are 1.
 CREATE FUNCTION gpualloc_internal.fairshare(as_of timestamptz)
 RETURNS TABLE (tenant name, pool_id integer, weight double precision, share double precision,
 			   decayed_gpu_hours double precision, normalized_usage double precision,
-			   factor double precision)
+			   factor double precision, priority_factor double precision)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -179,11 +184,16 @@ WITH settings AS (
 		   CASE WHEN sum(w.usage) OVER pool > 0 THEN w.usage / sum(w.usage) OVER pool ELSE 0 END AS normalized
 	FROM weighted w
 	WINDOW pool AS (PARTITION BY w.pool_id)
+), factors AS (
+	SELECT s.tenant, s.pool_id, s.weight, s.share, s.usage, s.normalized,
+		   CASE WHEN st.enabled THEN power(2::double precision, greatest(-s.normalized / s.share, -20)) ELSE 1 END
+			   AS factor
+	FROM shares s CROSS JOIN settings st
 )
-SELECT s.tenant, s.pool_id, s.weight, s.share, s.usage, s.normalized,
-	   CASE WHEN st.enabled THEN power(2::double precision, greatest(-s.normalized / s.share, -20)) ELSE 1 END
-FROM shares s CROSS JOIN settings st
-ORDER BY s.pool_id, s.tenant
+SELECT f.tenant, f.pool_id, f.weight, f.share, f.usage, f.normalized, f.factor,
+	   f.factor / max(f.factor) OVER (PARTITION BY f.pool_id)
+FROM factors f
+ORDER BY f.pool_id, f.tenant
 $$;
 
 -- The fair share of the tenants the caller may see: admins and readers all,
@@ -191,11 +201,12 @@ $$;
 CREATE FUNCTION gpualloc.fairshare(as_of timestamptz DEFAULT now())
 RETURNS TABLE (tenant name, pool text, weight double precision, share double precision,
 			   decayed_gpu_hours double precision, normalized_usage double precision,
-			   factor double precision)
+			   factor double precision, priority_factor double precision)
 LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
-	SELECT f.tenant, p.name, f.weight, f.share, f.decayed_gpu_hours, f.normalized_usage, f.factor
+	SELECT f.tenant, p.name, f.weight, f.share, f.decayed_gpu_hours, f.normalized_usage, f.factor,
+		   f.priority_factor
 	FROM gpualloc_internal.fairshare(as_of) f
 	JOIN gpualloc.pools p ON p.pool_id = f.pool_id
 	WHERE pg_catalog.pg_has_role(gpualloc.caller_role(), 'gpualloc_reader', 'MEMBER')
@@ -212,7 +223,8 @@ SELECT f.tenant, f.pool, coalesce(tp.guarantee, 0) AS guarantee, tp.gpu_limit,
 	   coalesce(tp.may_borrow, true) AS may_borrow, tp.borrow_limit, tp.cohort,
 	   coalesce(u.gpus, 0) AS gpus_in_use,
 	   greatest(coalesce(u.gpus, 0) - coalesce(tp.guarantee, 0), 0) AS gpus_borrowed,
-	   f.decayed_gpu_hours, f.weight, f.share, f.normalized_usage, f.factor AS fairshare_factor
+	   f.decayed_gpu_hours, f.weight, f.share, f.normalized_usage, f.factor AS fairshare_factor,
+	   f.priority_factor
 FROM gpualloc.fairshare(now()) f
 JOIN gpualloc.pools p ON p.name = f.pool
 LEFT JOIN gpualloc.tenant_policies tp ON tp.tenant = f.tenant AND tp.pool_id = p.pool_id

@@ -265,8 +265,8 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
 			ELSE 'no block free within the horizon'
 	   END AS pending_reason,
-	   -- the priority the planner gives it: a queued job's times its tenant's fair-share factor
-	   CASE WHEN q.status = 'queued' THEN q.priority * coalesce(fs.factor, 1) ELSE q.priority END
+	   -- the priority the planner gives it: a queued job's times its tenant's priority factor
+	   CASE WHEN q.status = 'queued' THEN q.priority * coalesce(fs.priority_factor, 1) ELSE q.priority END
 		   AS effective_priority
 FROM gpualloc.queue q
 -- (views call no internal function: their callers may not)

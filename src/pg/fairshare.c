@@ -4,7 +4,7 @@
  * The factors come from gpualloc_internal.fairshare (sql/install/
  * 05_tenant_policies.sql), read with one query per problem build; the
  * planner multiplies a queued job's priority by its tenant's factor in the
- * job's pool (docs/model.md, Fair share).  With gpualloc.fairshare off
+ * job's pool, relative to the pool's highest (docs/model.md, Fair share).  With gpualloc.fairshare off
  * nothing is read and every factor is 1.  The caller holds an SPI
  * connection; the query's result is copied out, so the next query may run.
  */
@@ -17,7 +17,7 @@
 #include "gpualloc_pg.h"
 
 #define FAIRSHARE_SQL \
-	"SELECT f.pool_id, f.tenant::text, f.factor FROM gpualloc_internal.fairshare($1) f " \
+	"SELECT f.pool_id, f.tenant::text, f.priority_factor FROM gpualloc_internal.fairshare($1) f " \
 	"ORDER BY f.pool_id, f.tenant::text COLLATE \"C\""
 
 GaFairshare *
