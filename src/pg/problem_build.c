@@ -259,9 +259,9 @@ fill_job(GaBuild *build, int row, ga_job *job)
 }
 
 /*
- * A queued job is planned at its priority times its tenant's fair-share
- * factor in its pool; a booked or running job keeps its own (a running one
- * is pinned, and a booking moves only to a block at least as good).
+ * A queued job is planned at its priority times its tenant's priority
+ * factor in its pool (fairshare.c); a booked or running job keeps its own:
+ * it already holds its GPUs, and fair share orders the jobs still waiting.
  */
 static void
 apply_fairshare(const GaBuild *build, int row, ga_job *job, const GaFairshare *fs)
