@@ -298,6 +298,30 @@ CREATE TABLE gpualloc.job_dependencies (
 );
 CREATE INDEX job_dependencies_after_idx ON gpualloc.job_dependencies (after_job_id);
 
+-- Per-tenant policy in a pool: a guarantee of GPUs, a limit, whether and how
+-- far it may borrow above its guarantee, its fair-share weight and the
+-- cohort it lends to and borrows from.  Set through
+-- gpualloc.set_tenant_policy, which also keeps a pool's guarantees within its
+-- GPUs.
+CREATE TABLE gpualloc.tenant_policies (
+	tenant		name NOT NULL REFERENCES gpualloc.tenants ON DELETE CASCADE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	guarantee	integer NOT NULL DEFAULT 0,
+	gpu_limit	integer,
+	may_borrow	boolean NOT NULL DEFAULT true,
+	borrow_limit integer,
+	weight		double precision NOT NULL DEFAULT 1,
+	cohort		text,
+	updated_at	timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (tenant, pool_id),
+	CONSTRAINT tenant_policies_guarantee CHECK (guarantee >= 0),
+	CONSTRAINT tenant_policies_limit CHECK (gpu_limit IS NULL OR gpu_limit >= guarantee),
+	CONSTRAINT tenant_policies_borrow_limit CHECK (borrow_limit IS NULL OR (may_borrow AND borrow_limit >= 0)),
+	CONSTRAINT tenant_policies_weight CHECK (weight > 0 AND weight <= 1e6),
+	CONSTRAINT tenant_policies_cohort CHECK (cohort IS NULL OR cohort ~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$')
+);
+CREATE INDEX tenant_policies_pool_idx ON gpualloc.tenant_policies (pool_id);
+
 ALTER TABLE gpualloc.jobs ENABLE ROW LEVEL SECURITY;
 
 CREATE POLICY jobs_admin_all ON gpualloc.jobs TO gpualloc_admin
@@ -314,6 +338,14 @@ CREATE POLICY job_dependencies_admin_all ON gpualloc.job_dependencies TO gpuallo
 	USING (true) WITH CHECK (true);
 CREATE POLICY job_dependencies_submitter_own_tenant ON gpualloc.job_dependencies FOR SELECT TO gpualloc_submitter
 	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
+
+-- A tenant's policies are seen by its members.
+ALTER TABLE gpualloc.tenant_policies ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_policies_admin_all ON gpualloc.tenant_policies TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+CREATE POLICY tenant_policies_submitter_own_tenant ON gpualloc.tenant_policies FOR SELECT TO gpualloc_submitter
+	USING (tenant IN (SELECT r.rolname FROM pg_catalog.pg_roles r
+					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
 
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.pools_pool_id_seq', '');
@@ -334,3 +366,4 @@ SELECT pg_catalog.pg_extension_config_dump('gpualloc.plan_blocks', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocations', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocations_allocation_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenant_policies', '');

@@ -264,7 +264,10 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN p.planned_start IS NOT NULL THEN 'planned to start at ' || p.planned_start
 			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
 			ELSE 'no block free within the horizon'
-	   END AS pending_reason
+	   END AS pending_reason,
+	   -- the priority the planner gives it: a queued job's times its tenant's priority factor
+	   CASE WHEN q.status = 'queued' THEN q.priority * coalesce(fs.priority_factor, 1) ELSE q.priority END
+		   AS effective_priority
 FROM gpualloc.queue q
 -- (views call no internal function: their callers may not)
 JOIN (SELECT p.pool_id, p.name, (SELECT count(*) FROM gpualloc.gpus g
@@ -283,6 +286,8 @@ LEFT JOIN (SELECT j.job_id,
 CROSS JOIN (SELECT CASE WHEN d.depth > 0 THEN d.depth * extract(epoch FROM d.horizon) / 3600 END AS bound
 			FROM (SELECT coalesce(pg_catalog.current_setting('gpualloc.queue_depth', true), '4')::double precision AS depth,
 						 coalesce(pg_catalog.current_setting('gpualloc.horizon', true), '1d')::interval AS horizon) d) depth
+-- its tenant's fair share in the pool (computed once for the query)
+LEFT JOIN gpualloc.fairshare(now()) fs ON fs.tenant = q.tenant AND fs.pool = q.pool
 -- the first job it still waits for, if any
 LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies d
 				   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id

@@ -62,7 +62,7 @@ COMMENT ON VIEW gpualloc.current_allocation IS 'Every GPU with the workload it h
 COMMENT ON VIEW gpualloc.queue IS 'Queued, booked and running jobs: running first, then booked, then queued, most valuable first; a booked job shows its block.';
 COMMENT ON VIEW gpualloc.executor_work IS 'What an executor acts on: booked and running jobs with their command and the nodes and slots of their GPUs.';
 COMMENT ON VIEW gpualloc.planner_status IS 'The background planner''s health: alive, last run and success, consecutive failures, last error, next run due, plan age.';
-COMMENT ON VIEW gpualloc.queue_plan IS 'The queue against the latest plan: planned start and end, waiting time, deadline misses.';
+COMMENT ON VIEW gpualloc.queue_plan IS 'The queue against the latest plan: planned start and end, waiting time, deadline misses, why a job waits, and the priority the planner gives it (a queued job''s times its tenant''s priority factor).';
 COMMENT ON VIEW gpualloc.plan_history IS 'Planning runs with their solve time, objective, bound and gap.';
 COMMENT ON VIEW gpualloc.utilization_hourly IS 'utilization() over all history.';
 COMMENT ON VIEW gpualloc.tenant_value_hourly IS 'tenant_value() over all history.';
@@ -147,3 +147,18 @@ COMMENT ON FUNCTION gpualloc_internal.pool_index_limit(gpualloc.pools) IS 'The l
 COMMENT ON FUNCTION gpualloc.add_maintenance_window(text, timestamptz, timestamptz, integer, integer, text) IS 'Close GPUs first_gpu .. first_gpu + gpus - 1 of a pool (gpus NULL: to its end) from starts_at to ends_at (admin); returns the window id.';
 COMMENT ON FUNCTION gpualloc.remove_maintenance_window(integer) IS 'Drop a maintenance window (admin): its GPUs are open again.';
 COMMENT ON VIEW gpualloc.maintenance_schedule IS 'Every maintenance window: pool, GPU range, GPUs it closes, times, state (scheduled, in progress, over) and reason.';
+
+COMMENT ON TABLE gpualloc.tenant_policies IS 'Per tenant and pool: GPUs guaranteed, a limit, whether and how far it may borrow above its guarantee, its fair-share weight and cohort (set_tenant_policy). Row-level security shows a submitter its tenants'' rows only.';
+COMMENT ON COLUMN gpualloc.tenant_policies.guarantee IS 'GPUs of the pool guaranteed to the tenant; a pool''s guarantees sum to at most its GPUs.';
+COMMENT ON COLUMN gpualloc.tenant_policies.gpu_limit IS 'Most GPUs of the pool the tenant may hold (at least the guarantee); NULL: no limit.';
+COMMENT ON COLUMN gpualloc.tenant_policies.may_borrow IS 'Whether the tenant may hold GPUs above its guarantee that others'' guarantees leave idle.';
+COMMENT ON COLUMN gpualloc.tenant_policies.borrow_limit IS 'Most GPUs the tenant may borrow above its guarantee; NULL: up to its limit.';
+COMMENT ON COLUMN gpualloc.tenant_policies.weight IS 'Fair-share weight: the tenant''s share of the pool is its weight over the weights of the pool''s tenants (1 without a policy).';
+COMMENT ON COLUMN gpualloc.tenant_policies.cohort IS 'The group of tenants that lend idle guaranteed GPUs to each other; NULL: none.';
+COMMENT ON FUNCTION gpualloc.set_tenant_policy(name, text, integer, integer, boolean, integer, double precision, text) IS 'Admin: set a tenant''s policy in a pool (guarantee, limit, borrow, borrow_limit, weight, cohort); guarantees of a pool sum to at most its GPUs.';
+COMMENT ON FUNCTION gpualloc.remove_tenant_policy(name, text) IS 'Admin: drop a tenant''s policy in a pool (no guarantee, no limit, weight 1).';
+COMMENT ON FUNCTION gpualloc.fairshare(timestamptz) IS 'Per tenant and pool, as of a moment: weight, share, GPU-hours used decayed by gpualloc.fairshare_half_life, normalized usage, the fair-share factor 2^(-usage/share), and priority_factor, the factor over the pool''s highest, which multiplies its queued jobs'' priority. A submitter sees its own tenants only.';
+COMMENT ON VIEW gpualloc.tenant_usage IS 'Per tenant and pool now: policy, GPUs in use, GPUs in use above the guarantee (borrowed), decayed usage, share, fair-share factor and the priority factor the planner applies to its queued jobs. A submitter sees its own tenants only.';
+COMMENT ON FUNCTION gpualloc_internal.fairshare(timestamptz) IS 'Every tenant''s fair share per pool as of a moment (what the planner reads): weight, share, decayed GPU-hours, normalized usage, factor, priority factor (factor over the pool''s highest).';
+COMMENT ON FUNCTION gpualloc_internal.check_gpu_count(text, integer) IS 'A number of GPUs: 0 or more (NULL passes).';
+COMMENT ON FUNCTION gpualloc_internal.check_tenant_policy(name, gpualloc.pools, integer, integer, boolean, integer, double precision, text) IS 'A tenant policy''s fields and rules, and the pool''s guarantees within its GPUs (locks the pool row).';

@@ -28,6 +28,12 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 
 -- Submitters: their jobs, through the API and row-level security.
 GRANT SELECT ON gpualloc.jobs, gpualloc.job_dependencies, gpualloc.pools TO gpualloc_submitter;
+-- tenant policies change only through set_tenant_policy, which checks them
+REVOKE INSERT, UPDATE ON gpualloc.tenant_policies FROM gpualloc_admin;
+-- their tenants' policies and usage (row-level security, and the filter of fairshare())
+GRANT SELECT ON gpualloc.tenant_policies, gpualloc.tenant_usage TO gpualloc_submitter;
+GRANT EXECUTE ON FUNCTION gpualloc.fairshare(timestamptz) TO gpualloc_submitter, gpualloc_reader;
+GRANT SELECT ON gpualloc.tenant_usage TO gpualloc_reader;
 GRANT EXECUTE ON FUNCTION
 	gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name,
 						timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval),

@@ -174,4 +174,31 @@ CREATE INDEX maintenance_windows_pool_idx ON gpualloc.maintenance_windows (pool_
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.maintenance_windows', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.maintenance_windows_window_id_seq', '');
 
+-- Tenants: a policy per pool (guarantee, limit, borrowing, fair-share weight, cohort).
+CREATE TABLE gpualloc.tenant_policies (
+	tenant		name NOT NULL REFERENCES gpualloc.tenants ON DELETE CASCADE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	guarantee	integer NOT NULL DEFAULT 0,
+	gpu_limit	integer,
+	may_borrow	boolean NOT NULL DEFAULT true,
+	borrow_limit integer,
+	weight		double precision NOT NULL DEFAULT 1,
+	cohort		text,
+	updated_at	timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (tenant, pool_id),
+	CONSTRAINT tenant_policies_guarantee CHECK (guarantee >= 0),
+	CONSTRAINT tenant_policies_limit CHECK (gpu_limit IS NULL OR gpu_limit >= guarantee),
+	CONSTRAINT tenant_policies_borrow_limit CHECK (borrow_limit IS NULL OR (may_borrow AND borrow_limit >= 0)),
+	CONSTRAINT tenant_policies_weight CHECK (weight > 0 AND weight <= 1e6),
+	CONSTRAINT tenant_policies_cohort CHECK (cohort IS NULL OR cohort ~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$')
+);
+CREATE INDEX tenant_policies_pool_idx ON gpualloc.tenant_policies (pool_id);
+ALTER TABLE gpualloc.tenant_policies ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_policies_admin_all ON gpualloc.tenant_policies TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+CREATE POLICY tenant_policies_submitter_own_tenant ON gpualloc.tenant_policies FOR SELECT TO gpualloc_submitter
+	USING (tenant IN (SELECT r.rolname FROM pg_catalog.pg_roles r
+					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenant_policies', '');
+
 -- 0.2's code follows.

@@ -36,6 +36,8 @@ double		gpualloc_max_priority = 10.0;
 int			gpualloc_on_gpu_failure = GA_ON_GPU_FAILURE_REQUEUE;
 int			gpualloc_max_parallel_pools = -1;
 double		gpualloc_queue_depth = 4.0;
+bool		gpualloc_fairshare = true;
+int			gpualloc_fairshare_half_life_minutes = 7 * 24 * 60;
 
 static const struct config_enum_entry on_gpu_failure_options[] = {
 	{"requeue", GA_ON_GPU_FAILURE_REQUEUE, false},
@@ -113,6 +115,22 @@ define_protect_gucs(void)
 							 NULL, NULL, NULL);
 }
 
+/* Fair share between tenants (docs/model.md, Fair share; fairshare.c). */
+static void
+define_fairshare_gucs(void)
+{
+	DefineCustomBoolVariable("gpualloc.fairshare",
+							 "Whether a queued job's priority is multiplied by its tenant's fair-share factor.",
+							 "The factor is 2^(-usage/share) per pool: a tenant that used more of the pool than its "
+							 "share lately plans its queued jobs at a lower priority.",
+							 &gpualloc_fairshare, true, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.fairshare_half_life",
+							"Half-life of past GPU-hours in a tenant's fair-share usage.",
+							"An hour used this long ago counts half as much as one used now.",
+							&gpualloc_fairshare_half_life_minutes, 7 * 24 * 60, 60, 366 * 24 * 60,
+							PGC_SUSET, GUC_UNIT_MIN, NULL, NULL, NULL);
+}
+
 static void
 define_planning_gucs(void)
 {
@@ -151,6 +169,7 @@ define_planning_gucs(void)
 							 NULL, &gpualloc_demand_quantile, GA_DEMAND_QUANTILE_DEFAULT, 0.5, 0.999, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 	define_protect_gucs();
+	define_fairshare_gucs();
 }
 
 void

@@ -31,6 +31,8 @@ extern double gpualloc_max_priority;
 extern int	gpualloc_on_gpu_failure;
 extern int	gpualloc_max_parallel_pools;
 extern double gpualloc_queue_depth;
+extern bool gpualloc_fairshare;
+extern int	gpualloc_fairshare_half_life_minutes;
 
 #define GA_ON_GPU_FAILURE_REQUEUE 0
 #define GA_ON_GPU_FAILURE_FAIL 1
@@ -111,6 +113,23 @@ typedef struct GaServiceForecastRequest
 
 extern void ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50,
 								   double *upper, int *shaped, int *protect);
+
+/* fairshare.c: each tenant's fair-share factor per pool, read once per build */
+typedef struct GaFairshareEntry
+{
+	int			pool_id;
+	char		tenant[NAMEDATALEN];
+	double		factor;
+} GaFairshareEntry;
+
+typedef struct GaFairshare
+{
+	int			n;
+	GaFairshareEntry *entries;	/* [n] sorted by pool_id, then tenant (strcmp) */
+} GaFairshare;
+
+extern GaFairshare *ga_fairshare_load(TimestampTz now);
+extern double ga_fairshare_factor(const GaFairshare *fs, int pool_id, const char *tenant);
 
 /* problem_build.c: tables -> core problem (inside SPI) */
 extern GaBuild *ga_build_problem(TimestampTz now);

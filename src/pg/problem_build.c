@@ -163,7 +163,7 @@ load_gpus(GaBuild *build)
 	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
 	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked', " \
-	"       pg_catalog.date_part('epoch', j.time_limit) / 3600 " \
+	"       pg_catalog.date_part('epoch', j.time_limit) / 3600, j.status = 'queued', j.tenant::text " \
 	"FROM gpualloc.jobs j "
 #define JOBS_NOT_BLOCKED \
 	"  AND (j.status = 'running' OR j.job_id NOT IN (SELECT b.job_id FROM blocked b)) "
@@ -259,11 +259,27 @@ fill_job(GaBuild *build, int row, ga_job *job)
 }
 
 /*
+ * A queued job is planned at its priority times its tenant's priority
+ * factor in its pool (fairshare.c); a booked or running job keeps its own:
+ * it already holds its GPUs, and fair share orders the jobs still waiting.
+ */
+static void
+apply_fairshare(const GaBuild *build, int row, ga_job *job, const GaFairshare *fs)
+{
+	bool		isnull;
+
+	if (!DatumGetBool(column(row, 16, &isnull)))
+		return;
+	job->priority *= ga_fairshare_factor(fs, build->pool_ids[job->pool],
+										 SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, 17));
+}
+
+/*
  * The jobs from the rows of JOBS_SQL, which must be SPI's last result, and
  * the ids of those booked now: the bookings the commit may move.
  */
 static void
-load_jobs(GaBuild *build, int n_jobs)
+load_jobs(GaBuild *build, int n_jobs, const GaFairshare *fs)
 {
 	bool		isnull;
 
@@ -272,6 +288,7 @@ load_jobs(GaBuild *build, int n_jobs)
 	for (int j = 0; j < n_jobs; j++)
 	{
 		fill_job(build, j, &build->problem->jobs[j]);
+		apply_fairshare(build, j, &build->problem->jobs[j], fs);
 		if (DatumGetBool(column(j, 14, &isnull)))
 			build->booked_job_ids[build->n_booked++] = build->problem->jobs[j].id;
 	}
@@ -553,6 +570,7 @@ ga_build_problem(TimestampTz now)
 	int			n_jobs;
 	int			n_services;
 	Datum		candidates;
+	GaFairshare *fairshare;
 	ga_error	err;
 
 	/* each GUC is checked when set, but not against the other set later */
@@ -577,6 +595,8 @@ ga_build_problem(TimestampTz now)
 	n_services = count_rows("SELECT pg_catalog.count(*) FROM gpualloc.services");
 	build->jobs_without_estimate =
 		count_rows("SELECT pg_catalog.count(*) FROM gpualloc.jobs WHERE status IN ('queued', 'booked') AND est_work_gpu_hours IS NULL");
+	/* copied out of SPI's result: the jobs' query must be the last one */
+	fairshare = ga_fairshare_load(now);
 	/* read once: the rows are kept in SPI's result until load_jobs */
 	candidates = ga_queue_candidates(build->layouts, n_pools);
 	if (candidates == (Datum) 0)
@@ -602,7 +622,7 @@ ga_build_problem(TimestampTz now)
 	build->pool_ids = palloc0(sizeof(int) * (n_pools + 1));
 	load_pools(build);
 	load_gpus(build);
-	load_jobs(build, n_jobs);
+	load_jobs(build, n_jobs, fairshare);
 	load_links(build);
 	load_services(build, now);
 	load_windows(build);

@@ -1,0 +1,236 @@
+-- Tenant governance: each tenant's policy in a pool (guarantee, limit,
+-- borrowing, fair-share weight, cohort) and its fair-share factor, which
+-- the planner multiplies into the priority of its queued jobs
+-- (src/pg/fairshare.c, docs/model.md "Fair share").
+
+-- A policy's GPU counts: a whole number of GPUs, at least 0.
+CREATE FUNCTION gpualloc_internal.check_gpu_count(field text, value integer) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF value < 0 THEN
+		RAISE EXCEPTION '% must be 0 or more GPUs, got %', field, value
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$$;
+
+-- The rules between a policy's fields, and the pool's guarantees within its
+-- GPUs (the pool row is locked, so two admins cannot both take its last GPUs).
+CREATE FUNCTION gpualloc_internal.check_tenant_policy(p_tenant name, p_pool gpualloc.pools, guarantee integer,
+													  gpu_limit integer, borrow boolean, borrow_limit integer,
+													  weight double precision, cohort text) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	pool_gpus integer;
+	others integer;
+BEGIN
+	IF guarantee IS NULL THEN
+		RAISE EXCEPTION 'guarantee must be 0 or more GPUs, got NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	PERFORM gpualloc_internal.check_gpu_count('guarantee', guarantee);
+	PERFORM gpualloc_internal.check_gpu_count('limit', gpu_limit);
+	IF gpu_limit < guarantee THEN
+		RAISE EXCEPTION 'limit (%) must be at least the guarantee (%)', gpu_limit, guarantee
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'A NULL limit means none.';
+	END IF;
+	IF borrow IS NULL THEN
+		RAISE EXCEPTION 'borrow must be true or false, got NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	PERFORM gpualloc_internal.check_gpu_count('borrow_limit', borrow_limit);
+	IF NOT borrow AND borrow_limit IS NOT NULL THEN
+		RAISE EXCEPTION 'borrow_limit is set but borrow is false'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A tenant that may not borrow has no borrow limit.';
+	END IF;
+	IF weight IS NULL OR weight = 'NaN' OR weight <= 0 OR weight > 1e6 THEN
+		RAISE EXCEPTION 'weight must be a number in (0, 1e6], got %', coalesce(weight::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF cohort IS NOT NULL THEN
+		PERFORM gpualloc_internal.check_name('cohort', cohort);
+	END IF;
+	PERFORM 1 FROM gpualloc.pools p WHERE p.pool_id = p_pool.pool_id FOR UPDATE;
+	SELECT count(*)::integer INTO pool_gpus FROM gpualloc.gpus g WHERE g.pool_id = p_pool.pool_id;
+	SELECT coalesce(sum(tp.guarantee), 0)::integer INTO others FROM gpualloc.tenant_policies tp
+	WHERE tp.pool_id = p_pool.pool_id AND tp.tenant <> p_tenant;
+	IF others + guarantee > pool_gpus THEN
+		RAISE EXCEPTION 'guarantees of pool "%" would sum to % GPUs; the pool has %',
+				p_pool.name, others + guarantee, pool_gpus
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Other tenants are guaranteed %s GPUs; this guarantee asks for %s.',
+											 others, guarantee),
+				  HINT = 'Lower a guarantee or add nodes to the pool first.';
+	END IF;
+END
+$$;
+
+-- Set (create or replace) a tenant's policy in a pool (admin).
+CREATE FUNCTION gpualloc.set_tenant_policy(tenant name, pool text, guarantee integer DEFAULT 0,
+										   "limit" integer DEFAULT NULL, borrow boolean DEFAULT true,
+										   borrow_limit integer DEFAULT NULL,
+										   weight double precision DEFAULT 1, cohort text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+BEGIN
+	PERFORM gpualloc_internal.require_admin('set a tenant policy');
+	IF NOT EXISTS (SELECT 1 FROM gpualloc.tenants t WHERE t.tenant = set_tenant_policy.tenant) THEN
+		RAISE EXCEPTION 'tenant "%" is not registered', coalesce(set_tenant_policy.tenant::text, 'NULL')
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Register it with gpualloc.add_tenant().';
+	END IF;
+	p := gpualloc_internal.pool(set_tenant_policy.pool);
+	PERFORM gpualloc_internal.check_tenant_policy(set_tenant_policy.tenant, p, set_tenant_policy.guarantee,
+		set_tenant_policy."limit", set_tenant_policy.borrow, set_tenant_policy.borrow_limit,
+		set_tenant_policy.weight, set_tenant_policy.cohort);
+	INSERT INTO gpualloc.tenant_policies AS tp
+		(tenant, pool_id, guarantee, gpu_limit, may_borrow, borrow_limit, weight, cohort)
+	VALUES (set_tenant_policy.tenant, p.pool_id, set_tenant_policy.guarantee, set_tenant_policy."limit",
+			set_tenant_policy.borrow, set_tenant_policy.borrow_limit, set_tenant_policy.weight,
+			set_tenant_policy.cohort)
+	ON CONFLICT ON CONSTRAINT tenant_policies_pkey DO UPDATE
+	SET guarantee = excluded.guarantee, gpu_limit = excluded.gpu_limit, may_borrow = excluded.may_borrow,
+		borrow_limit = excluded.borrow_limit, weight = excluded.weight, cohort = excluded.cohort,
+		updated_at = now();
+END
+$$;
+
+-- Drop a tenant's policy in a pool (admin): it falls back to no guarantee,
+-- no limit and weight 1.
+CREATE FUNCTION gpualloc.remove_tenant_policy(tenant name, pool text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+BEGIN
+	PERFORM gpualloc_internal.require_admin('remove a tenant policy');
+	p := gpualloc_internal.pool(remove_tenant_policy.pool);
+	DELETE FROM gpualloc.tenant_policies tp
+	WHERE tp.tenant = remove_tenant_policy.tenant AND tp.pool_id = p.pool_id;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'tenant "%" has no policy in pool "%"',
+				coalesce(remove_tenant_policy.tenant::text, 'NULL'), p.name
+			USING ERRCODE = 'undefined_object';
+	END IF;
+END
+$$;
+
+-- Fair share (Slurm's classic factor), per pool, as of a moment.  A
+-- tenant's usage is the GPU-hours its jobs held in the pool, each hour
+-- weighted by 2^(-age / gpualloc.fairshare_half_life); hours older than 20
+-- half-lives (weight below 2^-20) are not read.  Its share is its weight
+-- over the weights of the pool's tenants (those with a policy there, an
+-- unfinished job there, or usage there; weight 1 without a policy); its
+-- factor 2^(-normalized usage / share), at least 2^-20, 1 when nobody used
+-- the pool.  The planner multiplies a queued job's priority by its tenant's
+-- priority_factor: the factor over the highest factor of the pool's
+-- tenants.  Jobs rank among themselves as by the factor, while the tenant
+-- that used the pool least plans at its own priority, so fair share moves
+-- no tenant's work below the services (a lone tenant's factor is 1/2).
+-- With gpualloc.fairshare off, both are 1.
+CREATE FUNCTION gpualloc_internal.fairshare(as_of timestamptz)
+RETURNS TABLE (tenant name, pool_id integer, weight double precision, share double precision,
+			   decayed_gpu_hours double precision, normalized_usage double precision,
+			   factor double precision, priority_factor double precision)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+WITH settings AS (
+	SELECT s.h, (extract(epoch FROM s.h) / 3600)::double precision AS half_life_hours,
+		   gpualloc_internal.setting('gpualloc.fairshare', 'on')::boolean AS enabled
+	FROM (SELECT gpualloc_internal.setting('gpualloc.fairshare_half_life', '7d')::interval AS h) s
+), ages AS (
+	-- each job row's span inside the window, as ages in hours at as_of
+	SELECT j.tenant, g.pool_id, st.half_life_hours,
+		   (extract(epoch FROM as_of - greatest(lower(a.during), as_of - 20 * st.h)) / 3600)::double precision AS age_begin,
+		   (extract(epoch FROM as_of - least(coalesce(upper(a.during), as_of), as_of)) / 3600)::double precision AS age_end
+	FROM settings st
+	JOIN gpualloc.allocations a ON a.during && tstzrange(as_of - 20 * st.h, as_of)
+	JOIN gpualloc.jobs j ON j.job_id = a.job_id
+	JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
+), held AS (
+	-- the integral of 2^(-age / H) over the span: H / ln 2 * (2^(-end / H) - 2^(-begin / H))
+	SELECT x.tenant, x.pool_id,
+		   sum(x.half_life_hours / ln(2::double precision)
+			   * (power(2::double precision, -x.age_end / x.half_life_hours)
+				  - power(2::double precision, -x.age_begin / x.half_life_hours))) AS usage
+	FROM ages x
+	GROUP BY x.tenant, x.pool_id
+), members AS (
+	SELECT tp.tenant, tp.pool_id FROM gpualloc.tenant_policies tp
+	UNION
+	SELECT j.tenant, j.pool_id FROM gpualloc.jobs j WHERE j.status IN ('queued', 'booked', 'running')
+	UNION
+	SELECT h.tenant, h.pool_id FROM held h
+), weighted AS (
+	SELECT m.tenant, m.pool_id, coalesce(tp.weight, 1) AS weight, coalesce(h.usage, 0) AS usage
+	FROM members m
+	LEFT JOIN gpualloc.tenant_policies tp ON tp.tenant = m.tenant AND tp.pool_id = m.pool_id
+	LEFT JOIN held h ON h.tenant = m.tenant AND h.pool_id = m.pool_id
+), shares AS (
+	SELECT w.tenant, w.pool_id, w.weight, w.usage,
+		   w.weight / sum(w.weight) OVER pool AS share,
+		   CASE WHEN sum(w.usage) OVER pool > 0 THEN w.usage / sum(w.usage) OVER pool ELSE 0 END AS normalized
+	FROM weighted w
+	WINDOW pool AS (PARTITION BY w.pool_id)
+), factors AS (
+	SELECT s.tenant, s.pool_id, s.weight, s.share, s.usage, s.normalized,
+		   CASE WHEN st.enabled THEN power(2::double precision, greatest(-s.normalized / s.share, -20)) ELSE 1 END
+			   AS factor
+	FROM shares s CROSS JOIN settings st
+)
+SELECT f.tenant, f.pool_id, f.weight, f.share, f.usage, f.normalized, f.factor,
+	   f.factor / max(f.factor) OVER (PARTITION BY f.pool_id)
+FROM factors f
+ORDER BY f.pool_id, f.tenant
+$$;
+
+-- The fair share of the tenants the caller may see: admins and readers all,
+-- a submitter those whose role it is a member of.
+CREATE FUNCTION gpualloc.fairshare(as_of timestamptz DEFAULT now())
+RETURNS TABLE (tenant name, pool text, weight double precision, share double precision,
+			   decayed_gpu_hours double precision, normalized_usage double precision,
+			   factor double precision, priority_factor double precision)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+	SELECT f.tenant, p.name, f.weight, f.share, f.decayed_gpu_hours, f.normalized_usage, f.factor,
+		   f.priority_factor
+	FROM gpualloc_internal.fairshare(as_of) f
+	JOIN gpualloc.pools p ON p.pool_id = f.pool_id
+	WHERE pg_catalog.pg_has_role(gpualloc.caller_role(), 'gpualloc_reader', 'MEMBER')
+	   OR gpualloc_internal.can_act_for(f.tenant)
+	ORDER BY p.name, f.tenant
+$$;
+
+-- Per tenant and pool: its policy, the GPUs it holds now and how many of
+-- them lie above its guarantee, and its fair share.  A submitter sees its
+-- own tenants only (gpualloc.fairshare filters; the barrier keeps a caller's
+-- conditions from seeing the policies of other tenants first).
+CREATE VIEW gpualloc.tenant_usage WITH (security_barrier) AS
+SELECT f.tenant, f.pool, coalesce(tp.guarantee, 0) AS guarantee, tp.gpu_limit,
+	   coalesce(tp.may_borrow, true) AS may_borrow, tp.borrow_limit, tp.cohort,
+	   coalesce(u.gpus, 0) AS gpus_in_use,
+	   greatest(coalesce(u.gpus, 0) - coalesce(tp.guarantee, 0), 0) AS gpus_borrowed,
+	   f.decayed_gpu_hours, f.weight, f.share, f.normalized_usage, f.factor AS fairshare_factor,
+	   f.priority_factor
+FROM gpualloc.fairshare(now()) f
+JOIN gpualloc.pools p ON p.name = f.pool
+LEFT JOIN gpualloc.tenant_policies tp ON tp.tenant = f.tenant AND tp.pool_id = p.pool_id
+LEFT JOIN (SELECT j.tenant, g.pool_id, count(*)::integer AS gpus
+		   FROM gpualloc.allocations a
+		   JOIN gpualloc.jobs j ON j.job_id = a.job_id
+		   JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
+		   WHERE a.end_seq IS NULL
+		   GROUP BY j.tenant, g.pool_id) u ON u.tenant = f.tenant AND u.pool_id = p.pool_id;

@@ -1,0 +1,227 @@
+-- Tenant governance: policies per tenant and pool, the fair-share factor and
+-- the effective priority the planner gives queued jobs.
+SET client_min_messages = warning;
+\set SHOW_CONTEXT never
+
+-- an error as "SQLSTATE: message", so each case shows its code
+CREATE FUNCTION pg_temp.try(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+	RETURN 'ok';
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END
+$$;
+
+SELECT gpualloc.add_pool('gov', 'L40S', 48, 362, node_size => 4) > 0 AS pool_added;
+SELECT gpualloc.add_node('gov', 0);
+CREATE ROLE gov_heavy NOLOGIN;
+CREATE ROLE gov_light NOLOGIN;
+CREATE ROLE gov_idle NOLOGIN;
+CREATE ROLE gov_unregistered NOLOGIN;
+CREATE ROLE gov_alice LOGIN IN ROLE gpualloc_submitter, gov_light;
+CREATE ROLE gov_viewer LOGIN IN ROLE gpualloc_reader;
+CREATE ROLE gov_outsider LOGIN;
+SELECT gpualloc.add_tenant('gov_heavy'), gpualloc.add_tenant('gov_light'), gpualloc.add_tenant('gov_idle');
+
+-- policies: guarantees within the pool's 4 GPUs
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 2, "limit" => 4, cohort => 'research');
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => true, borrow_limit => 2, weight => 2);
+SELECT gpualloc.set_tenant_policy('gov_idle', 'gov', guarantee => 1, borrow => false);
+-- setting again replaces the row
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => true, borrow_limit => 3);
+SELECT tenant, guarantee, gpu_limit, may_borrow, borrow_limit, weight, cohort
+FROM gpualloc.tenant_policies ORDER BY tenant;
+CREATE TEMP TABLE policies_before AS SELECT * FROM gpualloc.tenant_policies;
+
+-- every bad input: an error naming the field and the rule, nothing changed
+SELECT v.label, pg_temp.try(v.stmt) AS result
+FROM (VALUES
+	('unregistered tenant', $$SELECT gpualloc.set_tenant_policy('gov_unregistered', 'gov')$$),
+	('NULL tenant', $$SELECT gpualloc.set_tenant_policy(NULL, 'gov')$$),
+	('unknown pool', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'nope')$$),
+	('NULL guarantee', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => NULL)$$),
+	('negative guarantee', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => -1)$$),
+	('guarantees above the pool', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 3)$$),
+	('negative limit', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 0, "limit" => -1)$$),
+	('limit below guarantee', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 2, "limit" => 1)$$),
+	('NULL borrow', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', borrow => NULL)$$),
+	('borrow_limit without borrow', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', borrow => false, borrow_limit => 1)$$),
+	('negative borrow_limit', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', borrow_limit => -1)$$),
+	('zero weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => 0)$$),
+	('negative weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => -1)$$),
+	('NaN weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => 'NaN')$$),
+	('huge weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => 1e7)$$),
+	('NULL weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => NULL)$$),
+	('bad cohort', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', cohort => 'no spaces')$$),
+	('remove: no policy', $$SELECT gpualloc.remove_tenant_policy('gov_unregistered', 'gov')$$),
+	('remove: unknown pool', $$SELECT gpualloc.remove_tenant_policy('gov_heavy', 'nope')$$),
+	('direct insert', $$INSERT INTO gpualloc.tenant_policies (tenant, pool_id) SELECT 'gov_unregistered', 1$$)
+) AS v(label, stmt);
+-- not an admin
+SET ROLE gov_alice;
+SELECT pg_temp.try($$SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 0)$$) AS submitter_sets,
+	   pg_temp.try($$SELECT gpualloc.remove_tenant_policy('gov_light', 'gov')$$) AS submitter_removes;
+RESET ROLE;
+SELECT count(*) AS changed_rows
+FROM (SELECT * FROM gpualloc.tenant_policies EXCEPT SELECT * FROM policies_before
+	  UNION ALL
+	  SELECT * FROM policies_before EXCEPT SELECT * FROM gpualloc.tenant_policies) d;
+
+-- removing a policy; the pool's guarantees then leave room for more
+SELECT gpualloc.remove_tenant_policy('gov_idle', 'gov');
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 3, "limit" => 4, cohort => 'research');
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 2, "limit" => 4, cohort => 'research');
+
+-- Fair share on a hand-made history, as of a fixed moment T: gov_heavy held
+-- all 4 GPUs from T - 72 h to T - 48 h, gov_light 1 GPU from T - 24 h to
+-- T - 23 h.  (History written directly, as from before the change log.)
+\set T '''2026-01-10 00:00+00'''
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, status,
+						   submitted_at, started_at, finished_at, block_first, block_size)
+SELECT v.name, 'training', v.tenant, p.pool_id, 1, v.gpus, v.gpus, 'succeeded',
+	   :T::timestamptz - v.began, :T::timestamptz - v.began, :T::timestamptz - v.ended, 0, v.gpus
+FROM gpualloc.pools p,
+	 (VALUES ('gov-past-heavy', 'gov_heavy'::name, 4, interval '72 hours', interval '48 hours'),
+			 ('gov-past-light', 'gov_light'::name, 1, interval '24 hours', interval '23 hours'))
+	 AS v(name, tenant, gpus, began, ended)
+WHERE p.name = 'gov';
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq, end_seq)
+SELECT g.gpu_id, j.job_id, tstzrange(j.started_at, j.finished_at), 0, 0
+FROM gpualloc.jobs j
+JOIN gpualloc.gpus g ON g.pool_id = j.pool_id AND g.node * 4 + g.slot < j.block_size
+WHERE j.name IN ('gov-past-heavy', 'gov-past-light');
+
+-- the default half-life is 7 days (168 h); gov_idle, without policy or
+-- work in the pool, is no member of it
+SHOW gpualloc.fairshare_half_life;
+SELECT tenant, pool, weight, round(share::numeric, 4) AS share,
+	   round(decayed_gpu_hours::numeric, 4) AS decayed_gpu_hours,
+	   round(normalized_usage::numeric, 5) AS normalized_usage, round(factor::numeric, 5) AS factor,
+	   round(priority_factor::numeric, 5) AS priority_factor
+FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
+-- the same figures from the definition, not the function's closed form:
+-- each GPU-minute held, weighted by 2^(-age / 168 h) at its midpoint
+WITH minutes AS (
+	SELECT j.tenant, sum(power(2::float8, -(extract(epoch FROM :T::timestamptz - m) / 3600 - 1.0 / 120) / 168) / 60) AS usage
+	FROM gpualloc.jobs j
+	JOIN gpualloc.allocations a ON a.job_id = j.job_id
+	CROSS JOIN generate_series(lower(a.during), upper(a.during) - interval '1 minute', interval '1 minute') m
+	WHERE j.name IN ('gov-past-heavy', 'gov-past-light')
+	GROUP BY j.tenant
+), expected AS (
+	-- shares: weights 1 (gov_heavy) and 1 (gov_light), so 0.5 each
+	SELECT m.tenant, m.usage, m.usage / sum(m.usage) OVER () AS normalized,
+		   power(2::float8, -(m.usage / sum(m.usage) OVER ()) / 0.5) AS factor
+	FROM minutes m
+)
+SELECT e.tenant, round(e.usage::numeric, 4) AS by_minutes,
+	   abs(f.decayed_gpu_hours - e.usage) < 1e-6 * e.usage AS usage_matches,
+	   abs(f.factor - e.factor) < 1e-6 AS factor_matches,
+	   abs(f.priority_factor - e.factor / max(e.factor) OVER ()) < 1e-6 AS priority_factor_matches
+FROM expected e JOIN gpualloc.fairshare(:T) f ON f.tenant = e.tenant AND f.pool = 'gov'
+ORDER BY e.tenant;
+
+-- weight counts: gov_light at weight 3 has share 3/4 and a factor nearer 1
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, weight => 3);
+SELECT tenant, round(share::numeric, 4) AS share, round(factor::numeric, 5) AS factor
+FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1);
+-- a shorter half-life forgets gov_heavy's older hours faster
+SET gpualloc.fairshare_half_life = '1d';
+SELECT tenant, round(decayed_gpu_hours::numeric, 4) AS decayed_gpu_hours, round(factor::numeric, 5) AS factor
+FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
+RESET gpualloc.fairshare_half_life;
+-- a tenant alone in a pool: factor 2^(-1/1) = 1/2, yet it plans at its own
+-- priority (priority factor 1), so fair share does not lower it below the services
+SELECT gpualloc.add_pool('gov-solo', 'L4', 24, 121, node_size => 2) > 0 AS solo_pool;
+SELECT gpualloc.add_node('gov-solo', 0);
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, status,
+						   submitted_at, started_at, finished_at, block_first, block_size)
+SELECT 'gov-solo-past', 'training', 'gov_heavy', p.pool_id, 1, 2, 2, 'succeeded',
+	   :T::timestamptz - interval '2 hours', :T::timestamptz - interval '2 hours', :T::timestamptz - interval '1 hour', 0, 2
+FROM gpualloc.pools p WHERE p.name = 'gov-solo';
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq, end_seq)
+SELECT g.gpu_id, j.job_id, tstzrange(j.started_at, j.finished_at), 0, 0
+FROM gpualloc.jobs j JOIN gpualloc.gpus g ON g.pool_id = j.pool_id
+WHERE j.name = 'gov-solo-past';
+SELECT tenant, share, normalized_usage, factor, priority_factor FROM gpualloc.fairshare(:T) WHERE pool = 'gov-solo';
+-- before any use, every factor is 1; with fair share off too
+SELECT tenant, factor FROM gpualloc.fairshare(:T::timestamptz - interval '10 days') WHERE pool = 'gov';
+SET gpualloc.fairshare = off;
+SELECT tenant, factor FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
+RESET gpualloc.fairshare;
+
+-- The planner: gov_heavy used the pool over the last day, gov_light not.
+-- Each submits an equal job for all 4 GPUs, gov_heavy first; the one
+-- placed now is gov_light's (not_before keeps both off the fast path).
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, status,
+						   submitted_at, started_at, finished_at, block_first, block_size)
+SELECT 'gov-recent-heavy', 'training', 'gov_heavy', p.pool_id, 1, 4, 4, 'succeeded',
+	   now() - interval '25 hours', now() - interval '25 hours', now() - interval '1 hour', 0, 4
+FROM gpualloc.pools p WHERE p.name = 'gov';
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq, end_seq)
+SELECT g.gpu_id, j.job_id, tstzrange(j.started_at, j.finished_at), 0, 0
+FROM gpualloc.jobs j JOIN gpualloc.gpus g ON g.pool_id = j.pool_id
+WHERE j.name = 'gov-recent-heavy';
+SELECT gpualloc.submit_job('gov-heavy-next', 'training', 'gov', 4, 4, tenant => 'gov_heavy',
+	work_gpu_hours => 8, not_before => now() + interval '1 minute') AS heavy_job \gset
+SELECT gpualloc.submit_job('gov-light-next', 'training', 'gov', 4, 4, tenant => 'gov_light',
+	work_gpu_hours => 8, not_before => now() + interval '1 minute') AS light_job \gset
+UPDATE gpualloc.jobs SET not_before = NULL WHERE job_id IN (:heavy_job, :light_job);
+-- both queued at the plan: gov_heavy's at priority 1 x 2^-2 (all the pool's
+-- recent use is its own, its share is 1/2), gov_light's at 1 x 1
+SELECT tenant, round(normalized_usage::numeric, 4) AS normalized_usage, round(factor::numeric, 4) AS factor,
+	   round(priority_factor::numeric, 4) AS priority_factor
+FROM gpualloc.fairshare() WHERE pool = 'gov' ORDER BY tenant;
+SELECT name, status, priority, round(effective_priority::numeric, 4) AS effective_priority
+FROM gpualloc.queue_plan WHERE job_id IN (:heavy_job, :light_job) ORDER BY job_id;
+SELECT status FROM gpualloc.replan('fast');
+SELECT job_name, count(*) AS gpus FROM gpualloc.current_allocation WHERE pool = 'gov' GROUP BY job_name;
+SELECT name, status FROM gpualloc.jobs WHERE job_id IN (:heavy_job, :light_job) ORDER BY job_id;
+-- the plan places gov_heavy's after it
+SELECT q.name, q.planned_start > (SELECT planned_start FROM gpualloc.queue_plan WHERE job_id = :light_job) AS after_light
+FROM gpualloc.queue_plan q WHERE q.job_id = :heavy_job;
+
+-- tenant_usage now: GPUs held, borrowed above the guarantee, fair share
+SELECT tenant, pool, guarantee, gpu_limit, may_borrow, borrow_limit, cohort, gpus_in_use, gpus_borrowed,
+	   decayed_gpu_hours > 0 AS has_usage, weight, share, round(fairshare_factor::numeric, 2) AS factor,
+	   round(priority_factor::numeric, 2) AS priority_factor
+FROM gpualloc.tenant_usage WHERE pool = 'gov' ORDER BY tenant;
+
+-- a submitter sees its own tenants' policies and usage only
+SET ROLE gov_alice;
+SELECT tenant, guarantee FROM gpualloc.tenant_policies ORDER BY tenant;
+SELECT tenant, pool, gpus_in_use FROM gpualloc.tenant_usage ORDER BY tenant, pool;
+SELECT tenant, pool FROM gpualloc.fairshare() ORDER BY tenant, pool;
+-- a condition that leaks what it sees sees no other tenant's row first
+CREATE FUNCTION pg_temp.leak(t name) RETURNS boolean LANGUAGE plpgsql COST 0.0000001 AS $$
+BEGIN
+	RAISE NOTICE 'saw %', t;
+	RETURN true;
+END
+$$;
+SET client_min_messages = notice;
+SELECT tenant FROM gpualloc.tenant_usage WHERE pg_temp.leak(tenant) AND pool = 'gov';
+SET client_min_messages = warning;
+RESET ROLE;
+-- a reader sees every tenant; a role that is neither, nothing
+SET ROLE gov_viewer;
+SELECT tenant, pool FROM gpualloc.tenant_usage WHERE pool = 'gov' ORDER BY tenant;
+SELECT pg_temp.try($$SELECT * FROM gpualloc.tenant_policies$$) AS reader_reads_policies;
+RESET ROLE;
+SET ROLE gov_outsider;
+SELECT pg_temp.try($$SELECT * FROM gpualloc.tenant_usage$$) AS outsider_usage,
+	   pg_temp.try($$SELECT * FROM gpualloc.fairshare()$$) AS outsider_fairshare;
+RESET ROLE;
+
+-- a tenant's policies go with it; a pool's with the pool
+SELECT gpualloc.add_pool('gov-tmp', 'L4', 24, 121, node_size => 2) > 0 AS tmp_pool;
+SELECT gpualloc.add_node('gov-tmp', 0);
+SELECT gpualloc.set_tenant_policy('gov_idle', 'gov-tmp', guarantee => 2);
+SELECT gpualloc.remove_tenant('gov_idle');
+SELECT count(*) AS idle_policies FROM gpualloc.tenant_policies WHERE tenant = 'gov_idle';
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-tmp', guarantee => 1);
+SELECT pool_id AS tmp_pool_id FROM gpualloc.pools WHERE name = 'gov-tmp' \gset
+SELECT gpualloc.remove_pool('gov-tmp');
+SELECT count(*) AS tmp_policies FROM gpualloc.tenant_policies WHERE pool_id = :tmp_pool_id;
