@@ -215,6 +215,10 @@ typedef struct fast_ctx
 	int		   *tail_to;		/* past its estimated end: [from, to) */
 	int		   *tail_prefix;	/* [n_gpus + 1]: GPUs with such a tail */
 	int		   *overlap;		/* [T] scratch: tail_overlap */
+	/* advance reservations; both NULL when the problem has none */
+	uint64_t   *closed_to_services;	/* [n_gpus * W]: steps a reservation
+									 * holds each GPU */
+	uint64_t   *service_bits;	/* [W] scratch: service_leaf */
 } fast_ctx;
 
 typedef struct fast_state
@@ -257,6 +261,27 @@ static inline uint64_t *
 leaf_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg, int rel)
 {
 	return node_mask(c, st, pg, pg->span + rel);
+}
+
+/*
+ * A leaf as a service sees it: busy also where an advance reservation holds
+ * the GPU (c->closed_to_services), as services never run there.  The bits
+ * are written to c->service_bits, good until the next call, unless no
+ * reservation holds the GPU.
+ */
+static const uint64_t *
+service_leaf(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
+			 int rel)
+{
+	const uint64_t *m = leaf_mask(c, st, pg, rel);
+	const uint64_t *closed;
+
+	if (c->closed_to_services == NULL)
+		return m;
+	closed = c->closed_to_services + (size_t) (pg->first_gpu + rel) * c->W;
+	for (int w = 0; w < c->W; w++)
+		c->service_bits[w] = m[w] | closed[w];
+	return c->service_bits;
 }
 
 /* Height of a node: 0 for a leaf (one GPU), log_span for the root. */
@@ -814,41 +839,31 @@ typedef struct block_search
 
 /*
  * The first start from t on at which a run of `reach` steps on the block
- * touches no maintenance window, past the horizon too: each window in the
- * way moves the start to its end.
+ * touches no maintenance window and no advance reservation of another
+ * tenant than the job's, past the horizon too: each one in the way moves
+ * the start to its end.
  */
 static int
-clear_of_windows(const fast_ctx *c, int first, int size, int reach, int t)
+clear_of_windows(const fast_ctx *c, int tenant, int first, int size, int reach,
+				 int t)
 {
-	bool		moved = true;
+	const ga_window *w;
 
-	while (moved)
-	{
-		moved = false;
-		for (int i = 0; i < c->p->n_windows; i++)
-		{
-			const ga_window *w = &c->p->windows[i];
-
-			if (w->first_gpu < first + size && first < w->first_gpu + w->n_gpus &&
-				w->start_step < t + reach && t < w->end_step)
-			{
-				t = w->end_step;
-				moved = true;
-			}
-		}
-	}
+	while ((w = ga_closing(c->p, tenant, first, size, t, t + reach)) != NULL)
+		t = w->end_step;
 	return t;
 }
 
 /*
  * Earliest start in [from, last] allowed on the block (earliest_allowed)
- * whose run lengthened by the overrun margin touches no maintenance window:
- * the pool drains ahead of a window, so a job that outlives its estimate
- * by up to the margin is still off its GPUs when the window begins.
+ * whose run lengthened by the overrun margin touches no cell closed to the
+ * job (clear_of_windows): the pool drains ahead of a window or another
+ * tenant's reservation, so a job that outlives its estimate by up to the
+ * margin is still off its GPUs when it begins.
  */
 static int
-earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad, int from,
-			  int last, int d, int first, int size)
+earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad,
+			  const ga_job *job, int from, int last, int d, int first, int size)
 {
 	int			reach = ga_protect_steps(c->p, d);
 	int			t = from;
@@ -858,9 +873,9 @@ earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad, int fro
 		int			open;
 
 		t = earliest_allowed(m, bad, t, last, d, c->T);
-		if (t < 0 || c->p->n_windows == 0)
+		if (t < 0 || (c->p->n_windows == 0 && c->p->n_reservations == 0))
 			return t;
-		open = clear_of_windows(c, first, size, reach, t);
+		open = clear_of_windows(c, job->tenant, first, size, reach, t);
 		if (open == t)
 			return t;
 		if (open > last)
@@ -879,7 +894,7 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 	int			limit = bs->best_t < bs->last ? bs->best_t : bs->last;
 	int			first = pg->first_gpu + b * bs->g;
 	int			t = earliest_open(c, m, block_bad_starts(c, st, bs->job, bs->g, bs->d, first, bs->bad),
-								  bs->job->release_step, limit, bs->d, first, bs->g);
+								  bs->job, bs->job->release_step, limit, bs->d, first, bs->g);
 	int			end;
 	int			fit;
 	int			gap;
@@ -921,8 +936,9 @@ subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
 }
 
 /*
- * Whether a maintenance window touches node's GPUs: its blocks may then
- * have different starts clear of it (earliest_open).
+ * Whether a maintenance window or an advance reservation touches node's
+ * GPUs: its blocks may then have different starts clear of it
+ * (earliest_open).
  */
 static bool
 window_under(const fast_ctx *c, const pool_geom *pg, int node)
@@ -930,14 +946,7 @@ window_under(const fast_ctx *c, const pool_geom *pg, int node)
 	int			height = node_height(pg, node);
 	int			first = pg->first_gpu + ((node << height) - pg->span);
 
-	for (int i = 0; i < c->p->n_windows; i++)
-	{
-		const ga_window *w = &c->p->windows[i];
-
-		if (w->first_gpu < first + (1 << height) && first < w->first_gpu + w->n_gpus)
-			return true;
-	}
-	return false;
+	return ga_block_closed(c->p, -1, first, 1 << height, INT_MIN, INT_MAX);
 }
 
 /*
@@ -1155,7 +1164,7 @@ service_capacity(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
 		cap[t] = 0;
 	for (int rel = 0; rel < pg->n_gpus; rel++)
 	{
-		const uint64_t *m = leaf_mask(c, st, pg, rel);
+		const uint64_t *m = service_leaf(c, st, pg, rel);
 
 		for (int w = 0; w < c->W; w++)
 		{
@@ -1247,7 +1256,7 @@ seed_members(fast_ctx *c, const fast_state *st, int s)
 
 		if (c->member[rel])
 			continue;
-		end = next_set(leaf_mask(c, st, pg, rel), 0, c->T);
+		end = next_set(service_leaf(c, st, pg, rel), 0, c->T);
 		c->member[rel] = true;
 		c->member_end[rel] = end;
 		c->forced_at[end]++;
@@ -1274,7 +1283,7 @@ drop_busy_members(fast_ctx *c, const fast_state *st, const pool_geom *pg, int t)
 	int			dropped = 0;
 
 	for (int rel = 0; rel < pg->n_gpus; rel++)
-		if (c->member[rel] && bit_is_set(leaf_mask(c, st, pg, rel), t))
+		if (c->member[rel] && bit_is_set(service_leaf(c, st, pg, rel), t))
 		{
 			drop_member(c, rel);
 			dropped++;
@@ -1361,7 +1370,7 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 
 	for (int rel = pg->n_gpus - 1; rel >= 0 && added < n; rel--)
 	{
-		if (c->member[rel] || !free_over(leaf_mask(c, st, pg, rel), t, c->T))
+		if (c->member[rel] || !free_over(service_leaf(c, st, pg, rel), t, c->T))
 			continue;
 		c->member[rel] = true;
 		c->member_end[rel] = c->T;
@@ -1375,7 +1384,7 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 
 		for (int rel = pg->n_gpus - 1; rel >= 0; rel--)
 		{
-			const uint64_t *m = leaf_mask(c, st, pg, rel);
+			const uint64_t *m = service_leaf(c, st, pg, rel);
 			int			end;
 
 			if (c->member[rel] || bit_is_set(m, t))
@@ -1705,7 +1714,7 @@ reserve_held(fast_ctx *c, fast_state *st)
 			int			g = svc->held_gpus[i];
 
 			if (st->reserved_by[g] < 0 &&
-				free_over(leaf_mask(c, st, pg, g - pg->first_gpu), 0, c->T))
+				free_over(service_leaf(c, st, pg, g - pg->first_gpu), 0, c->T))
 			{
 				st->reserved_by[g] = s;
 				c->held_sorted[n_good++] = g;
@@ -2299,6 +2308,8 @@ ctx_free(fast_ctx *c)
 	free(c->tail_prefix);
 	free(c->overlap);
 	free(c->job_room);
+	free(c->closed_to_services);
+	free(c->service_bits);
 	ga_terminal_destroy(c->term);
 }
 
@@ -2408,6 +2419,35 @@ init_protect(fast_ctx *c)
 	return GA_OK;
 }
 
+/*
+ * The steps inside the horizon at which an advance reservation holds each
+ * GPU, closed to services (service_leaf); nothing when there is no
+ * reservation.  Jobs are kept out of other tenants' reservations by
+ * earliest_open instead, as the tree is shared by every tenant.
+ */
+static bool
+init_closed_to_services(fast_ctx *c)
+{
+	const ga_problem *p = c->p;
+
+	if (p->n_reservations == 0)
+		return true;
+	c->closed_to_services = calloc((size_t) p->n_gpus * c->W + 1, sizeof(uint64_t));
+	c->service_bits = calloc(c->W, sizeof(uint64_t));
+	if (!c->closed_to_services || !c->service_bits)
+		return false;
+	for (int i = 0; i < p->n_reservations; i++)
+	{
+		const ga_window *w = &p->reservations[i].cells;
+		int			from = w->start_step > 0 ? w->start_step : 0;
+		int			to = w->end_step < c->T ? w->end_step : c->T;
+
+		for (int g = w->first_gpu; from < to && g < w->first_gpu + w->n_gpus; g++)
+			bits_set_range(c->closed_to_services + (size_t) g * c->W, from, to);
+	}
+	return true;
+}
+
 static ga_status
 ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 		 ga_error *err)
@@ -2453,6 +2493,8 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 		!c->ideal_value ||  !c->promotions || !c->cap || !c->want ||
 		!c->forced_at || !c->member || !c->member_end || !c->held_sorted ||
 		!c->reserved_until)
+		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
+	if (!init_closed_to_services(c))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	return init_protect(c);
 }
