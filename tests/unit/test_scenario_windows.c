@@ -78,9 +78,9 @@ TEST(scenario_reads_windows_and_maps_them_to_steps)
 		CHECK_INT_EQ(w[1].start_step, 39);
 		/* from 03:00 the first is over */
 		CHECK_INT_EQ(ga_scenario_windows_at(scn, scn->start + 180, w), 1);
-		CHECK(ga_scenario_closed(scn, 5, scn->start + 60, scn->start + 90));
-		CHECK(!ga_scenario_closed(scn, 3, scn->start + 60, scn->start + 90));
-		CHECK(!ga_scenario_closed(scn, 5, scn->start + 180, scn->start + 210));
+		CHECK(ga_scenario_closed(scn, -1, 5, scn->start + 60, scn->start + 90));
+		CHECK(!ga_scenario_closed(scn, -1, 3, scn->start + 60, scn->start + 90));
+		CHECK(!ga_scenario_closed(scn, -1, 5, scn->start + 180, scn->start + 210));
 	}
 	ga_scenario_destroy(scn);
 	remove_with_windows(dir);

@@ -15,7 +15,9 @@
  *                 policy cannot look good by never starting hard jobs
  *   solve time    per re-plan, in milliseconds
  *   window violations  GPU-steps on which a job ran or a service was served
- *                 inside a maintenance window
+ *                 inside a maintenance window, or inside an advance
+ *                 reservation not of the job's tenant
+ *   reservation start delay  the largest reservation_delay of any job
  */
 #ifndef GPUALLOC_METRICS_H
 #define GPUALLOC_METRICS_H
@@ -31,6 +33,11 @@ typedef struct ga_job_outcome
 	double		gpu_hours;		/* run inside the window */
 	bool		stopped;		/* stopped at its time limit inside the window */
 	bool		started_early;	/* started before a job it waits for ended */
+	int			reservation_delay;	/* steps from the start of an advance
+									 * reservation of its tenant it was
+									 * queued before to its own start (the
+									 * window's end if unstarted), at least
+									 * 0; -1 when there is none */
 } ga_job_outcome;
 
 /* What a simulation observed, step by step; filled by the simulator. */
@@ -45,7 +52,9 @@ typedef struct ga_run_record
 	int		   *svc_demand;		/* [n_services * n_steps] actual demand */
 	int		   *svc_churn;		/* [n_services * n_steps] handovers */
 	int		   *window_busy;	/* [n_steps] GPUs inside a maintenance
-								 * window that ran a job or served a service */
+								 * window that ran a job or served a
+								 * service, or inside another tenant's
+								 * advance reservation */
 	int			n_jobs;
 	ga_job_outcome *jobs;		/* jobs submitted inside the window */
 	int			n_solves;
@@ -82,7 +91,11 @@ typedef struct ga_metrics
 	double		unmet_gpu_hours;
 	double		churn;			/* NAN when not applicable (oracle) */
 	double		window_violations;	/* GPU-steps of work inside maintenance
-									 * windows; NAN for the oracle */
+									 * windows or other tenants' advance
+									 * reservations; NAN for the oracle */
+	double		reservation_start_delay_steps;	/* largest reservation_delay
+												 * (0: none); NAN for the
+												 * oracle */
 	double		wait_mean_h;	/* over all jobs; NAN when none */
 	double		wait_p95_h;
 	int			n_classes;		/* priority classes, highest first */

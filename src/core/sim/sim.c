@@ -638,6 +638,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	pj->id = j;
 	snprintf(pj->name, GA_NAME_LEN, "%s", sj->name);
 	pj->pool = sj->pool;
+	pj->tenant = sj->tenant;
 	pj->priority = sj->priority;
 	pj->release_step = 0;
 	pj->deadline_step = -1;
@@ -714,6 +715,22 @@ fill_windows(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 	return rc;
 }
 
+/* The scenario's advance reservations, step 0 at window step t. */
+static ga_status
+fill_reservations(sim_ctx *c, ga_problem *p, int t, ga_error *err)
+{
+	int			n = c->scn->n_reservations;
+	ga_advance_reservation *r = malloc(sizeof(ga_advance_reservation) * (n > 0 ? n : 1));
+	ga_status	rc;
+
+	if (r == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory building a problem");
+	rc = ga_problem_set_advance_reservations(p, r, ga_scenario_reservations_at(c->scn, step_time(c, t), r),
+											 err);
+	free(r);
+	return rc;
+}
+
 static ga_status
 build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 {
@@ -745,6 +762,8 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	rc = fill_services(c, p, t, err);
 	if (rc == GA_OK)
 		rc = fill_windows(c, p, t, err);
+	if (rc == GA_OK)
+		rc = fill_reservations(c, p, t, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);
 	if (rc != GA_OK)
@@ -926,7 +945,8 @@ serve_and_record(sim_ctx *c, int t, int k)
 		else if (w >= nj)
 			c->gpu_svc[g] = w - nj;
 		if ((c->gpu_job[g] >= 0 || c->gpu_svc[g] >= 0) &&
-			ga_scenario_closed(c->scn, g, step_time(c, t), step_time(c, t + 1)))
+			ga_scenario_closed(c->scn, c->gpu_job[g] >= 0 ? c->scn->jobs[c->gpu_job[g]].tenant : -1,
+							   g, step_time(c, t), step_time(c, t + 1)))
 			rec->window_busy[t]++;
 	}
 	rec->batch_gpus[t] = busy;
@@ -970,6 +990,38 @@ started_before_predecessor(const sim_ctx *c, int j)
 	return false;
 }
 
+/*
+ * Steps from the start of each advance reservation of job j's tenant on its
+ * pool that holds enough GPUs for it, submitted before it begins inside the
+ * window, to the job's start
+ * (the window's end when it never started), at least 0; the largest, or -1
+ * when there is no such reservation.
+ */
+static int
+reservation_delay(const sim_ctx *c, int j)
+{
+	const ga_scn_job *sj = &c->scn->jobs[j];
+	int			start = c->res->jobs[j].start_step >= 0 ? c->res->jobs[j].start_step : c->T;
+	int			worst = -1;
+
+	for (int i = 0; sj->tenant >= 0 && i < c->scn->n_reservations; i++)
+	{
+		const ga_scn_reservation *r = &c->scn->reservations[i];
+		int			opens;
+
+		if (r->tenant != sj->tenant || r->cells.pool != sj->pool || sj->submit >= r->cells.start ||
+			sj->gpus_min > r->cells.n_gpus ||
+			r->cells.start < c->scn->start || r->cells.start >= c->scn->end)
+			continue;
+		opens = (int) ((r->cells.start - c->scn->start) / c->scn->step_minutes);
+		if (worst < 0)
+			worst = 0;
+		if (start - opens > worst)
+			worst = start - opens;
+	}
+	return worst;
+}
+
 /* Per-job outcomes of the jobs submitted inside the window. */
 static ga_status
 record_jobs(sim_ctx *c, ga_error *err)
@@ -992,6 +1044,7 @@ record_jobs(sim_ctx *c, ga_error *err)
 		n++;
 		memset(o, 0, sizeof(*o));
 		o->priority = sj->priority;
+		o->reservation_delay = reservation_delay(c, j);
 		o->started = tr->start_step >= 0;
 		started_at = o->started ? step_time(c, tr->start_step) : step_time(c, c->T);
 		o->wait_hours = (started_at - sj->submit) / 60.0;
