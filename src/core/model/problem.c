@@ -492,6 +492,24 @@ subtract_window(const ga_problem *p, const ga_window *w, int *room)
 				room[w->pool * T + t]--;
 }
 
+/*
+ * A reservation takes out of the room its usable GPUs outside every window
+ * at its steps (services never run there; the planners leave batch work
+ * there uncounted); a GPU in two reservations is taken once.
+ */
+static void
+subtract_reservation(const ga_problem *p, const ga_window *cells, int *room)
+{
+	int			T = p->params.n_steps;
+	int			from = cells->start_step > 0 ? cells->start_step : 0;
+	int			to = cells->end_step < T ? cells->end_step : T;
+
+	for (int t = from; t < to; t++)
+		for (int g = cells->first_gpu; g < cells->first_gpu + cells->n_gpus; g++)
+			if (p->gpu_usable[g] && ga_closing(p, -1, g, 1, t, t + 1) == cells)
+				room[cells->pool * T + t]--;
+}
+
 void
 ga_protect_room(const ga_problem *p, double job_priority, bool lengthened,
 				int *room)
@@ -509,6 +527,8 @@ ga_protect_room(const ga_problem *p, double job_priority, bool lengthened,
 	}
 	for (int i = 0; i < p->n_windows; i++)
 		subtract_window(p, &p->windows[i], room);
+	for (int i = 0; i < p->n_reservations; i++)
+		subtract_reservation(p, &p->reservations[i].cells, room);
 	for (int s = 0; s < p->n_services; s++)
 		if (ga_service_protected_from(p, &p->services[s], job_priority))
 			for (int t = 0; t < T; t++)

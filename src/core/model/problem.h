@@ -374,8 +374,10 @@ ga_service_guarded(const ga_service *svc, int t, bool lengthened)
 /*
  * The protect rule: the GPUs of each pool that batch work may hold at each
  * step when a job of this priority starts [n_pools * n_steps]: its usable
- * GPUs minus ga_service_guarded of the services protected from such a job
- * (may be negative).  Batch work counts every job, pinned jobs on usable
+ * GPUs outside maintenance windows and advance reservations minus
+ * ga_service_guarded of the services protected from such a job (may be
+ * negative).  Services never run on reserved GPUs, so batch work there is
+ * not counted against the room (the fast planner leaves it out).  Batch work counts every job, pinned jobs on usable
  * GPUs included, over its estimated run (lengthened = false) or over that
  * run lengthened by the overrun margin (true); a job starts only where,
  * with it, batch work stays within both rooms at every step of its runs

@@ -17,7 +17,8 @@
  *   window violations  GPU-steps on which a job ran or a service was served
  *                 inside a maintenance window, or inside an advance
  *                 reservation not of the job's tenant
- *   reservation start delay  the largest reservation_delay of any job
+ *   reservation start delay  the record's reservation_delay, 0 when no
+ *                 job waited for a reservation
  */
 #ifndef GPUALLOC_METRICS_H
 #define GPUALLOC_METRICS_H
@@ -33,11 +34,6 @@ typedef struct ga_job_outcome
 	double		gpu_hours;		/* run inside the window */
 	bool		stopped;		/* stopped at its time limit inside the window */
 	bool		started_early;	/* started before a job it waits for ended */
-	int			reservation_delay;	/* steps from the start of an advance
-									 * reservation of its tenant it was
-									 * queued before to its own start (the
-									 * window's end if unstarted), at least
-									 * 0; -1 when there is none */
 } ga_job_outcome;
 
 /* What a simulation observed, step by step; filled by the simulator. */
@@ -57,6 +53,14 @@ typedef struct ga_run_record
 								 * advance reservation */
 	int			n_jobs;
 	ga_job_outcome *jobs;		/* jobs submitted inside the window */
+	int			reservation_delay;	/* the largest, over the advance
+									 * reservations opening inside the
+									 * window, of the steps from a
+									 * reservation's start to the first
+									 * start of a job of its tenant that
+									 * waited for it (the window's end if
+									 * none started); -1 when no job
+									 * waited */
 	int			n_solves;
 	int			cap_solves;
 	double	   *solve_ms;
@@ -93,9 +97,9 @@ typedef struct ga_metrics
 	double		window_violations;	/* GPU-steps of work inside maintenance
 									 * windows or other tenants' advance
 									 * reservations; NAN for the oracle */
-	double		reservation_start_delay_steps;	/* largest reservation_delay
-												 * (0: none); NAN for the
-												 * oracle */
+	double		reservation_start_delay_steps;	/* the record's
+												 * reservation_delay (0:
+												 * none); NAN for the oracle */
 	double		wait_mean_h;	/* over all jobs; NAN when none */
 	double		wait_p95_h;
 	int			n_classes;		/* priority classes, highest first */

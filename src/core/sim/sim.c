@@ -991,33 +991,47 @@ started_before_predecessor(const sim_ctx *c, int j)
 }
 
 /*
- * Steps from the start of each advance reservation of job j's tenant on its
- * pool that holds enough GPUs for it, submitted before it begins inside the
- * window, to the job's start
- * (the window's end when it never started), at least 0; the largest, or -1
- * when there is no such reservation.
+ * Whether job j waited for reservation r: of its tenant, on its pool, with
+ * GPUs enough for it, and queued before r opened without having started.
  */
-static int
-reservation_delay(const sim_ctx *c, int j)
+static bool
+waited_for(const sim_ctx *c, int j, const ga_scn_reservation *r, int opens)
 {
 	const ga_scn_job *sj = &c->scn->jobs[j];
-	int			start = c->res->jobs[j].start_step >= 0 ? c->res->jobs[j].start_step : c->T;
+	int			start = c->res->jobs[j].start_step;
+
+	return sj->tenant == r->tenant && sj->pool == r->cells.pool &&
+		sj->gpus_min <= r->cells.n_gpus && sj->submit < r->cells.start &&
+		(start < 0 || start >= opens);
+}
+
+/*
+ * For each advance reservation opening inside the window, the steps from
+ * its start to the first start of a job that waited for it (the window's
+ * end if none started); the largest, or -1 when no job waited for any.
+ */
+static int
+reservation_delay(const sim_ctx *c)
+{
 	int			worst = -1;
 
-	for (int i = 0; sj->tenant >= 0 && i < c->scn->n_reservations; i++)
+	for (int i = 0; i < c->scn->n_reservations; i++)
 	{
 		const ga_scn_reservation *r = &c->scn->reservations[i];
-		int			opens;
+		int			opens = (int) ((r->cells.start - c->scn->start) / c->scn->step_minutes);
+		int			first = -1;
 
-		if (r->tenant != sj->tenant || r->cells.pool != sj->pool || sj->submit >= r->cells.start ||
-			sj->gpus_min > r->cells.n_gpus ||
-			r->cells.start < c->scn->start || r->cells.start >= c->scn->end)
+		if (r->cells.start < c->scn->start || r->cells.start >= c->scn->end)
 			continue;
-		opens = (int) ((r->cells.start - c->scn->start) / c->scn->step_minutes);
-		if (worst < 0)
-			worst = 0;
-		if (start - opens > worst)
-			worst = start - opens;
+		for (int j = 0; j < c->scn->n_jobs; j++)
+		{
+			int			start = c->res->jobs[j].start_step;
+
+			if (waited_for(c, j, r, opens))
+				first = first < 0 || (start >= 0 ? start : c->T) < first ? (start >= 0 ? start : c->T) : first;
+		}
+		if (first >= 0 && first - opens > worst)
+			worst = first - opens;
 	}
 	return worst;
 }
@@ -1044,7 +1058,6 @@ record_jobs(sim_ctx *c, ga_error *err)
 		n++;
 		memset(o, 0, sizeof(*o));
 		o->priority = sj->priority;
-		o->reservation_delay = reservation_delay(c, j);
 		o->started = tr->start_step >= 0;
 		started_at = o->started ? step_time(c, tr->start_step) : step_time(c, c->T);
 		o->wait_hours = (started_at - sj->submit) / 60.0;
@@ -1061,6 +1074,7 @@ record_jobs(sim_ctx *c, ga_error *err)
 		}
 	}
 	rec->n_jobs = n;
+	rec->reservation_delay = reservation_delay(c);
 	return GA_OK;
 }
 

@@ -214,11 +214,12 @@ typedef struct fast_ctx
 	int		   *tail_from;		/* [n_gpus]: a running job's lengthened run */
 	int		   *tail_to;		/* past its estimated end: [from, to) */
 	int		   *tail_prefix;	/* [n_gpus + 1]: GPUs with such a tail */
-	int		   *overlap;		/* [T] scratch: tail_overlap */
+	int		   *overlap;		/* [T] scratch: uncounted_overlap */
 	/* advance reservations; both NULL when the problem has none */
 	uint64_t   *closed_to_services;	/* [n_gpus * W]: steps a reservation
 									 * holds each GPU */
 	uint64_t   *service_bits;	/* [W] scratch: service_leaf */
+	int		   *resv_prefix;	/* [n_gpus + 1]: GPUs some reservation holds */
 } fast_ctx;
 
 typedef struct fast_state
@@ -693,23 +694,64 @@ count_batch(const fast_ctx *c, fast_state *st, int pool, int start,
 			ga_protect_steps(c->p, duration), size);
 }
 
+/* Whether an advance reservation holds some GPU of [first, first + size). */
+static inline bool
+reserved_block(const fast_ctx *c, int first, int size)
+{
+	return c->resv_prefix != NULL && c->resv_prefix[first + size] != c->resv_prefix[first];
+}
+
 /*
- * GPUs of the block [first, first + size) under a running job's lengthened
- * run at each step, into c->overlap; false (nothing written) when there
- * are none.  A job placed there after the running job's estimated end
- * waits if that job outlives its estimate, holding no more GPUs than the
- * block, so those GPUs count once in the lengthened tier.
+ * GPUs of the block [first, first + size) at each step whose batch work
+ * the protect rule does not count in one tier, into c->overlap; false
+ * (nothing written) when there are none.  Reserved cells, in both tiers:
+ * services never run there, so the room leaves them out (ga_protect_room)
+ * and work on them takes nothing from the services.  With `tails`, in the
+ * lengthened tier, GPUs under a running job's lengthened run: a job placed
+ * there after the running job's estimated end waits if that job outlives
+ * its estimate, holding no more GPUs than the block, so those GPUs count
+ * once.
  */
 static bool
-tail_overlap(const fast_ctx *c, int first, int size)
+uncounted_overlap(const fast_ctx *c, int first, int size, bool lengthened, bool tails)
 {
-	if (c->tail_prefix[first + size] == c->tail_prefix[first])
+	bool		tail = tails && lengthened && c->tail_prefix[first + size] != c->tail_prefix[first];
+	bool		resv = reserved_block(c, first, size);
+
+	if (!tail && !resv)
 		return false;
 	memset(c->overlap, 0, sizeof(int) * c->T);
 	for (int g = first; g < first + size; g++)
-		for (int t = c->tail_from[g]; t < c->tail_to[g]; t++)
-			c->overlap[t]++;
+	{
+		const uint64_t *closed = resv ? c->closed_to_services + (size_t) g * c->W : NULL;
+
+		for (int t = 0; t < c->T; t++)
+			c->overlap[t] += (tail && t >= c->tail_from[g] && t < c->tail_to[g]) ||
+				(closed != NULL && bit_is_set(closed, t));
+	}
 	return true;
+}
+
+/*
+ * Count (sign 1) or uncount (-1) a job on its block in both tiers: a run of
+ * `duration` steps from start, and the same run lengthened, less what
+ * uncounted_overlap leaves out (`tails`: a job not pinned).
+ */
+static void
+count_block(const fast_ctx *c, fast_state *st, int pool, int start, int duration,
+			int first, int size, int counted, bool tails, int sign)
+{
+	count_batch(c, st, pool, start, duration, sign * counted);
+	for (int tier = 0; tier < 2; tier++)
+	{
+		int		   *used = tier_used(c, st, tier, pool);
+		int			steps = tier ? ga_protect_steps(c->p, duration) : duration;
+
+		if (!uncounted_overlap(c, first, size, tier, tails))
+			continue;
+		for (int t = start > 0 ? start : 0; t < c->T && t - start < steps; t++)
+			used[t] -= sign * c->overlap[t];
+	}
 }
 
 /* Count (sign 1) or uncount (-1) a job that is not pinned, on its block. */
@@ -717,15 +759,8 @@ static void
 count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 		  int first, int size, int sign)
 {
-	int			d = ga_job_duration(job, size);
-	int			reach = ga_protect_steps(c->p, d);
-	int		   *used = tier_used(c, st, true, job->pool);
-
-	count_batch(c, st, job->pool, start, d, sign * size);
-	if (!tail_overlap(c, first, size))
-		return;
-	for (int t = start; t < c->T && t - start < reach; t++)
-		used[t] -= sign * c->overlap[t];
+	count_block(c, st, job->pool, start, ga_job_duration(job, size), first, size,
+				size, true, sign);
 }
 
 /*
@@ -738,7 +773,7 @@ count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 static void
 mark_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 				int size, bool lengthened, int reach, const int *overlap,
-				uint64_t *bad)
+				bool reserved, uint64_t *bad)
 {
 	const ga_problem *p = c->p;
 	const int  *used = tier_used(c, st, lengthened, job->pool);
@@ -752,7 +787,13 @@ mark_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 				c->job_room[t] += ga_service_guarded(&p->services[s], t, lengthened);
 	for (int t = c->T - 1; t >= 0; t--)
 	{
-		if (used[t] + size - (overlap ? overlap[t] : 0) > c->job_room[t])
+		int			adds = size - (overlap ? overlap[t] : 0);
+
+		/*
+		 * On reserved cells (`reserved`) a step where the job adds no
+		 * counted work is never its fault: the services cannot use them.
+		 */
+		if ((adds > 0 || !reserved) && used[t] + adds > c->job_room[t])
 			blocked = t;
 		if (blocked - t < reach)
 			bad[t >> 6] |= UINT64_C(1) << (t & 63);
@@ -776,26 +817,29 @@ protect_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	if (!c->guarded[job->pool])
 		return NULL;
 	memset(c->bad_start, 0, sizeof(uint64_t) * c->W);
-	mark_bad_starts(c, st, job, size, false, d, NULL, c->bad_start);
-	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), NULL,
+	mark_bad_starts(c, st, job, size, false, d, NULL, false, c->bad_start);
+	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), NULL, false,
 					c->bad_start);
 	return c->bad_start;
 }
 
 /*
  * The bad starts on one block: those of the size (shared), unless the
- * block lies under a running job's lengthened run, which it then absorbs.
+ * block holds cells whose work is not counted (uncounted_overlap: under a
+ * running job's lengthened run, or reserved), which it then absorbs.
  */
 static const uint64_t *
 block_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 				 int size, int d, int first, const uint64_t *shared)
 {
-	if (shared == NULL || !tail_overlap(c, first, size))
+	if (shared == NULL || (c->tail_prefix[first + size] == c->tail_prefix[first] &&
+						   !reserved_block(c, first, size)))
 		return shared;
 	memset(c->bad_block, 0, sizeof(uint64_t) * c->W);
-	mark_bad_starts(c, st, job, size, false, d, NULL, c->bad_block);
-	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), c->overlap,
-					c->bad_block);
+	for (int tier = 0; tier < 2; tier++)
+		mark_bad_starts(c, st, job, size, tier, tier ? ga_protect_steps(c->p, d) : d,
+						uncounted_overlap(c, first, size, tier, true) ? c->overlap : NULL,
+						reserved_block(c, first, size), c->bad_block);
 	return c->bad_block;
 }
 
@@ -835,6 +879,8 @@ typedef struct block_search
 	int			best_gap;
 	int			best_b;
 	bool		done;			/* a perfect block was found */
+	int			lo;				/* only blocks inside GPUs [lo, hi) */
+	int			hi;
 } block_search;
 
 /*
@@ -900,7 +946,7 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 	int			gap;
 
 	spend(c, 1);
-	if (t < 0)
+	if (t < 0 || first < bs->lo || first + bs->g > bs->hi)
 		return;
 	end = t + bs->d < c->T ? t + bs->d : c->T;
 	fit = free_enclosing_width(c, st, pg, node, bs->g, t, end);
@@ -918,8 +964,9 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 
 /*
  * The starts ruled out for every block under node: the size's bad starts,
- * unless a block there lies under a running job's lengthened run (its own
- * bad starts are fewer then: block_bad_starts), so none are.
+ * unless a block there lies under a running job's lengthened run or holds
+ * reserved cells (its own bad starts are fewer then: block_bad_starts), so
+ * none are.
  */
 static const uint64_t *
 subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
@@ -932,7 +979,8 @@ subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
 		return bs->bad;
 	if (last > pg->first_gpu + pg->n_gpus)
 		last = pg->first_gpu + pg->n_gpus;
-	return c->tail_prefix[last] == c->tail_prefix[first] ? bs->bad : NULL;
+	return c->tail_prefix[last] == c->tail_prefix[first] && !reserved_block(c, first, last - first) ?
+		bs->bad : NULL;
 }
 
 /*
@@ -1006,7 +1054,8 @@ scan_blocks(const fast_ctx *c, const fast_state *st, block_search *bs,
 	if (earliest_allowed(full_mask(c, st, pg, node, bs->h), bad,
 						 bs->job->release_step, limit, bs->d, c->T) < 0)
 		return;
-	if (wholly_free(c, st, bs, node, bad))
+	if (bs->lo == pg->first_gpu && bs->hi == pg->first_gpu + pg->n_gpus &&
+		wholly_free(c, st, bs, node, bad))
 	{
 		/* every block here ranks the same: the lowest stands for them */
 		examine_block(c, st, bs, (node << (height - bs->h)) - pg->span / bs->g);
@@ -1025,12 +1074,13 @@ scan_blocks(const fast_ctx *c, const fast_state *st, block_search *bs,
  */
 static bool
 search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
-			int g, placement *out)
+			int g, int lo, int hi, placement *out)
 {
 	const pool_geom *pg = &c->pools[job->pool];
 	block_search bs = {.job = job, .pg = pg, .g = g, .h = __builtin_ctz((unsigned) g),
 		.d = ga_job_duration(job, g), .last = c->T - 1, .n_blocks = pg->n_gpus / g,
-	.best_t = INT_MAX, .best_fit = INT_MAX, .best_gap = INT_MAX, .best_b = -1};
+		.best_t = INT_MAX, .best_fit = INT_MAX, .best_gap = INT_MAX, .best_b = -1,
+	.lo = lo, .hi = hi};
 
 	if (job->deadline_step >= 0 && job->deadline_step - bs.d < bs.last)
 		bs.last = job->deadline_step - bs.d;
@@ -1062,9 +1112,63 @@ find_best_placement(const fast_ctx *c, const fast_state *st, int j,
 	{
 		placement cand;
 
-		if (!search_size(c, st, job, g, &cand))
+		if (!search_size(c, st, job, g, c->pools[job->pool].first_gpu,
+						 c->pools[job->pool].first_gpu + pool_size, &cand))
 			continue;
 		if (!found || cand.value > best->value)
+		{
+			*best = cand;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * The advance reservation of job j's tenant on its pool that can hold it
+ * (enough GPUs) and is not over by its release, the soonest; or NULL.
+ */
+static const ga_window *
+own_reservation(const fast_ctx *c, const ga_job *job)
+{
+	const ga_window *best = NULL;
+
+	for (int i = 0; job->tenant >= 0 && i < c->p->n_reservations; i++)
+	{
+		const ga_window *w = &c->p->reservations[i].cells;
+
+		if (c->p->reservations[i].tenant == job->tenant && w->pool == job->pool &&
+			w->n_gpus >= job->gpus_min && w->end_step > job->release_step &&
+			w->start_step < c->T && (best == NULL || w->start_step < best->start_step))
+			best = w;
+	}
+	return best;
+}
+
+/*
+ * The placement of job j starting inside its tenant's reservation w, on its
+ * GPUs, from its start on, the earliest (then the one worth most, as
+ * find_best_placement; sizes the reservation holds only): the tenant's
+ * waiting work starts as soon as the reservation opens.
+ */
+static bool
+find_reserved_placement(const fast_ctx *c, const fast_state *st, int j,
+						const ga_window *w, placement *best)
+{
+	ga_job		from_start = c->p->jobs[j];
+	bool		found = false;
+
+	if (w->start_step > from_start.release_step)
+		from_start.release_step = w->start_step;
+	for (int g = from_start.gpus_min; g <= from_start.gpus_max && g <= w->n_gpus; g <<= 1)
+	{
+		placement	cand;
+
+		if (!search_size(c, st, &from_start, g, w->first_gpu, w->first_gpu + w->n_gpus, &cand) ||
+			cand.start >= w->end_step)
+			continue;
+		if (!found || cand.start < best->start ||
+			(cand.start == best->start && cand.value > best->value))
 		{
 			*best = cand;
 			found = true;
@@ -1663,9 +1767,9 @@ place_pinned(const fast_ctx *c, fast_state *st)
 										job->name, g, t);
 		tree_mark_job(c, st, pg, job->pinned_first_gpu - pg->first_gpu,
 				  job->pinned_size, from, to);
-		count_batch(c, st, job->pool, job->pinned_start,
-					job->pinned_end - job->pinned_start,
-					usable_in(p, job->pinned_first_gpu, job->pinned_size));
+		count_block(c, st, job->pool, job->pinned_start, job->pinned_end - job->pinned_start,
+					job->pinned_first_gpu, job->pinned_size,
+					usable_in(p, job->pinned_first_gpu, job->pinned_size), false, 1);
 		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
 					usable_in(p, job->pinned_first_gpu, job->pinned_size), 1);
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,
@@ -1839,6 +1943,30 @@ build_order(const fast_ctx *c, int variant, int *order)
 }
 
 /*
+ * Before the claims in order, each job of a tenant with an advance
+ * reservation that can hold it starts inside it, on its GPUs, as soon as
+ * it opens (or the job is released), densest first: the GPUs are the
+ * tenant's, so no other claim competes for them, but the protect rule
+ * past the reservation's end and the value of the run still decide.  A job
+ * that finds no such start is left to the order.
+ */
+static void
+place_in_reservations(const fast_ctx *c, fast_state *st, const int *order)
+{
+	for (int i = 0; c->p->n_reservations > 0 && i < c->n_order; i++)
+	{
+		const ga_window *w;
+		placement	pl;
+
+		if (order[i] >= c->p->n_jobs ||
+			(w = own_reservation(c, &c->p->jobs[order[i]])) == NULL)
+			continue;
+		if (find_reserved_placement(c, st, order[i], w, &pl) && pl.value > 0)
+			apply_placement(c, st, order[i], &pl);
+	}
+}
+
+/*
  * Build a grid from base by serving the claims in order.  A job goes in only
  * when it raises the objective (its run is worth more than the terminal
  * charge it adds).  With timed set, the build is abandoned (*aborted) once
@@ -1850,10 +1978,13 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 {
 	*aborted = false;
 	state_copy(c, st, base);
+	place_in_reservations(c, st, order);
 	for (int i = 0; i < c->n_order; i++)
 	{
 		int			claim = order[i];
 
+		if (claim < c->p->n_jobs && is_scheduled(st, claim))
+			continue;
 		if (cancelled(c))
 			return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
 		if (timed && *c->work >= c->work_limit)
@@ -2310,6 +2441,7 @@ ctx_free(fast_ctx *c)
 	free(c->job_room);
 	free(c->closed_to_services);
 	free(c->service_bits);
+	free(c->resv_prefix);
 	ga_terminal_destroy(c->term);
 }
 
@@ -2364,7 +2496,7 @@ set_pool_geometry(fast_ctx *c, int *max_pool)
 
 /*
  * The part of each running job's lengthened run past its estimated end, on
- * each of its usable GPUs, inside the horizon (count_job, tail_overlap).
+ * each of its usable GPUs, inside the horizon (uncounted_overlap).
  */
 static void
 init_tails(fast_ctx *c)
@@ -2421,9 +2553,12 @@ init_protect(fast_ctx *c)
 
 /*
  * The steps inside the horizon at which an advance reservation holds each
- * GPU, closed to services (service_leaf); nothing when there is no
- * reservation.  Jobs are kept out of other tenants' reservations by
- * earliest_open instead, as the tree is shared by every tenant.
+ * usable GPU outside every window, closed to services (service_leaf) and
+ * left out of the protect rule (uncounted_overlap): the cells
+ * ga_protect_room takes out of the room.  Windows and unusable GPUs are
+ * busy in the tree already.  Nothing when there is no reservation.  Jobs
+ * are kept out of other tenants' reservations by earliest_open instead, as
+ * the tree is shared by every tenant.
  */
 static bool
 init_closed_to_services(fast_ctx *c)
@@ -2434,7 +2569,8 @@ init_closed_to_services(fast_ctx *c)
 		return true;
 	c->closed_to_services = calloc((size_t) p->n_gpus * c->W + 1, sizeof(uint64_t));
 	c->service_bits = calloc(c->W, sizeof(uint64_t));
-	if (!c->closed_to_services || !c->service_bits)
+	c->resv_prefix = calloc(p->n_gpus + 2, sizeof(int));
+	if (!c->closed_to_services || !c->service_bits || !c->resv_prefix)
 		return false;
 	for (int i = 0; i < p->n_reservations; i++)
 	{
@@ -2442,8 +2578,18 @@ init_closed_to_services(fast_ctx *c)
 		int			from = w->start_step > 0 ? w->start_step : 0;
 		int			to = w->end_step < c->T ? w->end_step : c->T;
 
-		for (int g = w->first_gpu; from < to && g < w->first_gpu + w->n_gpus; g++)
-			bits_set_range(c->closed_to_services + (size_t) g * c->W, from, to);
+		for (int g = w->first_gpu; g < w->first_gpu + w->n_gpus; g++)
+			for (int t = from; p->gpu_usable[g] && t < to; t++)
+				if (ga_closing(p, -1, g, 1, t, t + 1) == w)
+					c->closed_to_services[(size_t) g * c->W + (t >> 6)] |= UINT64_C(1) << (t & 63);
+	}
+	for (int g = 0; g < p->n_gpus; g++)
+	{
+		bool		any = false;
+
+		for (int w = 0; w < c->W; w++)
+			any |= c->closed_to_services[(size_t) g * c->W + w] != 0;
+		c->resv_prefix[g + 1] = c->resv_prefix[g] + any;
 	}
 	return true;
 }
@@ -2537,7 +2683,7 @@ earliest_value(const fast_ctx *c, const fast_state *st, int j)
 	{
 		placement pl;
 
-		if (search_size(c, st, job, g, &pl) && pl.run > best)
+		if (search_size(c, st, job, g, pg->first_gpu, pg->first_gpu + pg->n_gpus, &pl) && pl.run > best)
 			best = pl.run;
 	}
 	return best;
