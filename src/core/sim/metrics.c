@@ -23,6 +23,7 @@ ga_run_record_create(int n_gpus, int n_steps, int n_services,
 	rec->n_services = n_services;
 	rec->step_hours = step_hours;
 	rec->n_jobs = n_jobs;
+	rec->reservation_delay = -1;
 	rec->batch_gpus = calloc(n_steps > 0 ? n_steps : 1, sizeof(int));
 	rec->svc_alloc = calloc(cells, sizeof(int));
 	rec->svc_demand = calloc(cells, sizeof(int));

@@ -56,11 +56,11 @@ typedef struct ga_run_record
 	int			reservation_delay;	/* the largest, over the advance
 									 * reservations opening inside the
 									 * window, of the steps from a
-									 * reservation's start to the first
-									 * start of a job of its tenant that
-									 * waited for it (the window's end if
-									 * none started); -1 when no job
-									 * waited */
+									 * reservation's start until a job of
+									 * its tenant that waited for it
+									 * starts or its tenant's work fills
+									 * it (the window's end if neither);
+									 * -1 when no job waited */
 	int			n_solves;
 	int			cap_solves;
 	double	   *solve_ms;

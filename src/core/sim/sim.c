@@ -1005,10 +1005,35 @@ waited_for(const sim_ctx *c, int j, const ga_scn_reservation *r, int opens)
 		(start < 0 || start >= opens);
 }
 
+/* Whether every GPU of reservation r runs a job of its tenant at step t. */
+static bool
+tenant_fills(const sim_ctx *c, const ga_scn_reservation *r, int t)
+{
+	for (int g = r->cells.first_gpu; g < r->cells.first_gpu + r->cells.n_gpus; g++)
+	{
+		bool		held = false;
+
+		for (int j = 0; !held && j < c->scn->n_jobs; j++)
+		{
+			const ga_sim_job_trace *tr = &c->res->jobs[j];
+
+			held = c->scn->jobs[j].tenant == r->tenant && tr->start_step >= 0 &&
+				tr->start_step <= t && t < tr->end_step &&
+				g >= tr->first_gpu && g < tr->first_gpu + tr->size;
+		}
+		if (!held)
+			return false;
+	}
+	return true;
+}
+
 /*
- * For each advance reservation opening inside the window, the steps from
- * its start to the first start of a job that waited for it (the window's
- * end if none started); the largest, or -1 when no job waited for any.
+ * For each advance reservation opening inside the window that jobs waited
+ * for (waited_for), the steps from its start to the first step at which
+ * one of them starts or every GPU of the reservation runs its tenant's
+ * work (the window's end if neither happens): how long the tenant's
+ * waiting work was kept from GPUs held for it.  The largest, or -1 when
+ * no job waited for any.
  */
 static int
 reservation_delay(const sim_ctx *c)
@@ -1019,18 +1044,24 @@ reservation_delay(const sim_ctx *c)
 	{
 		const ga_scn_reservation *r = &c->scn->reservations[i];
 		int			opens = (int) ((r->cells.start - c->scn->start) / c->scn->step_minutes);
-		int			first = -1;
+		int			first = c->T;
+		bool		waited = false;
 
 		if (r->cells.start < c->scn->start || r->cells.start >= c->scn->end)
 			continue;
 		for (int j = 0; j < c->scn->n_jobs; j++)
-		{
-			int			start = c->res->jobs[j].start_step;
-
 			if (waited_for(c, j, r, opens))
-				first = first < 0 || (start >= 0 ? start : c->T) < first ? (start >= 0 ? start : c->T) : first;
-		}
-		if (first >= 0 && first - opens > worst)
+			{
+				int			start = c->res->jobs[j].start_step;
+
+				waited = true;
+				if (start >= 0 && start < first)
+					first = start;
+			}
+		for (int t = opens; waited && t < first; t++)
+			if (tenant_fills(c, r, t))
+				first = t;
+		if (waited && first - opens > worst)
 			worst = first - opens;
 	}
 	return worst;
