@@ -11,7 +11,6 @@
 #include "sim/scenario.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 /* 8 GPUs, 8 hours; two tenants' 4-GPU jobs of 1 hour queued at the start. */
 static const char *settings =
@@ -33,29 +32,10 @@ static const char *
 write_with(const char *name, const char *text)
 {
 	const char *dir = tscn_write(settings, gpus, services, demand, jobs, NULL);
-	char		path[256];
-	FILE	   *f;
 
-	if (dir == NULL)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (f != NULL)
-	{
-		fputs(text, f);
-		fclose(f);
-	}
+	if (dir != NULL)
+		tscn_add_file(dir, name, text);
 	return dir;
-}
-
-static void
-remove_with(const char *dir, const char *name)
-{
-	char		path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	unlink(path);
-	tscn_remove(dir);
 }
 
 /* node n0 held for vision from 01:00 to 05:00 */
@@ -92,7 +72,7 @@ TEST(scenario_reads_tenants_and_reservations)
 		CHECK_INT_EQ(ga_scenario_reservations_at(scn, scn->start + 300, r), 0);
 	}
 	ga_scenario_destroy(scn);
-	remove_with(dir, "reservations.csv");
+	tscn_remove(dir);
 }
 
 static void
@@ -104,7 +84,7 @@ expect_reservation_error(const char *row, const char *want1, const char *want2)
 	snprintf(text, sizeof(text), "tenant,pool,first_gpu,gpus,start,end\n%s\n", row);
 	dir = write_with("reservations.csv", text);
 	tscn_expect_read_error(dir, want1, want2);
-	remove_with(dir, "reservations.csv");
+	tscn_remove(dir);
 }
 
 TEST(scenario_reservation_errors_name_line_and_column)
@@ -148,7 +128,7 @@ TEST(simulated_runs_honour_reservations)
 						  perfect ? " (perfect)" : "", res->record->reservation_delay);
 			ga_sim_result_destroy(res);
 		}
-	remove_with(dir, "reservations.csv");
+	tscn_remove(dir);
 }
 
 TEST(metrics_report_the_reservation_delay)
