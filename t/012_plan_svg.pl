@@ -7,6 +7,9 @@
 # large jobs: every job's block is tall enough to carry its name.  Last,
 # maintenance windows: each drawn hatched over the GPUs and steps it closes,
 # labelled with its reason, in the legend, and no job's block inside one.
+# Then an advance reservation: drawn outlined apart from the windows,
+# labelled with its tenant, in the legend, and no other tenant's block
+# inside it.
 use strict;
 use warnings;
 use IPC::Run;
@@ -262,6 +265,41 @@ is($node->safe_psql('maint', qq{
 	  AND w.starts_at < r.plan_start + (b.step_first + b.step_count) * r.step}), '0',
 	'windows: no block of the plan inside one');
 ok(job_groups($maint) && scalar(keys %{ job_groups($maint) }) > 0, 'windows: jobs are planned around them');
+unlike($maint, qr/class="reservation"|data-key="reservation"/, 'no reservation: none drawn, no legend entry');
+
+# An advance reservation: node 0 (indexes 0-7) for svg_erin from six hours
+# ahead for four, while svg_dave's jobs queue
+$node->safe_psql('maint', q{
+	CREATE ROLE svg_erin;
+	SELECT gpualloc.add_tenant('svg_erin');
+	SELECT gpualloc.add_reservation('svg_erin', 'a100', date_trunc('hour', now()) + interval '6 hours',
+									date_trunc('hour', now()) + interval '10 hours',
+									first_gpu => 0, gpus => 8, reason => 'sprint');
+	SELECT gpualloc.submit_job('erin-' || i, 'training', 'a100', 4, 4, tenant => 'svg_erin',
+							   not_before => now() + interval '1 hour', work_gpu_hours => 8)
+	FROM generate_series(1, 2) i;
+});
+my $resv_plan = $node->safe_psql('maint', "SELECT plan_id FROM gpualloc.replan('fast')");
+my $resv = $node->safe_psql('maint', "SELECT gpualloc.plan_svg($resv_plan, 'tenant')");
+ok(well_formed($resv), 'reservations: well-formed XML');
+my @resv = $resv =~ m{<g class="reservation" data-pool="a100" data-tenant="svg_erin" data-gpu-first="(\d+)" data-gpu-count="(\d+)" data-step-first="(\d+)" data-step-count="(\d+)">}g;
+is(scalar(@resv), 4, 'reservations: drawn once, with its tenant');
+is("$resv[0]+$resv[1]", '0+8', 'reservations: drawn over indexes 0-7');
+is($resv[3], 240 / $step_mins, 'reservations: over the four hours it lasts');
+like($resv, qr{<rect class="resv" [^>]*><title>reserved for svg_erin: sprint, GPUs 0-7, [^<]+</title></rect>},
+	'reservations: an outlined box with the tenant, the reason and times in its tooltip');
+like($resv, qr{<text class="resvlabel"[^>]*>reserved for svg_erin: sprint</text>}, 'reservations: labelled with the tenant');
+like($resv, qr/<g class="maintenance" data-pool="a100" data-gpu-first="8"/, 'reservations: drawn apart from the window');
+like($resv, qr/data-legend="grid" data-key="reservation"/, 'reservations: in the legend');
+is($node->safe_psql('maint', qq{
+	SELECT count(*) FROM gpualloc.plan_blocks b JOIN gpualloc.plan_runs r USING (plan_id)
+	JOIN gpualloc.jobs j ON j.job_id = b.job_id
+	JOIN gpualloc.advance_reservations v ON v.pool_id = b.pool_id AND v.tenant <> j.tenant
+	WHERE b.plan_id = $resv_plan AND b.gpu_first < v.first_gpu + coalesce(v.gpus, 1 << 30)
+	  AND v.first_gpu < b.gpu_first + b.gpu_count
+	  AND r.plan_start + b.step_first * r.step < v.ends_at
+	  AND v.starts_at < r.plan_start + (b.step_first + b.step_count) * r.step}), '0',
+	'reservations: no block of another tenant inside it');
 if ($ENV{GPUALLOC_SVG_OUT})
 {
 	open(my $fh, '>', $ENV{GPUALLOC_SVG_OUT}) or die "cannot write $ENV{GPUALLOC_SVG_OUT}: $!";

@@ -500,7 +500,8 @@ json_field(FILE *f, const field *fl, bool *first)
 
 static const char *const lead_keys[] = {
 	"scenario", "policy", "knowledge", "utilization", "value", "completed_jobs",
-	"coverage", "churn", "window_violations", "solve_p50_ms", "solve_p99_ms"
+	"coverage", "churn", "window_violations", "reservation_start_delay_steps",
+	"solve_p50_ms", "solve_p99_ms"
 };
 
 #define N_LEAD (int) (sizeof(lead_keys) / sizeof(lead_keys[0]))

@@ -197,6 +197,7 @@ typedef struct gen_job
 	double		time_limit_hours;	/* 0: none */
 	const char *pool;			/* its first pool; NULL: the scenario's one */
 	char		alt_pools[48];	/* the alt_pools column; "" = none */
+	const char *tenant;			/* NULL: none (no tenant column) */
 } gen_job;
 
 /* ------------------------------------------------------------------------
@@ -463,7 +464,8 @@ name_of(const gen_job *jobs, int n, int id, char *buf, size_t len)
 
 /*
  * With links, the optional columns after_ok, after_any and time_limit_hours
- * too; without, the nine columns of every other scenario, unchanged.
+ * too; without, the nine columns of every other scenario, unchanged.  Jobs
+ * with tenants (all or none) add the optional column tenant.
  */
 static bool
 write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n, bool links)
@@ -492,8 +494,9 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n, bool lin
 	}
 	for (int i = 0; i < n; i++)
 		alt |= jobs[i].alt_pools[0] != '\0';
-	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features%s%s\n",
-			links ? ",after_ok,after_any,time_limit_hours" : "", alt ? ",alt_pools" : "");
+	fprintf(f, "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features%s%s%s\n",
+			links ? ",after_ok,after_any,time_limit_hours" : "", alt ? ",alt_pools" : "",
+			n > 0 && jobs[0].tenant ? ",tenant" : "");
 	for (int i = 0; i < n; i++)
 	{
 		ga_format_minutes(jobs[i].submit, ts, sizeof(ts));
@@ -511,6 +514,8 @@ write_jobs_csv(const char *dir, const char *pool, gen_job *jobs, int n, bool lin
 		}
 		if (alt)
 			fprintf(f, ",%s", jobs[i].alt_pools);
+		if (jobs[0].tenant)
+			fprintf(f, ",%s", jobs[i].tenant);
 		fprintf(f, "\n");
 	}
 	return close_out(f);
@@ -563,6 +568,9 @@ write_synthetic_demand(const char *dir, const scenario_spec *s, rng *r,
 	return close_out(f);
 }
 
+static void assign_tenants(const scenario_spec *s, gen_job *jobs, int n);
+static bool write_reservations_csv(const char *dir, const char *name, const char *pool,
+								   int64_t start);
 static bool write_windows_csv(const char *dir, const char *name, const char *pool,
 							  int64_t start);
 
@@ -862,9 +870,11 @@ generate_synthetic(const char *out, const scenario_spec *s, bool stats)
 			jobs[i].priority = 1;
 	if (s->h100_nodes > 0)
 		assign_pools(s, jobs, n);
+	assign_tenants(s, jobs, n);
 	ok &= write_jobs_csv(dir, "a100", jobs, n, false);
 	ok &= write_synthetic_history(dir, s, &r_hist, pool_gpus);
 	ok &= write_windows_csv(dir, s->dir, "a100", start);
+	ok &= write_reservations_csv(dir, s->dir, "a100", start);
 	if (stats)
 		print_stats(dir, s->dir, pool_gpus + s->h100_nodes * s->gpus_per_node, start, end, jobs, n);
 	free(jobs);
@@ -1019,6 +1029,13 @@ static const scenario_spec scenarios[] = {
 		"speed on H100. Stresses choosing each job's pool and size.",
 		1313, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 116, 8,
 	NULL, 0, 0, 0, 0, false, 60, 1},
+	{"14_reservations",
+		"Scenario 12's cluster, service and job mix (another draw) with its two maintenance "
+		"windows, jobs of two tenants, and node01 reserved for tenant vision 12 hours on day 3. "
+		"Stresses keeping other work off a reservation and starting its tenant's queued jobs "
+		"as soon as it opens.",
+		1414, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 58, 4,
+	NULL, 0, 0, 0, 0, false, 60, 0},
 };
 
 #define N_SCENARIOS (int) (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -1168,6 +1185,8 @@ typedef struct window_spec
 static const window_spec maintenance[] = {
 	{"12_maintenance", 8, 8, 32, 40},	/* node02, Tuesday 08:00-16:00 */
 	{"12_maintenance", 0, 16, 50, 52},	/* the pool, Wednesday 02:00-04:00 */
+	{"14_reservations", 8, 8, 32, 40},	/* as in 12 */
+	{"14_reservations", 0, 16, 50, 52},
 };
 
 #define N_MAINTENANCE (int) (sizeof(maintenance) / sizeof(maintenance[0]))
@@ -1195,6 +1214,74 @@ write_windows_csv(const char *dir, const char *name, const char *pool, int64_t s
 		ga_format_minutes(start + (int64_t) (w->start_h * 60), from, sizeof(from));
 		ga_format_minutes(start + (int64_t) (w->end_h * 60), to, sizeof(to));
 		fprintf(f, "%s,%d,%d,%s,%s\n", pool, w->first_gpu, w->gpus, from, to);
+	}
+	return f == NULL || close_out(f);
+}
+
+/*
+ * Advance reservations of the synthetic scenarios (reservations.csv), as
+ * the windows, held for a tenant; a scenario listed here also gives each
+ * of its jobs one of its tenants (assign_tenants).
+ */
+typedef struct reservation_spec
+{
+	const char *dir;
+	const char *tenant;
+	int			first_gpu;
+	int			gpus;
+	double		start_h;
+	double		end_h;
+} reservation_spec;
+
+static const reservation_spec reservations[] = {
+	{"14_reservations", "vision", 0, 8, 56, 68},	/* node01, Wednesday 08:00-20:00 */
+};
+
+#define N_RESERVATIONS (int) (sizeof(reservations) / sizeof(reservations[0]))
+
+/* The tenants jobs are drawn from, each equally likely. */
+static const char *const tenant_names[] = {"vision", "speech"};
+
+/*
+ * Give every job a tenant when the scenario has reservations, from a
+ * stream of its own (seed * 4 + 4), so the jobs drawn before are the same
+ * with or without it.
+ */
+static void
+assign_tenants(const scenario_spec *s, gen_job *jobs, int n)
+{
+	rng			r = {s->seed * 4 + 4};
+	bool		has = false;
+
+	for (int i = 0; i < N_RESERVATIONS; i++)
+		has |= strcmp(reservations[i].dir, s->dir) == 0;
+	for (int i = 0; has && i < n; i++)
+		jobs[i].tenant = tenant_names[rng_uniform(&r) < 0.5 ? 0 : 1];
+}
+
+/* reservations.csv of a synthetic scenario, when it has reservations. */
+static bool
+write_reservations_csv(const char *dir, const char *name, const char *pool, int64_t start)
+{
+	FILE	   *f = NULL;
+	char		from[32],
+				to[32];
+
+	for (int i = 0; i < N_RESERVATIONS; i++)
+	{
+		const reservation_spec *v = &reservations[i];
+
+		if (strcmp(v->dir, name) != 0)
+			continue;
+		if (f == NULL)
+		{
+			if ((f = open_out(dir, "reservations.csv")) == NULL)
+				return false;
+			fprintf(f, "tenant,pool,first_gpu,gpus,start,end\n");
+		}
+		ga_format_minutes(start + (int64_t) (v->start_h * 60), from, sizeof(from));
+		ga_format_minutes(start + (int64_t) (v->end_h * 60), to, sizeof(to));
+		fprintf(f, "%s,%s,%d,%d,%s,%s\n", v->tenant, pool, v->first_gpu, v->gpus, from, to);
 	}
 	return f == NULL || close_out(f);
 }

@@ -271,6 +271,7 @@ json_object(const char *scenario, ga_policy policy, bool perfect,
 	json_num("unmet_gpu_hours", m->unmet_gpu_hours, false);
 	json_num("churn", m->churn, false);
 	json_num("window_violations", m->window_violations, false);
+	json_num("reservation_start_delay_steps", m->reservation_start_delay_steps, false);
 	json_num("wait_mean_h", m->wait_mean_h, false);
 	json_num("wait_p95_h", m->wait_p95_h, false);
 	json_num("solve_p50_ms", m->solve_p50_ms, false);

@@ -8,23 +8,19 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$ SELECT 65536 * p.node_size - 1 $$;
 
--- Close GPUs first_gpu .. first_gpu + gpus - 1 of a pool (topology indexes
--- node * node_size + slot; gpus NULL: to the pool's end) from starts_at to
--- ends_at (admin).  Returns the window's id.
-CREATE FUNCTION gpualloc.add_maintenance_window(pool text, starts_at timestamptz, ends_at timestamptz,
-												first_gpu integer DEFAULT 0, gpus integer DEFAULT NULL,
-												reason text DEFAULT NULL)
-RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER
+-- The checks of a GPU range of pool p closed (a maintenance window) or held
+-- (an advance reservation) from starts_at to ends_at: `what` names it in
+-- the hint.  Raises the error that names the field and the rule.
+CREATE FUNCTION gpualloc_internal.check_closed_range(p gpualloc.pools, starts_at timestamptz,
+													 ends_at timestamptz, first_gpu integer,
+													 gpus integer, what text)
+RETURNS void
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
-	p gpualloc.pools;
 	lim integer;
-	new_id integer;
 BEGIN
-	PERFORM gpualloc_internal.require_admin('add a maintenance window');
-	p := gpualloc_internal.pool(pool);
 	IF starts_at IS NULL OR NOT isfinite(starts_at) THEN
 		RAISE EXCEPTION 'starts_at must be a finite time, got %', coalesce(starts_at::text, 'NULL')
 			USING ERRCODE = 'invalid_parameter_value';
@@ -41,7 +37,7 @@ BEGIN
 	IF ends_at <= pg_catalog.now() THEN
 		RAISE EXCEPTION 'ends_at must be in the future, got %', ends_at
 			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'A window that is already over closes nothing.';
+				  HINT = pg_catalog.format('A %s that is already over closes nothing.', what);
 	END IF;
 	lim := gpualloc_internal.pool_index_limit(p);
 	IF first_gpu IS NULL OR first_gpu < 0 OR first_gpu > lim THEN
@@ -55,6 +51,26 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'Leave gpus NULL to close every GPU from first_gpu on.';
 	END IF;
+END
+$$;
+
+-- Close GPUs first_gpu .. first_gpu + gpus - 1 of a pool (topology indexes
+-- node * node_size + slot; gpus NULL: to the pool's end) from starts_at to
+-- ends_at (admin).  Returns the window's id.
+CREATE FUNCTION gpualloc.add_maintenance_window(pool text, starts_at timestamptz, ends_at timestamptz,
+												first_gpu integer DEFAULT 0, gpus integer DEFAULT NULL,
+												reason text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	p gpualloc.pools;
+	new_id integer;
+BEGIN
+	PERFORM gpualloc_internal.require_admin('add a maintenance window');
+	p := gpualloc_internal.pool(pool);
+	PERFORM gpualloc_internal.check_closed_range(p, starts_at, ends_at, first_gpu, gpus, 'window');
 	PERFORM gpualloc_internal.check_reason('reason', reason);
 	INSERT INTO gpualloc.maintenance_windows (pool_id, first_gpu, gpus, starts_at, ends_at, reason)
 	VALUES (p.pool_id, first_gpu, gpus, starts_at, ends_at, coalesce(reason, ''))

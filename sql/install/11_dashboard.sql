@@ -261,6 +261,13 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
 			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
 			THEN 'submitted after the latest plan: waiting for the next'
+			WHEN v.reservation_id IS NOT NULL
+			THEN pg_catalog.format('held back by advance reservation %s of another tenant on GPUs %s of the pool until %s%s',
+								   v.reservation_id,
+								   CASE WHEN v.gpus IS NULL THEN v.first_gpu || '..' ELSE v.first_gpu || '..' || (v.first_gpu + v.gpus - 1) END,
+								   v.ends_at,
+								   CASE WHEN p.planned_start IS NOT NULL
+										THEN '; planned to start at ' || p.planned_start ELSE '' END)
 			WHEN p.planned_start IS NOT NULL THEN 'planned to start at ' || p.planned_start
 			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
 			ELSE 'no block free within the horizon'
@@ -293,6 +300,13 @@ LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies 
 				   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id
 				   WHERE d.job_id = q.job_id AND pj.status IN ('queued', 'booked', 'running')
 				   ORDER BY d.after_job_id LIMIT 1) w ON true
+-- the first advance reservation of another tenant on its pool that holds
+-- GPUs between now and its planned start (any time, when not planned)
+LEFT JOIN LATERAL (SELECT r.reservation_id, r.first_gpu, r.gpus, r.ends_at
+				   FROM gpualloc.advance_reservations r
+				   WHERE r.pool_id = pl.pool_id AND r.tenant <> q.tenant AND r.ends_at > now()
+					 AND r.starts_at < coalesce(p.planned_start, 'infinity')
+				   ORDER BY r.starts_at, r.reservation_id LIMIT 1) v ON true
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
 					   ELSE p.planned_start END, 'infinity'), q.priority DESC, q.job_id;

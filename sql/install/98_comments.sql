@@ -146,6 +146,11 @@ COMMENT ON TABLE gpualloc.maintenance_windows IS 'Maintenance windows: a GPU ran
 COMMENT ON FUNCTION gpualloc_internal.pool_index_limit(gpualloc.pools) IS 'The largest topology index a pool can have (node 65535, its last slot).';
 COMMENT ON FUNCTION gpualloc.add_maintenance_window(text, timestamptz, timestamptz, integer, integer, text) IS 'Close GPUs first_gpu .. first_gpu + gpus - 1 of a pool (gpus NULL: to its end) from starts_at to ends_at (admin); returns the window id.';
 COMMENT ON FUNCTION gpualloc.remove_maintenance_window(integer) IS 'Drop a maintenance window (admin): its GPUs are open again.';
+COMMENT ON TABLE gpualloc.advance_reservations IS 'Advance reservations: a GPU range of a pool (topology indexes; gpus NULL: to the pool''s end) held for one tenant from starts_at to ends_at. Only that tenant''s jobs are placed there meanwhile; other jobs only if they end before it begins (with the overrun margin); services not at all. Members of the tenant see its rows; admins all.';
+COMMENT ON FUNCTION gpualloc_internal.check_closed_range(gpualloc.pools, timestamptz, timestamptz, integer, integer, text) IS 'The checks of a maintenance window''s or advance reservation''s range: finite times, end after start and in the future, topology indexes inside the pool''s range.';
+COMMENT ON FUNCTION gpualloc.add_reservation(name, text, timestamptz, timestamptz, integer, integer, text) IS 'Hold GPUs first_gpu .. first_gpu + gpus - 1 of a pool (gpus NULL: to its end) for a registered tenant from starts_at to ends_at (admin); returns the reservation id.';
+COMMENT ON FUNCTION gpualloc.remove_reservation(integer) IS 'Drop an advance reservation (admin): its GPUs are open to all again.';
+COMMENT ON VIEW gpualloc.reservation_schedule IS 'The advance reservations the caller may see (its tenants'' own; admins all): tenant, pool, topology range, times, state (scheduled, in progress, over) and reason.';
 COMMENT ON VIEW gpualloc.maintenance_schedule IS 'Every maintenance window: pool, GPU range, GPUs it closes, times, state (scheduled, in progress, over) and reason.';
 
 COMMENT ON TABLE gpualloc.tenant_policies IS 'Per tenant and pool: GPUs guaranteed, a limit, whether and how far it may borrow above its guarantee, its fair-share weight and cohort (set_tenant_policy). Row-level security shows a submitter its tenants'' rows only.';

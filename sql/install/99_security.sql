@@ -56,6 +56,10 @@ TO gpualloc_executor;
 -- Readers: the views only.
 GRANT SELECT ON gpualloc.current_allocation, gpualloc.queue, gpualloc.planner_status TO gpualloc_reader;
 GRANT SELECT ON gpualloc.maintenance_schedule TO gpualloc_reader, gpualloc_executor, gpualloc_submitter;
+-- the reservation schedule runs with the caller's rights: row-level
+-- security of advance_reservations shows each its tenants' own
+GRANT SELECT ON gpualloc.reservation_schedule, gpualloc.advance_reservations, gpualloc.pools
+	TO gpualloc_reader, gpualloc_executor, gpualloc_submitter;
 GRANT EXECUTE ON FUNCTION gpualloc.planner_next_run() TO gpualloc_reader;
 GRANT EXECUTE ON FUNCTION gpualloc.allocation_seq(), gpualloc.allocation_changes(bigint) TO gpualloc_reader;
 GRANT SELECT ON gpualloc.utilization_hourly, gpualloc.tenant_value_hourly, gpualloc.service_coverage_hourly,

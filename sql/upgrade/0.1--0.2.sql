@@ -200,5 +200,38 @@ CREATE POLICY tenant_policies_submitter_own_tenant ON gpualloc.tenant_policies F
 	USING (tenant IN (SELECT r.rolname FROM pg_catalog.pg_roles r
 					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenant_policies', '');
+-- Advance reservations: a GPU range of a pool (topology indexes first_gpu ..
+-- first_gpu + gpus - 1; gpus NULL: to the pool's end, nodes added later
+-- included) held for one tenant from starts_at to ends_at.  Only that
+-- tenant's jobs are placed there meanwhile; other jobs only when they end
+-- before it begins; services not at all.
+CREATE TABLE gpualloc.advance_reservations (
+	reservation_id serial PRIMARY KEY,
+	tenant		name NOT NULL REFERENCES gpualloc.tenants ON DELETE CASCADE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	first_gpu	integer NOT NULL DEFAULT 0,
+	gpus		integer,
+	starts_at	timestamptz NOT NULL,
+	ends_at		timestamptz NOT NULL,
+	reason		text NOT NULL DEFAULT '',
+	created_at	timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT advance_reservations_first_gpu CHECK (first_gpu >= 0),
+	CONSTRAINT advance_reservations_gpus CHECK (gpus IS NULL OR (gpus >= 1 AND first_gpu + gpus > first_gpu)),
+	CONSTRAINT advance_reservations_finite CHECK (isfinite(starts_at) AND isfinite(ends_at)),
+	CONSTRAINT advance_reservations_order CHECK (ends_at > starts_at),
+	CONSTRAINT advance_reservations_reason CHECK (octet_length(reason) <= 1000)
+);
+CREATE INDEX advance_reservations_pool_idx ON gpualloc.advance_reservations (pool_id, ends_at);
+CREATE INDEX advance_reservations_tenant_idx ON gpualloc.advance_reservations (tenant);
+-- A tenant's members see its reservations; admins see all.
+ALTER TABLE gpualloc.advance_reservations ENABLE ROW LEVEL SECURITY;
+CREATE POLICY advance_reservations_admin_all ON gpualloc.advance_reservations TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+CREATE POLICY advance_reservations_own_tenant ON gpualloc.advance_reservations FOR SELECT
+	TO gpualloc_reader, gpualloc_submitter, gpualloc_executor
+	USING (tenant IN (SELECT r.rolname FROM pg_catalog.pg_roles r
+					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.advance_reservations', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.advance_reservations_reservation_id_seq', '');
 
 -- 0.2's code follows.

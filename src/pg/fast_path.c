@@ -3,7 +3,8 @@
  * on an aligned block that is free now and, in the latest plan, for the
  * job's estimated run: every GPU of the block present and up, no allocation
  * in force on it, no planned workload (batch or service) on it over those
- * steps, and no maintenance window on it before the run would end.  Largest block first, then lowest index.  Nothing is booked while
+ * steps, and no maintenance window or advance reservation of another tenant
+ * on it before the run would end.  Largest block first, then lowest index.  Nothing is booked while
  * there is no current plan: nobody knows yet what the services will need.
  *
  * Its cost follows the latest plan's blocks and the GPUs the plan leaves
@@ -21,6 +22,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 #include "gpualloc_pg.h"
@@ -71,7 +73,8 @@ static GaSavedQuery plan_blocks_now_query = {
 
 /*
  * up GPUs without an allocation in force inside the ranges [$3[i], $4[i]),
- * outside every maintenance window that the job's longest run would reach
+ * outside every maintenance window and every advance reservation of another
+ * tenant than the job's ($6) that the job's longest run would reach
  * ($5 seconds from now: at its smallest size, lengthened by the overrun
  * margin, as the planner drains ahead of a window):
  * per range, an index scan of its nodes and an index probe per GPU, so the
@@ -90,9 +93,14 @@ static GaSavedQuery free_gpus_query = {
 	"                    WHERE m.pool_id = $1 AND m.first_gpu <= g.node * $2 + g.slot "
 	"                      AND (m.gpus IS NULL OR g.node * $2 + g.slot < m.first_gpu + m.gpus) "
 	"                      AND m.ends_at > pg_catalog.now() "
-	"                      AND m.starts_at < pg_catalog.now() + pg_catalog.make_interval(secs => $5))) x "
+	"                      AND m.starts_at < pg_catalog.now() + pg_catalog.make_interval(secs => $5)) "
+	"    AND NOT EXISTS (SELECT 1 FROM gpualloc.advance_reservations v "
+	"                    WHERE v.pool_id = $1 AND v.tenant <> $6 AND v.first_gpu <= g.node * $2 + g.slot "
+	"                      AND (v.gpus IS NULL OR g.node * $2 + g.slot < v.first_gpu + v.gpus) "
+	"                      AND v.ends_at > pg_catalog.now() "
+	"                      AND v.starts_at < pg_catalog.now() + pg_catalog.make_interval(secs => $5))) x "
 	"ORDER BY 1",
-	5, {INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID, FLOAT8OID}, NULL
+	6, {INT4OID, INT4OID, INT4ARRAYOID, INT4ARRAYOID, FLOAT8OID, NAMEOID}, NULL
 };
 
 static GaSavedQuery commit_lock_query = {
@@ -185,9 +193,10 @@ int4_array(int *values, int n)
 static void
 read_free_gpus(const GaFastPathJob *job, const IdleRanges *idle, FreeGpus *f)
 {
-	Datum		args[5] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size),
+	Datum		args[6] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size),
 		int4_array(idle->lo, idle->n), int4_array(idle->hi, idle->n),
-	Float8GetDatum(3600.0 * job->work_gpu_hours / job->gpus_min * (1 + gpualloc_overrun_margin))};
+		Float8GetDatum(3600.0 * job->work_gpu_hours / job->gpus_min * (1 + gpualloc_overrun_margin)),
+	DirectFunctionCall1(namein, CStringGetDatum(job->tenant))};
 
 	ga_saved_query_expect(&free_gpus_query, args, NULL, SPI_OK_SELECT);
 	f->n = (int) SPI_processed;

@@ -192,6 +192,7 @@ typedef struct GaFastPathJob
 	bool		has_deadline;
 	TimestampTz deadline;
 	bool		waits;			/* a predecessor has not ended: never booked */
+	const char *tenant;			/* its tenant: another's reservation is closed */
 } GaFastPathJob;
 
 extern int	ga_submit_fast_path(const GaFastPathJob *job);

@@ -140,7 +140,10 @@ typedef struct SvgUnplanned
 	char	   *reason;
 } SvgUnplanned;
 
-/* A maintenance window over the plan's horizon, clipped to it. */
+/*
+ * A maintenance window, or an advance reservation (tenant set), over the
+ * plan's horizon, clipped to it.
+ */
 typedef struct SvgWindow
 {
 	int			pool;			/* index into pools */
@@ -151,6 +154,7 @@ typedef struct SvgWindow
 	char	   *reason;
 	TimestampTz starts_at;
 	TimestampTz ends_at;
+	char	   *tenant;			/* a reservation's tenant; NULL: a window */
 } SvgWindow;
 
 typedef struct SvgPlan
@@ -183,6 +187,8 @@ typedef struct SvgPlan
 	SvgColor   *colors;
 	int			n_windows;
 	SvgWindow  *windows;
+	int			n_reservations;
+	SvgWindow  *reservations;
 	/* what the grid shows, for the legend */
 	bool		has_state[3];
 	bool		has_idle;
@@ -190,6 +196,7 @@ typedef struct SvgPlan
 	bool		has_missing;
 	bool		has_drain;
 	bool		has_window;
+	bool		has_reservation;
 	bool		has_risk;
 	bool		has_forecast;
 	bool		has_actual;

@@ -598,28 +598,27 @@ find_idle(SvgPlan *p)
 }
 
 /*
- * The maintenance windows that overlap the plan's horizon, on the GPUs the
- * pool has indexes for, each cell a window touches counted whole (as the
- * planner closes the whole step).
+ * The ranges of `sql` (pool_id, first_gpu, gpus, starts_at, ends_at, reason
+ * and, with tenants, tenant) that overlap the plan's horizon, on the GPUs
+ * the pool has indexes for, each cell one touches counted whole (as the
+ * planner closes the whole step), into *out; returns how many.
  */
-static void
-read_windows(SvgPlan *p)
+static int
+read_closed(SvgPlan *p, const char *sql, bool tenants, SvgWindow **out)
 {
 	Datum		args[2] = {TimestampTzGetDatum(p->plan_start),
 	TimestampTzGetDatum(p->plan_start + p->T * p->step_usecs)};
 	Oid			types[2] = {TIMESTAMPTZOID, TIMESTAMPTZOID};
+	int			n = 0;
 
-	if (SPI_execute_with_args("SELECT w.pool_id, w.first_gpu, w.gpus, w.starts_at, w.ends_at, w.reason "
-							  "FROM gpualloc.maintenance_windows w "
-							  "WHERE w.ends_at > $1 AND w.starts_at < $2 ORDER BY w.starts_at, w.window_id",
-							  2, types, args, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "gpualloc: could not read maintenance windows");
-	p->windows = palloc0(sizeof(SvgWindow) * (SPI_processed + 1));
+	if (SPI_execute_with_args(sql, 2, types, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpualloc: could not read %s", tenants ? "advance reservations" : "maintenance windows");
+	*out = palloc0(sizeof(SvgWindow) * (SPI_processed + 1));
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
-		SvgWindow  *w = &p->windows[p->n_windows];
+		SvgWindow  *w = &(*out)[n];
 		int			q = pool_index(p, get_int(tup, desc, 1));
 		bool		isnull;
 		int64		last;
@@ -636,6 +635,7 @@ read_windows(SvgPlan *p)
 		w->starts_at = get_time(tup, desc, 4, &isnull);
 		w->ends_at = get_time(tup, desc, 5, &isnull);
 		w->reason = get_text(tup, desc, 6);
+		w->tenant = tenants ? get_text(tup, desc, 7) : NULL;
 		from = Max(steps_to(p, w->starts_at, false), 0);
 		to = Min(steps_to(p, w->ends_at, true), p->T);
 		if (last <= w->gpu_first || to <= from)
@@ -643,9 +643,27 @@ read_windows(SvgPlan *p)
 		w->gpu_count = (int) (last - w->gpu_first);
 		w->step_first = from;
 		w->step_count = to - from;
-		p->n_windows++;
+		n++;
 	}
+	return n;
+}
+
+/* The maintenance windows and advance reservations over the horizon. */
+static void
+read_windows(SvgPlan *p)
+{
+	p->n_windows = read_closed(p, "SELECT w.pool_id, w.first_gpu, w.gpus, w.starts_at, w.ends_at, w.reason "
+							   "FROM gpualloc.maintenance_windows w "
+							   "WHERE w.ends_at > $1 AND w.starts_at < $2 ORDER BY w.starts_at, w.window_id",
+							   false, &p->windows);
 	p->has_window = p->n_windows > 0;
+	p->n_reservations = read_closed(p, "SELECT r.pool_id, r.first_gpu, r.gpus, r.starts_at, r.ends_at, r.reason, "
+									"       r.tenant::text "
+									"FROM gpualloc.advance_reservations r "
+									"WHERE r.ends_at > $1 AND r.starts_at < $2 "
+									"ORDER BY r.starts_at, r.reservation_id",
+									true, &p->reservations);
+	p->has_reservation = p->n_reservations > 0;
 }
 
 void

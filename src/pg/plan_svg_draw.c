@@ -524,47 +524,63 @@ svg_draw_blocks(StringInfo buf, SvgPlan *p)
 }
 
 /*
- * Maintenance windows over the grid: a hatched, outlined box over the
- * GPUs and steps each closes, labelled with its reason where it fits, with
- * its times in a tooltip.  Drawn over the blocks, so a block inside one
- * (only a job that was already running) still shows through the hatch.
+ * One maintenance window over the grid: a hatched, outlined box over the
+ * GPUs and steps it closes, labelled with its reason where it fits, with
+ * its times in a tooltip; or one advance reservation: a dashed outline,
+ * labelled with its tenant (and reason).  Drawn over the blocks, so a
+ * block inside one still shows through.
  */
+static void
+draw_closed(StringInfo buf, SvgPlan *p, const SvgWindow *w)
+{
+	SvgPool    *pool = &p->pools[w->pool];
+	bool		resv = w->tenant != NULL;
+	double		x = p->x0 + w->step_first * p->cw;
+	double		y = svg_gpu_y(pool, w->gpu_first);
+	double		wd = w->step_count * p->cw;
+	double		h = Max(svg_gpu_y(pool, w->gpu_first + w->gpu_count) - y, MIN_DRAWN_H);
+	char		from[40],
+				to[40];
+	StringInfoData label;
+
+	svg_format_time(w->starts_at, true, from, sizeof(from));
+	svg_format_time(w->ends_at, true, to, sizeof(to));
+	initStringInfo(&label);
+	if (resv)
+		appendStringInfo(&label, "reserved for %s", w->tenant);
+	else
+		appendStringInfoString(&label, "maintenance");
+	if (w->reason[0] != '\0')
+		appendStringInfo(&label, ": %s", w->reason);
+	appendStringInfo(buf, "<g class=\"%s\" data-pool=\"", resv ? "reservation" : "maintenance");
+	svg_append_xml(buf, pool->name);
+	if (resv)
+	{
+		appendStringInfoString(buf, "\" data-tenant=\"");
+		svg_append_xml(buf, w->tenant);
+	}
+	appendStringInfo(buf, "\" data-gpu-first=\"%d\" data-gpu-count=\"%d\" data-step-first=\"%d\" "
+					 "data-step-count=\"%d\">", w->gpu_first, w->gpu_count, w->step_first, w->step_count);
+	svg_append_rect(buf, resv ? "resv" : "maint", x, y, wd, h);
+	appendStringInfoString(buf, "><title>");
+	svg_append_xml(buf, label.data);
+	appendStringInfo(buf, ", GPUs %d-%d, %s to %s</title></rect>\n", w->gpu_first,
+					 w->gpu_first + w->gpu_count - 1, from, to);
+	if (h >= LABEL_H && wd >= 6 * CHAR_W)
+		svg_append_text(buf, resv ? "resvlabel" : "maintlabel", x + 3, y + Min(h, 14.0) - 3,
+						label.data, (int) ((wd - 6) / CHAR_W));
+	appendStringInfoString(buf, "</g>\n");
+	pfree(label.data);
+}
+
+/* Maintenance windows and advance reservations over the grid (draw_closed). */
 void
 svg_draw_windows(StringInfo buf, SvgPlan *p)
 {
 	for (int i = 0; i < p->n_windows; i++)
-	{
-		SvgWindow  *w = &p->windows[i];
-		SvgPool    *pool = &p->pools[w->pool];
-		double		x = p->x0 + w->step_first * p->cw;
-		double		y = svg_gpu_y(pool, w->gpu_first);
-		double		wd = w->step_count * p->cw;
-		double		h = Max(svg_gpu_y(pool, w->gpu_first + w->gpu_count) - y, MIN_DRAWN_H);
-		char		from[40],
-					to[40];
-		StringInfoData label;
-
-		svg_format_time(w->starts_at, true, from, sizeof(from));
-		svg_format_time(w->ends_at, true, to, sizeof(to));
-		initStringInfo(&label);
-		appendStringInfoString(&label, "maintenance");
-		if (w->reason[0] != '\0')
-			appendStringInfo(&label, ": %s", w->reason);
-		appendStringInfo(buf, "<g class=\"maintenance\" data-pool=\"");
-		svg_append_xml(buf, pool->name);
-		appendStringInfo(buf, "\" data-gpu-first=\"%d\" data-gpu-count=\"%d\" data-step-first=\"%d\" "
-						 "data-step-count=\"%d\">", w->gpu_first, w->gpu_count, w->step_first, w->step_count);
-		svg_append_rect(buf, "maint", x, y, wd, h);
-		appendStringInfoString(buf, "><title>");
-		svg_append_xml(buf, label.data);
-		appendStringInfo(buf, ", GPUs %d-%d, %s to %s</title></rect>\n", w->gpu_first,
-						 w->gpu_first + w->gpu_count - 1, from, to);
-		if (h >= LABEL_H && wd >= 6 * CHAR_W)
-			svg_append_text(buf, "maintlabel", x + 3, y + Min(h, 14.0) - 3, label.data,
-							(int) ((wd - 6) / CHAR_W));
-		appendStringInfoString(buf, "</g>\n");
-		pfree(label.data);
-	}
+		draw_closed(buf, p, &p->windows[i]);
+	for (int i = 0; i < p->n_reservations; i++)
+		draw_closed(buf, p, &p->reservations[i]);
 }
 
 /*

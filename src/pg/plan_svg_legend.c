@@ -264,6 +264,8 @@ static const char *const style_sheet =
 ".nowline{stroke:#c0392b;stroke-width:1.5;stroke-opacity:0.8}\n"
 ".maint{fill:url(#hatch-maint);stroke:#d9480f;stroke-width:1.2}"
 ".maintlabel{fill:#8a2a00;font-weight:bold;stroke:#fff;stroke-width:2.4px;stroke-opacity:0.85;paint-order:stroke}\n"
+".resv{fill:#1c7ed6;fill-opacity:0.06;stroke:#1c7ed6;stroke-width:1.6;stroke-dasharray:6 3}"
+".resvlabel{fill:#0b4f8a;font-weight:bold;stroke:#fff;stroke-width:2.4px;stroke-opacity:0.85;paint-order:stroke}\n"
 ".node{stroke:#999;stroke-width:0.6}.dayline{stroke:#bbb;stroke-width:0.8}\n"
 "</style>\n";
 
@@ -455,6 +457,8 @@ svg_legend(StringInfo buf, const SvgPlan *p, double x, double y, double right)
 		legend_item(&pen, p, "grid", "missing", "swatch missing", -1, false, "no GPU");
 	if (p->has_window)
 		legend_item(&pen, p, "grid", "maintenance", "swatch maint", -1, false, "maintenance window");
+	if (p->has_reservation)
+		legend_item(&pen, p, "grid", "reservation", "swatch resv", -1, false, "advance reservation (tenant)");
 	if (p->has_risk)
 		legend_item(&pen, p, "grid", "risk", "swatch risk", -1, false, "coverage risk");
 	if (p->has_now)

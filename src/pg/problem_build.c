@@ -17,6 +17,7 @@
 #include "utils/memutils.h"
 
 #include "gpualloc_pg.h"
+#include "model/advance_reservation.h"
 #include "model/overrun.h"
 
 static void
@@ -159,11 +160,18 @@ load_gpus(GaBuild *build)
 	"     OR (d.kind = 'after_ok' AND p.status IN ('failed', 'cancelled')) " \
 	"  UNION " \
 	"  SELECT d.job_id FROM gpualloc.job_dependencies d JOIN blocked b ON d.after_job_id = b.job_id) "
+/*
+ * A tenant's index for the planner: its rank among the registered tenants,
+ * so jobs and advance reservations of one tenant get the same number.
+ */
+#define TENANT_INDEX(col) \
+	"(SELECT pg_catalog.count(*) FROM gpualloc.tenants t WHERE t.tenant < " col ")::integer"
 #define JOBS_COLUMNS \
 	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
 	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked', " \
-	"       pg_catalog.date_part('epoch', j.time_limit) / 3600, j.status = 'queued', j.tenant::text " \
+	"       pg_catalog.date_part('epoch', j.time_limit) / 3600, j.status = 'queued', j.tenant::text, " \
+	"       " TENANT_INDEX("j.tenant") " " \
 	"FROM gpualloc.jobs j "
 #define JOBS_NOT_BLOCKED \
 	"  AND (j.status = 'running' OR j.job_id NOT IN (SELECT b.job_id FROM blocked b)) "
@@ -233,6 +241,7 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	d = column(row, 9, &isnull);
 	job->deadline_step = isnull ? -1 : Max(0, steps_from(build, DatumGetTimestampTz(d), false));
 	job->time_limit_steps = limit_steps(build, float_column(row, 15, 0));
+	job->tenant = int_column(row, 18, -1);
 	job->pinned = DatumGetBool(column(row, 10, &isnull));
 	if (job->pinned)
 	{
@@ -512,9 +521,38 @@ window_pieces(const GaBuild *build, int i, int64 lo, int64 hi, int start, int en
 }
 
 /*
- * Maintenance windows not over at the start of step 0, as step ranges: a
- * window covering any part of a step closes the whole step.
+ * The pieces of the closed range of SPI row r (pool_id, first_gpu, gpus,
+ * starts_at, ends_at) as step ranges: a range covering any part of a step
+ * closes the whole step.
  */
+static int
+closed_pieces(const GaBuild *build, uint64 r, ga_window *out)
+{
+	bool		isnull;
+	int			i = pool_index(build, int_column(r, 1, 0));
+	int64		lo = int_column(r, 2, 0);
+	Datum		gpus = column(r, 3, &isnull);
+	int64		hi = isnull ? PG_INT32_MAX : lo + DatumGetInt32(gpus);
+	int			start = steps_from(build, DatumGetTimestampTz(column(r, 4, &isnull)), false);
+	int			end = steps_from(build, DatumGetTimestampTz(column(r, 5, &isnull)), true);
+
+	if (end <= start)			/* both clamped: centuries away */
+		return 0;
+	return window_pieces(build, i, lo, hi, start, end, out);
+}
+
+/* Pieces a closed range can take at most: one per chunk of any pool. */
+static int
+max_pieces(const GaBuild *build)
+{
+	int			cap = 0;
+
+	for (int i = 0; i < build->problem->n_pools; i++)
+		cap += build->layouts[i].n_chunks;
+	return cap;
+}
+
+/* Maintenance windows not over at the start of step 0. */
 static void
 load_windows(GaBuild *build)
 {
@@ -523,31 +561,51 @@ load_windows(GaBuild *build)
 	Oid			types[1] = {TIMESTAMPTZOID};
 	ga_window  *windows;
 	int			n = 0;
-	int			cap = 0;
 	ga_error	err;
 
 	run_query("SELECT w.pool_id, w.first_gpu, w.gpus, w.starts_at, w.ends_at "
 			  "FROM gpualloc.maintenance_windows w WHERE w.ends_at > $1 "
 			  "ORDER BY w.window_id", 1, types, args);
-	for (int i = 0; i < p->n_pools; i++)
-		cap += build->layouts[i].n_chunks;
-	windows = palloc(sizeof(ga_window) * ((size_t) cap * SPI_processed + 1));
+	windows = palloc(sizeof(ga_window) * ((size_t) max_pieces(build) * SPI_processed + 1));
 	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		bool		isnull;
-		int			i = pool_index(build, int_column(r, 1, 0));
-		int64		lo = int_column(r, 2, 0);
-		Datum		gpus = column(r, 3, &isnull);
-		int64		hi = isnull ? PG_INT32_MAX : lo + DatumGetInt32(gpus);
-		int			start = steps_from(build, DatumGetTimestampTz(column(r, 4, &isnull)), false);
-		int			end = steps_from(build, DatumGetTimestampTz(column(r, 5, &isnull)), true);
-
-		if (end > start)		/* both clamped: centuries away */
-			n += window_pieces(build, i, lo, hi, start, end, windows + n);
-	}
+		n += closed_pieces(build, r, windows + n);
 	if (ga_problem_set_windows(p, windows, n, &err) != GA_OK)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("%s", err.message)));
 	pfree(windows);
+}
+
+/* Advance reservations not over at the start of step 0, with their tenant. */
+static void
+load_reservations(GaBuild *build)
+{
+	Datum		args[1] = {TimestampTzGetDatum(build->plan_start)};
+	Oid			types[1] = {TIMESTAMPTZOID};
+	int			cap = max_pieces(build);
+	ga_window  *pieces = palloc(sizeof(ga_window) * (cap + 1));
+	ga_advance_reservation *rs;
+	int			n = 0;
+	ga_error	err;
+
+	run_query("SELECT r.pool_id, r.first_gpu, r.gpus, r.starts_at, r.ends_at, "
+			  TENANT_INDEX("r.tenant") " "
+			  "FROM gpualloc.advance_reservations r WHERE r.ends_at > $1 "
+			  "ORDER BY r.reservation_id", 1, types, args);
+	rs = palloc(sizeof(ga_advance_reservation) * ((size_t) cap * SPI_processed + 1));
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		int			tenant = int_column(r, 6, 0);
+		int			k = closed_pieces(build, r, pieces);
+
+		for (int i = 0; i < k; i++)
+		{
+			rs[n].cells = pieces[i];
+			rs[n++].tenant = tenant;
+		}
+	}
+	if (ga_problem_set_advance_reservations(build->problem, rs, n, &err) != GA_OK)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("%s", err.message)));
+	pfree(rs);
+	pfree(pieces);
 }
 
 static int
@@ -626,6 +684,7 @@ ga_build_problem(TimestampTz now)
 	load_links(build);
 	load_services(build, now);
 	load_windows(build);
+	load_reservations(build);
 
 	if (ga_problem_finish(build->problem, &err) != GA_OK)
 		ereport(ERROR,

@@ -522,6 +522,7 @@ try_fast_path(const SubmitArgs *a, const QueuedJob *q, int64 job_id)
 	job.work_gpu_hours = q->est.work_gpu_hours;
 	job.has_deadline = a->has_deadline;
 	job.deadline = a->deadline;
+	job.tenant = a->tenant;
 	(void) ga_submit_fast_path(&job);
 }
 

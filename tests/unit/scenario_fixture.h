@@ -13,6 +13,10 @@
 const char *tscn_write(const char *settings, const char *gpus,
 					   const char *services, const char *demand,
 					   const char *jobs, const char *history);
+/* Write one more file (windows.csv, reservations.csv) into such a directory. */
+void		tscn_add_file(const char *dir, const char *name, const char *text);
+
+/* Remove the directory and every file these write. */
 void		tscn_remove(const char *dir);
 
 /* Check that reading dir fails with a message containing want1 and want2. */

@@ -14,8 +14,8 @@
 static char tscn_dir[8][64];
 static int	tscn_next;
 
-static void
-write_file(const char *dir, const char *name, const char *text)
+void
+tscn_add_file(const char *dir, const char *name, const char *text)
 {
 	char		path[256];
 	FILE	   *f;
@@ -37,13 +37,13 @@ tscn_write(const char *settings, const char *gpus, const char *services,
 	snprintf(dir, 64, "/tmp/gpualloc-scn-XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		return NULL;
-	write_file(dir, "scenario.csv", settings);
-	write_file(dir, "gpus.csv", gpus);
-	write_file(dir, "services.csv", services);
-	write_file(dir, "demand.csv", demand);
-	write_file(dir, "jobs.csv", jobs);
+	tscn_add_file(dir, "scenario.csv", settings);
+	tscn_add_file(dir, "gpus.csv", gpus);
+	tscn_add_file(dir, "services.csv", services);
+	tscn_add_file(dir, "demand.csv", demand);
+	tscn_add_file(dir, "jobs.csv", jobs);
 	if (history)
-		write_file(dir, "history.csv", history);
+		tscn_add_file(dir, "history.csv", history);
 	return dir;
 }
 
@@ -51,10 +51,10 @@ void
 tscn_remove(const char *dir)
 {
 	static const char *const names[] = {"scenario.csv", "gpus.csv", "services.csv",
-	"demand.csv", "jobs.csv", "history.csv"};
+	"demand.csv", "jobs.csv", "history.csv", "windows.csv", "reservations.csv"};
 	char		path[256];
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 8; i++)
 	{
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		unlink(path);

@@ -9,7 +9,6 @@
 #include "sim/scenario.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 /* 8 GPUs, 8 hours; 4 one-GPU jobs of 3 hours queued at the start. */
 static const char *settings =
@@ -31,29 +30,10 @@ static const char *
 write_with_windows(const char *windows)
 {
 	const char *dir = tscn_write(settings, gpus, services, demand, jobs, NULL);
-	char		path[256];
-	FILE	   *f;
 
-	if (dir == NULL)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/windows.csv", dir);
-	f = fopen(path, "w");
-	if (f != NULL)
-	{
-		fputs(windows, f);
-		fclose(f);
-	}
+	if (dir != NULL)
+		tscn_add_file(dir, "windows.csv", windows);
 	return dir;
-}
-
-static void
-remove_with_windows(const char *dir)
-{
-	char		path[256];
-
-	snprintf(path, sizeof(path), "%s/windows.csv", dir);
-	unlink(path);
-	tscn_remove(dir);
 }
 
 TEST(scenario_reads_windows_and_maps_them_to_steps)
@@ -78,12 +58,12 @@ TEST(scenario_reads_windows_and_maps_them_to_steps)
 		CHECK_INT_EQ(w[1].start_step, 39);
 		/* from 03:00 the first is over */
 		CHECK_INT_EQ(ga_scenario_windows_at(scn, scn->start + 180, w), 1);
-		CHECK(ga_scenario_closed(scn, 5, scn->start + 60, scn->start + 90));
-		CHECK(!ga_scenario_closed(scn, 3, scn->start + 60, scn->start + 90));
-		CHECK(!ga_scenario_closed(scn, 5, scn->start + 180, scn->start + 210));
+		CHECK(ga_scenario_closed(scn, -1, 5, scn->start + 60, scn->start + 90));
+		CHECK(!ga_scenario_closed(scn, -1, 3, scn->start + 60, scn->start + 90));
+		CHECK(!ga_scenario_closed(scn, -1, 5, scn->start + 180, scn->start + 210));
 	}
 	ga_scenario_destroy(scn);
-	remove_with_windows(dir);
+	tscn_remove(dir);
 }
 
 static void
@@ -95,7 +75,7 @@ expect_window_error(const char *row, const char *want1, const char *want2)
 	snprintf(text, sizeof(text), "pool,first_gpu,gpus,start,end\n%s\n", row);
 	dir = write_with_windows(text);
 	tscn_expect_read_error(dir, want1, want2);
-	remove_with_windows(dir);
+	tscn_remove(dir);
 }
 
 TEST(scenario_window_errors_name_line_and_column)
@@ -149,7 +129,7 @@ TEST(simulated_runs_keep_out_of_windows)
 						  ga_policy_name((ga_policy) p), res->metrics.completed_jobs);
 			ga_sim_result_destroy(res);
 		}
-	remove_with_windows(dir);
+	tscn_remove(dir);
 }
 
 TEST(metrics_count_work_inside_windows)

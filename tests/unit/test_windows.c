@@ -2,9 +2,12 @@
  * test_windows.c — maintenance windows: the problem checks them, the
  * validator's rule R6 rejects a hand-made violation of each kind, and the
  * planners (fast, full, fifo, backfill) never place work inside one, past
- * the horizon included, on generated problems.
+ * the horizon included, on generated problems; on half of them the windows
+ * are advance reservations of tenants instead (rule R8).
  */
 #include "unit.h"
+#include "window_fixture.h"
+#include "model/advance_reservation.h"
 #include "model/problem_split.h"
 #include "model/serial.h"
 #include "model/validate.h"
@@ -21,7 +24,7 @@
  * Pool "a" = GPUs 0-7, 6 steps.  Job 0 "train" (2 GPUs, 2 steps), job 1
  * "running" pinned to GPUs 4-5 over steps -1..2, service 0 "chat" (max 1).
  */
-static ga_problem *
+ga_problem *
 window_problem(void)
 {
 	ga_params	params = {.n_steps = N_STEPS, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
@@ -68,7 +71,7 @@ set_window(ga_problem *p, int first, int n, int start, int end)
 }
 
 /* train on GPUs 0-1 from step `start`, running at its pin, chat on GPU 7. */
-static ga_plan *
+ga_plan    *
 base_plan(const ga_problem *p, int start)
 {
 	ga_plan    *plan = ga_plan_create(p);
@@ -309,11 +312,12 @@ add_random_windows(ga_problem *p, uint64_t seed)
 }
 
 /*
- * The cells a baseline places work on that a window closes (its runs past
- * the horizon included): the validator's R6, without its other rules, which
- * baselines need not meet (docs/model.md, Static reservation).
+ * The cells a baseline places work on that a window or another tenant's
+ * advance reservation closes (its runs past the horizon included): the
+ * validator's R6 and R8, without its other rules, which baselines need not
+ * meet (docs/model.md, Static reservation).
  */
-static int
+int
 closed_work(const ga_problem *p, const ga_plan *plan)
 {
 	int			n = 0;
@@ -323,15 +327,43 @@ closed_work(const ga_problem *p, const ga_plan *plan)
 		{
 			int32_t		k = ga_plan_get(plan, g, t);
 
-			if (k != GA_IDLE && !(k < p->n_jobs && p->jobs[k].pinned) && ga_gpu_closed(p, g, t))
+			if (k == GA_IDLE || (k < p->n_jobs && p->jobs[k].pinned))
+				continue;
+			if (ga_block_closed(p, k < p->n_jobs ? p->jobs[k].tenant : -1, g, 1, t, t + 1))
 				n++;
 		}
 	for (int j = 0; j < p->n_jobs; j++)
 		if (!p->jobs[j].pinned && plan->job_size[j] > 0 &&
-			ga_block_closed(p, plan->job_first_gpu[j], plan->job_size[j], plan->job_start[j],
-							plan->job_start[j] + ga_job_duration(&p->jobs[j], ga_pool_of_gpu(p, plan->job_first_gpu[j]), plan->job_size[j])))
+			ga_block_closed(p, p->jobs[j].tenant, plan->job_first_gpu[j], plan->job_size[j],
+							plan->job_start[j],
+							plan->job_start[j] + ga_job_duration(&p->jobs[j], ga_pool_of_gpu(p, plan->job_first_gpu[j]),
+																 plan->job_size[j])))
 			n++;
 	return n;
+}
+
+/*
+ * Half the instances turn their windows into advance reservations of
+ * tenants 0-2 and give each job one of those tenants or none: every
+ * planner must then keep other tenants' jobs and services out of them.
+ */
+static void
+windows_to_reservations(ga_problem *p, uint64_t seed)
+{
+	ga_advance_reservation r[3];
+	int			n = p->n_windows;
+	ga_error	err;
+
+	for (int i = 0; i < n; i++)
+	{
+		r[i].cells = p->windows[i];
+		r[i].tenant = (int) ((seed >> (8 * i)) % 3);
+	}
+	for (int j = 0; j < p->n_jobs; j++)
+		p->jobs[j].tenant = (int) ((seed >> (j % 48)) % 4) - 1;
+	CHECK_INT_EQ(ga_problem_set_advance_reservations(p, r, n, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_set_windows(p, NULL, 0, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 }
 
 static void
@@ -353,6 +385,8 @@ check_window_instance(int i)
 	if (p == NULL)
 		return;
 	add_random_windows(p, 977 * (uint64_t) i + 3);
+	if (i % 2 == 1)
+		windows_to_reservations(p, 6364136223846793005ULL * (uint64_t) i + 11);
 	CHECK_MSG(ga_solve_fast(p, &opts, &fast, &err) == GA_OK, "instance %d fast: %s", i, err.message);
 	if (fast != NULL)
 		CHECK_MSG(ga_validate(p, fast, &err) == GA_OK, "instance %d fast: %s", i, err.message);
@@ -369,7 +403,7 @@ check_window_instance(int i)
 
 		CHECK_INT_EQ(fifo ? ga_plan_fifo(p, r, &b, &err) : ga_plan_backfill(p, r, &b, &err), GA_OK);
 		if (b != NULL)
-			CHECK_MSG(closed_work(p, b) == 0, "instance %d %s: work inside a window", i,
+			CHECK_MSG(closed_work(p, b) == 0, "instance %d %s: work inside a window or reservation", i,
 					  fifo ? "fifo" : "backfill");
 		ga_plan_destroy(b);
 	}
@@ -379,7 +413,7 @@ check_window_instance(int i)
 	ga_problem_destroy(p);
 }
 
-TEST(property_plans_keep_out_of_maintenance_windows)
+TEST(property_plans_keep_out_of_windows_and_reservations)
 {
 	for (int i = 0; i < 80; i++)
 		check_window_instance(i);

@@ -105,7 +105,10 @@ ga_problem_create(int n_pools, int n_gpus, int n_jobs, int n_services,
 	for (int g = 0; g < n_gpus; g++)
 		p->gpu_usable[g] = true;
 	for (int j = 0; j < n_jobs; j++)
+	{
 		p->jobs[j].deadline_step = -1;
+		p->jobs[j].tenant = -1;
+	}
 	for (int s = 0; s < n_services; s++)
 	{
 		p->services[s].churn_budget = -1;
@@ -136,6 +139,7 @@ ga_problem_destroy(ga_problem *p)
 	}
 	free(p->pools);
 	free(p->windows);
+	free(p->reservations);
 	free(p->gpu_usable);
 	free(p->jobs);
 	free(p->services);
@@ -201,16 +205,28 @@ window_touches(const ga_window *w, int first, int size, int start, int end)
 bool
 ga_gpu_closed(const ga_problem *p, int g, int t)
 {
-	return ga_block_closed(p, g, 1, t, t + 1);
+	return ga_closing(p, -1, g, 1, t, t + 1) != NULL;
 }
 
-bool
-ga_block_closed(const ga_problem *p, int first, int size, int start, int end)
+const ga_window *
+ga_closing(const ga_problem *p, int tenant, int first, int size, int start,
+		   int end)
 {
 	for (int i = 0; i < p->n_windows; i++)
 		if (window_touches(&p->windows[i], first, size, start, end))
-			return true;
-	return false;
+			return &p->windows[i];
+	for (int i = 0; i < p->n_reservations; i++)
+		if (p->reservations[i].tenant != tenant &&
+			window_touches(&p->reservations[i].cells, first, size, start, end))
+			return &p->reservations[i].cells;
+	return NULL;
+}
+
+bool
+ga_block_closed(const ga_problem *p, int tenant, int first, int size,
+				int start, int end)
+{
+	return ga_closing(p, tenant, first, size, start, end) != NULL;
 }
 
 /* The first window that closes GPU g at step t, or NULL. */
@@ -281,23 +297,23 @@ check_pinned(const ga_problem *p, const ga_job *job, ga_error *err)
 }
 
 static ga_status
-check_window(const ga_problem *p, int i, ga_error *err)
+check_window(const ga_problem *p, const ga_window *w, const char *what, int i,
+			 ga_error *err)
 {
-	const ga_window *w = &p->windows[i];
 	const ga_pool *pool;
 
 	if (w->pool < 0 || w->pool >= p->n_pools)
-		return ga_error_set(err, GA_EINVAL, "window %d: pool index %d is out of range", i, w->pool);
+		return ga_error_set(err, GA_EINVAL, "%s %d: pool index %d is out of range", what, i, w->pool);
 	pool = &p->pools[w->pool];
 	if (w->n_gpus < 1 || w->first_gpu < pool->first_gpu ||
 		w->first_gpu + w->n_gpus > pool->first_gpu + pool->n_gpus)
 		return ga_error_set(err, GA_EINVAL,
-							"window %d: GPUs %d..%d are not inside pool \"%s\" (GPUs %d..%d)",
-							i, w->first_gpu, w->first_gpu + w->n_gpus - 1, pool->name,
+							"%s %d: GPUs %d..%d are not inside pool \"%s\" (GPUs %d..%d)",
+							what, i, w->first_gpu, w->first_gpu + w->n_gpus - 1, pool->name,
 							pool->first_gpu, pool->first_gpu + pool->n_gpus - 1);
 	if (w->end_step <= w->start_step)
-		return ga_error_set(err, GA_EINVAL, "window %d: end_step %d must be after start_step %d",
-							i, w->end_step, w->start_step);
+		return ga_error_set(err, GA_EINVAL, "%s %d: end_step %d must be after start_step %d",
+							what, i, w->end_step, w->start_step);
 	return GA_OK;
 }
 
@@ -326,6 +342,18 @@ check_alt_pools(const ga_problem *p, const ga_job *job, ga_error *err)
 	return GA_OK;
 }
 
+/* An advance reservation: its cells as a window's, and a tenant. */
+static ga_status
+check_reservation(const ga_problem *p, int i, ga_error *err)
+{
+	const ga_advance_reservation *r = &p->reservations[i];
+
+	if (r->tenant < 0)
+		return ga_error_set(err, GA_EINVAL, "reservation %d: tenant must not be negative, got %d",
+							i, r->tenant);
+	return check_window(p, &r->cells, "reservation", i, err);
+}
+
 static ga_status
 check_job(const ga_problem *p, const ga_job *job, ga_error *err)
 {
@@ -345,6 +373,9 @@ check_job(const ga_problem *p, const ga_job *job, ga_error *err)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": release_step must not be negative", job->name);
 	if (job->deadline_step < -1)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": deadline_step must be -1 (none) or a step", job->name);
+	if (job->tenant < -1)
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": tenant must be -1 (none) or an index, got %d",
+							job->name, job->tenant);
 	if (job->time_limit_steps < 0)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": time_limit_steps must be 0 (none) or positive", job->name);
 	if (job->pinned)
@@ -488,7 +519,10 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 		if ((rc = check_service(p, &p->services[s], err)) != GA_OK)
 			return rc;
 	for (int i = 0; i < p->n_windows; i++)
-		if ((rc = check_window(p, i, err)) != GA_OK)
+		if ((rc = check_window(p, &p->windows[i], "window", i, err)) != GA_OK)
+			return rc;
+	for (int i = 0; i < p->n_reservations; i++)
+		if ((rc = check_reservation(p, i, err)) != GA_OK)
 			return rc;
 	for (int s = 0; s < p->n_services; s++)
 		lift_protect(&p->services[s], p->params.n_steps);
@@ -516,6 +550,24 @@ subtract_window(const ga_problem *p, const ga_window *w, int *room)
 				room[w->pool * T + t]--;
 }
 
+/*
+ * A reservation takes out of the room its usable GPUs outside every window
+ * at its steps (services never run there; the planners leave batch work
+ * there uncounted); a GPU in two reservations is taken once.
+ */
+static void
+subtract_reservation(const ga_problem *p, const ga_window *cells, int *room)
+{
+	int			T = p->params.n_steps;
+	int			from = cells->start_step > 0 ? cells->start_step : 0;
+	int			to = cells->end_step < T ? cells->end_step : T;
+
+	for (int t = from; t < to; t++)
+		for (int g = cells->first_gpu; g < cells->first_gpu + cells->n_gpus; g++)
+			if (p->gpu_usable[g] && ga_closing(p, -1, g, 1, t, t + 1) == cells)
+				room[cells->pool * T + t]--;
+}
+
 void
 ga_protect_room(const ga_problem *p, double job_priority, bool lengthened,
 				int *room)
@@ -533,6 +585,8 @@ ga_protect_room(const ga_problem *p, double job_priority, bool lengthened,
 	}
 	for (int i = 0; i < p->n_windows; i++)
 		subtract_window(p, &p->windows[i], room);
+	for (int i = 0; i < p->n_reservations; i++)
+		subtract_reservation(p, &p->reservations[i].cells, room);
 	for (int s = 0; s < p->n_services; s++)
 		if (ga_service_protected_from(p, &p->services[s], job_priority))
 			for (int t = 0; t < T; t++)

@@ -79,6 +79,20 @@ typedef struct ga_job_pool
 	double		work_gpu_steps; /* the job's work on that pool */
 } ga_job_pool;
 
+/*
+ * An advance reservation: the cells of a window held for one tenant.  Only
+ * that tenant's jobs may be placed on them; a job of another tenant, a job
+ * of no tenant and a service are kept off them as off a window's (a job
+ * already running there, pinned, keeps its block).  The functions that
+ * read it are in model/advance_reservation.h (docs/model.md, Advance
+ * reservations).
+ */
+typedef struct ga_advance_reservation
+{
+	ga_window	cells;			/* pool, GPUs and steps held */
+	int			tenant;			/* the tenant they are held for, >= 0 */
+} ga_advance_reservation;
+
 typedef struct ga_job
 {
 	int64_t		id;				/* the caller's key (jobs.job_id) */
@@ -130,6 +144,14 @@ typedef struct ga_job
 	 */
 	int			n_alt_pools;	/* 0 .. GA_MAX_JOB_POOLS - 1 */
 	ga_job_pool alt_pools[GA_MAX_JOB_POOLS - 1];
+
+	/*
+	 * The tenant that owns the job, an index the caller chooses (>= 0), or
+	 * -1 for none (ga_problem_create's default).  It matters only to
+	 * advance reservations: a job runs on reserved cells only when they are
+	 * held for its tenant.
+	 */
+	int			tenant;
 } ga_job;
 
 /* Pools job may run on: its own and its alternatives. */
@@ -271,6 +293,10 @@ typedef struct ga_problem
 								 * ga_problem_set_windows */
 	ga_window  *windows;
 
+	int			n_reservations; /* advance reservations, set by
+								 * ga_problem_set_advance_reservations */
+	ga_advance_reservation *reservations;
+
 	double	   *decay;			/* [n_steps], filled by ga_problem_finish */
 	double		tail_decay;		/* decay at step n_steps, the first past the
 								 * horizon (ga_job_tail_value) */
@@ -290,15 +316,26 @@ ga_status	ga_problem_set_held(ga_problem *problem, int s, const int *gpus,
 ga_status	ga_problem_set_windows(ga_problem *problem, const ga_window *windows,
 								   int n_windows, ga_error *err);
 
-/* True when GPU g lies in a maintenance window at step t. */
+/*
+ * True when GPU g is closed to a service at step t: it lies in a
+ * maintenance window or in an advance reservation (held for a tenant, so
+ * for no service).
+ */
 bool		ga_gpu_closed(const ga_problem *problem, int g, int t);
 
 /*
- * True when a maintenance window touches the block [first, first + size)
- * at some step of [start, end), past the horizon too.
+ * The first maintenance window, or cells of an advance reservation held for
+ * another tenant than `tenant` (-1: no tenant, closed by every reservation),
+ * that touches the block [first, first + size) at some step of
+ * [start, end), past the horizon too; NULL when none does.  The one
+ * closed-cell test of windows and reservations alike.
  */
-bool		ga_block_closed(const ga_problem *problem, int first, int size,
-							int start, int end);
+const ga_window *ga_closing(const ga_problem *problem, int tenant, int first,
+							int size, int start, int end);
+
+/* True when ga_closing finds something: the block is closed to the tenant. */
+bool		ga_block_closed(const ga_problem *problem, int tenant, int first,
+							int size, int start, int end);
 
 /*
  * Check every field against the model's rules and precompute derived data
@@ -411,8 +448,10 @@ ga_service_guarded(const ga_service *svc, int t, bool lengthened)
 /*
  * The protect rule: the GPUs of each pool that batch work may hold at each
  * step when a job of this priority starts [n_pools * n_steps]: its usable
- * GPUs minus ga_service_guarded of the services protected from such a job
- * (may be negative).  Batch work counts every job, pinned jobs on usable
+ * GPUs outside maintenance windows and advance reservations minus
+ * ga_service_guarded of the services protected from such a job (may be
+ * negative).  Services never run on reserved GPUs, so batch work there is
+ * not counted against the room (the fast planner leaves it out).  Batch work counts every job, pinned jobs on usable
  * GPUs included, over its estimated run (lengthened = false) or over that
  * run lengthened by the overrun margin (true); a job starts only where,
  * with it, batch work stays within both rooms at every step of its runs

@@ -3,6 +3,7 @@
  * plans (problem_split.h).
  */
 #include "model/problem_split.h"
+#include "model/advance_reservation.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -252,6 +253,17 @@ fill_services(const ga_problem *p, const int *part, int k, ga_part *pt,
 	return GA_OK;
 }
 
+/* A window's cells on the part's pool and GPU numbers. */
+static ga_window
+part_window(const ga_window *w, const int *pool_of, const int *gpu_of)
+{
+	ga_window	out = *w;
+
+	out.pool = pool_of[w->pool];
+	out.first_gpu = gpu_of[w->first_gpu];
+	return out;
+}
+
 /* The windows of the part's pools, on the part's GPU numbers. */
 static ga_status
 fill_windows(const ga_problem *p, const int *part, int k, ga_part *pt,
@@ -269,13 +281,37 @@ fill_windows(const ga_problem *p, const int *part, int k, ga_part *pt,
 
 		if (part[w->pool] != k)
 			continue;
-		windows[n] = *w;
-		windows[n].pool = pool_of[w->pool];
-		windows[n].first_gpu = gpu_of[w->first_gpu];
-		n++;
+		windows[n++] = part_window(w, pool_of, gpu_of);
 	}
 	rc = ga_problem_set_windows(pt->problem, windows, n, err);
 	free(windows);
+	return rc;
+}
+
+/*
+ * The advance reservations of the part's pools, likewise.  A reservation
+ * links no pools: its tenant's jobs stay in the parts of their own pools.
+ */
+static ga_status
+fill_reservations(const ga_problem *p, const int *part, int k, ga_part *pt,
+				  const int *pool_of, const int *gpu_of, ga_error *err)
+{
+	ga_advance_reservation *rs = malloc(sizeof(ga_advance_reservation) *
+										(p->n_reservations > 0 ? p->n_reservations : 1));
+	int			n = 0;
+	ga_status	rc;
+
+	if (rs == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory splitting the problem");
+	for (int i = 0; i < p->n_reservations; i++)
+	{
+		if (part[p->reservations[i].cells.pool] != k)
+			continue;
+		rs[n].cells = part_window(&p->reservations[i].cells, pool_of, gpu_of);
+		rs[n++].tenant = p->reservations[i].tenant;
+	}
+	rc = ga_problem_set_advance_reservations(pt->problem, rs, n, err);
+	free(rs);
 	return rc;
 }
 
@@ -295,6 +331,8 @@ build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
 	if ((rc = fill_services(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
 		return rc;
 	if ((rc = fill_windows(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
+		return rc;
+	if ((rc = fill_reservations(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
 		return rc;
 	return ga_problem_finish(pt->problem, err);
 }

@@ -6,6 +6,7 @@
  * reader walks the same order with a bounds check on every field.
  */
 #include "model/serial.h"
+#include "model/advance_reservation.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
  */
 _Static_assert(sizeof(ga_params) == 40, "ga_params changed: update serial.c");
 _Static_assert(sizeof(ga_pool) == 72, "ga_pool changed: update serial.c");
-_Static_assert(sizeof(ga_job) == 232, "ga_job changed: update serial.c");
+_Static_assert(sizeof(ga_job) == 240, "ga_job changed: update serial.c");
 _Static_assert(sizeof(ga_service) == 136, "ga_service changed: update serial.c");
 _Static_assert(sizeof(ga_plan) == 88, "ga_plan changed: update serial.c");
 
@@ -176,6 +177,16 @@ get_header(reader *r, uint32_t kind, ga_error *err)
  * ------------------------------------------------------------------------ */
 
 static void
+put_window(writer *w, const ga_window *win)
+{
+	put_i32(w, win->pool);
+	put_i32(w, win->first_gpu);
+	put_i32(w, win->n_gpus);
+	put_i32(w, win->start_step);
+	put_i32(w, win->end_step);
+}
+
+static void
 put_job(writer *w, const ga_job *job)
 {
 	put_i64(w, job->id);
@@ -205,6 +216,7 @@ put_job(writer *w, const ga_job *job)
 		put_i32(w, job->alt_pools[i].pool);
 		put_f64(w, job->alt_pools[i].work_gpu_steps);
 	}
+	put_i32(w, job->tenant);
 }
 
 static void
@@ -258,12 +270,12 @@ put_problem(writer *w, const ga_problem *p, size_t total)
 		put_service(w, &p->services[s], pr->n_steps);
 	put_i32(w, p->n_windows);
 	for (int i = 0; i < p->n_windows; i++)
+		put_window(w, &p->windows[i]);
+	put_i32(w, p->n_reservations);
+	for (int i = 0; i < p->n_reservations; i++)
 	{
-		put_i32(w, p->windows[i].pool);
-		put_i32(w, p->windows[i].first_gpu);
-		put_i32(w, p->windows[i].n_gpus);
-		put_i32(w, p->windows[i].start_step);
-		put_i32(w, p->windows[i].end_step);
+		put_window(w, &p->reservations[i].cells);
+		put_i32(w, p->reservations[i].tenant);
 	}
 }
 
@@ -318,6 +330,7 @@ get_job(reader *r, ga_job *job)
 		job->alt_pools[i].pool = get_i32(r);
 		job->alt_pools[i].work_gpu_steps = get_f64(r);
 	}
+	job->tenant = get_i32(r);
 }
 
 static ga_status
@@ -379,6 +392,16 @@ get_counts(reader *r, ga_params *pr, int32_t *n, ga_error *err)
 	return GA_OK;
 }
 
+static void
+get_window(reader *r, ga_window *win)
+{
+	win->pool = get_i32(r);
+	win->first_gpu = get_i32(r);
+	win->n_gpus = get_i32(r);
+	win->start_step = get_i32(r);
+	win->end_step = get_i32(r);
+}
+
 /* The maintenance windows, checked by ga_problem_finish. */
 static ga_status
 get_windows(reader *r, ga_problem *p, ga_error *err)
@@ -394,15 +417,33 @@ get_windows(reader *r, ga_problem *p, ga_error *err)
 	if (windows == NULL)
 		return ga_error_set(err, GA_ENOMEM, "out of memory reading a problem");
 	for (int i = 0; i < n; i++)
-	{
-		windows[i].pool = get_i32(r);
-		windows[i].first_gpu = get_i32(r);
-		windows[i].n_gpus = get_i32(r);
-		windows[i].start_step = get_i32(r);
-		windows[i].end_step = get_i32(r);
-	}
+		get_window(r, &windows[i]);
 	rc = ga_problem_set_windows(p, windows, n, err);
 	free(windows);
+	return rc;
+}
+
+/* The advance reservations, checked by ga_problem_finish. */
+static ga_status
+get_reservations(reader *r, ga_problem *p, ga_error *err)
+{
+	int32_t		n = get_i32(r);
+	ga_advance_reservation *rs;
+	ga_status	rc;
+
+	if (r->short_read || !room_for(r, n, 6 * sizeof(int32_t)))
+		return ga_error_set(err, GA_EINVAL, "serialised problem: %d reservations do not fit in its %zu bytes",
+							(int) n, r->len);
+	rs = malloc(sizeof(ga_advance_reservation) * (n > 0 ? n : 1));
+	if (rs == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory reading a problem");
+	for (int i = 0; i < n; i++)
+	{
+		get_window(r, &rs[i].cells);
+		rs[i].tenant = get_i32(r);
+	}
+	rc = ga_problem_set_advance_reservations(p, rs, n, err);
+	free(rs);
 	return rc;
 }
 
@@ -425,6 +466,8 @@ get_body(reader *r, ga_problem *p, ga_error *err)
 		if ((rc = get_service(r, p, s, err)) != GA_OK)
 			return rc;
 	if ((rc = get_windows(r, p, err)) != GA_OK)
+		return rc;
+	if ((rc = get_reservations(r, p, err)) != GA_OK)
 		return rc;
 	if (r->short_read || r->pos != r->len)
 		return ga_error_set(err, GA_EINVAL, "serialised problem: the fields do not fill its %zu bytes", r->len);

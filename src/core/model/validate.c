@@ -9,6 +9,7 @@
  */
 #include "model/validate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* End of job j's run as placed: its duration on the pool of its block. */
@@ -403,12 +404,14 @@ check_service(const ga_problem *p, const ga_plan *plan, int s, ga_error *err)
 }
 
 /*
- * R6 for one window: inside the horizon its cells are idle or held by a
- * pinned job; past the horizon no job placed by the plan runs into it.
+ * R6 for one window, R8 for one reservation's cells: inside the horizon
+ * they are idle, held by a pinned job or by a job of `tenant` (-1 for a
+ * window: none); past the horizon no other job placed by the plan runs
+ * into them.  `what` names them in the message.
  */
 static ga_status
-check_window(const ga_problem *p, const ga_plan *plan, const ga_window *w,
-			 ga_error *err)
+check_closed_cells(const ga_problem *p, const ga_plan *plan, const ga_window *w,
+				   int tenant, const char *what, ga_error *err)
 {
 	int			from = w->start_step > 0 ? w->start_step : 0;
 	int			to = w->end_step < plan->n_steps ? w->end_step : plan->n_steps;
@@ -418,13 +421,14 @@ check_window(const ga_problem *p, const ga_plan *plan, const ga_window *w,
 		{
 			int32_t		k = ga_plan_get(plan, g, t);
 
-			if (k == GA_IDLE || (k < p->n_jobs && p->jobs[k].pinned))
+			if (k == GA_IDLE || (k < p->n_jobs && (p->jobs[k].pinned ||
+												   (tenant >= 0 && p->jobs[k].tenant == tenant))))
 				continue;
 			return ga_error_set(err, GA_EILLEGAL,
-								"%s \"%s\" holds GPU %d at step %d, inside a maintenance window (GPUs %d..%d, steps %d..%d)",
+								"%s \"%s\" holds GPU %d at step %d, inside %s (GPUs %d..%d, steps %d..%d)",
 								k < p->n_jobs ? "job" : "service",
 								k < p->n_jobs ? p->jobs[k].name : p->services[k - p->n_jobs].name,
-								g, t, w->first_gpu, w->first_gpu + w->n_gpus - 1,
+								g, t, what, w->first_gpu, w->first_gpu + w->n_gpus - 1,
 								w->start_step, w->end_step - 1);
 		}
 	for (int j = 0; j < p->n_jobs; j++)
@@ -435,13 +439,14 @@ check_window(const ga_problem *p, const ga_plan *plan, const ga_window *w,
 		int			start = plan->job_start[j];
 		int			end = job_end(p, plan, j);
 
-		if (job->pinned || size <= 0 || end <= plan->n_steps)
+		if (job->pinned || size <= 0 || end <= plan->n_steps ||
+			(tenant >= 0 && job->tenant == tenant))
 			continue;
 		if (w->first_gpu < first + size && first < w->first_gpu + w->n_gpus &&
 			w->start_step < end && start < w->end_step && w->end_step > plan->n_steps)
 			return ga_error_set(err, GA_EILLEGAL,
-								"job \"%s\" runs on GPUs %d..%d until step %d, into a maintenance window past the horizon (GPUs %d..%d, steps %d..%d)",
-								job->name, first, first + size - 1, end - 1,
+								"job \"%s\" runs on GPUs %d..%d until step %d, into %s past the horizon (GPUs %d..%d, steps %d..%d)",
+								job->name, first, first + size - 1, end - 1, what,
 								w->first_gpu, w->first_gpu + w->n_gpus - 1,
 								w->start_step, w->end_step - 1);
 	}
@@ -455,7 +460,25 @@ check_windows(const ga_problem *p, const ga_plan *plan, ga_error *err)
 	ga_status	rc = GA_OK;
 
 	for (int i = 0; rc == GA_OK && i < p->n_windows; i++)
-		rc = check_window(p, plan, &p->windows[i], err);
+		rc = check_closed_cells(p, plan, &p->windows[i], -1, "a maintenance window", err);
+	return rc;
+}
+
+/* R8: advance reservations, each open to its tenant's jobs only. */
+static ga_status
+check_reservations(const ga_problem *p, const ga_plan *plan, ga_error *err)
+{
+	ga_status	rc = GA_OK;
+
+	for (int i = 0; rc == GA_OK && i < p->n_reservations; i++)
+	{
+		char		what[64];
+
+		snprintf(what, sizeof(what), "the advance reservation of tenant %d",
+				 p->reservations[i].tenant);
+		rc = check_closed_cells(p, plan, &p->reservations[i].cells,
+								p->reservations[i].tenant, what, err);
+	}
 	return rc;
 }
 
@@ -492,6 +515,8 @@ ga_validate(const ga_problem *p, const ga_plan *plan, ga_error *err)
 		rc = check_windows(p, plan, err);
 	for (int j = 0; rc == GA_OK && j < p->n_jobs; j++)
 		rc = check_job_order(p, plan, j, err);
+	if (rc == GA_OK)
+		rc = check_reservations(p, plan, err);
 	free(count);
 	return rc;
 }

@@ -30,6 +30,10 @@
  *       half is checked with each job, before R3's cell scan, so a run
  *       stretched past its limit is reported as such; the order half after
  *       every job and service passed R1-R6.
+ *   R8  no service and no job of another tenant (or of none) holds a GPU
+ *       inside an advance reservation, and no such job's run reaches one
+ *       on its block past the horizon (pinned jobs are exempt: they
+ *       already run); the reserved tenant's jobs may.
  */
 #ifndef GPUALLOC_VALIDATE_H
 #define GPUALLOC_VALIDATE_H

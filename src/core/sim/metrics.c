@@ -23,6 +23,7 @@ ga_run_record_create(int n_gpus, int n_steps, int n_services,
 	rec->n_services = n_services;
 	rec->step_hours = step_hours;
 	rec->n_jobs = n_jobs;
+	rec->reservation_delay = -1;
 	rec->batch_gpus = calloc(n_steps > 0 ? n_steps : 1, sizeof(int));
 	rec->svc_alloc = calloc(cells, sizeof(int));
 	rec->svc_demand = calloc(cells, sizeof(int));
@@ -200,6 +201,7 @@ ga_metrics_compute(const ga_run_record *rec, ga_metrics *m, ga_error *err)
 		m->stopped_jobs += o->stopped;
 		m->dependency_violations += o->started_early;
 	}
+	m->reservation_start_delay_steps = rec->reservation_delay > 0 ? rec->reservation_delay : 0;
 	m->n_solves = rec->n_solves;
 	m->solve_p50_ms = ga_metrics_quantile(rec->solve_ms, rec->n_solves, 0.5);
 	m->solve_p99_ms = ga_metrics_quantile(rec->solve_ms, rec->n_solves, 0.99);

@@ -15,7 +15,10 @@
  *                 policy cannot look good by never starting hard jobs
  *   solve time    per re-plan, in milliseconds
  *   window violations  GPU-steps on which a job ran or a service was served
- *                 inside a maintenance window
+ *                 inside a maintenance window, or inside an advance
+ *                 reservation not of the job's tenant
+ *   reservation start delay  the record's reservation_delay, 0 when no
+ *                 job waited for a reservation
  */
 #ifndef GPUALLOC_METRICS_H
 #define GPUALLOC_METRICS_H
@@ -48,9 +51,19 @@ typedef struct ga_run_record
 	int		   *svc_demand;		/* [n_services * n_steps] actual demand */
 	int		   *svc_churn;		/* [n_services * n_steps] handovers */
 	int		   *window_busy;	/* [n_steps] GPUs inside a maintenance
-								 * window that ran a job or served a service */
+								 * window that ran a job or served a
+								 * service, or inside another tenant's
+								 * advance reservation */
 	int			n_jobs;
 	ga_job_outcome *jobs;		/* jobs submitted inside the window */
+	int			reservation_delay;	/* the largest, over the advance
+									 * reservations opening inside the
+									 * window, of the steps from a
+									 * reservation's start until a job of
+									 * its tenant that waited for it
+									 * starts or its tenant's work fills
+									 * it (the window's end if neither);
+									 * -1 when no job waited */
 	int			n_solves;
 	int			cap_solves;
 	double	   *solve_ms;
@@ -85,7 +98,11 @@ typedef struct ga_metrics
 	double		unmet_gpu_hours;
 	double		churn;			/* NAN when not applicable (oracle) */
 	double		window_violations;	/* GPU-steps of work inside maintenance
-									 * windows; NAN for the oracle */
+									 * windows or other tenants' advance
+									 * reservations; NAN for the oracle */
+	double		reservation_start_delay_steps;	/* the record's
+												 * reservation_delay (0:
+												 * none); NAN for the oracle */
 	double		wait_mean_h;	/* over all jobs; NAN when none */
 	double		wait_p95_h;
 	int			n_classes;		/* priority classes, highest first */

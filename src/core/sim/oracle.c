@@ -714,6 +714,7 @@ fill_metrics(const orc *o, ga_metrics *m, ga_error *err)
 	m->unmet_gpu_hours = (o->demanded - o->servable) * step_h;
 	m->churn = NAN;
 	m->window_violations = NAN;
+	m->reservation_start_delay_steps = NAN;
 	m->wait_mean_h = NAN;
 	m->wait_p95_h = NAN;
 	m->solve_p50_ms = NAN;

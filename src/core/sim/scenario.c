@@ -444,6 +444,35 @@ read_alt_pools(const ga_scenario *scn, const ga_csv_reader *r,
 }
 
 /*
+ * The tenant named in column c: its index, added to the scenario's tenants
+ * on first sight; -1 for an empty field when that is allowed (a job of no
+ * tenant).
+ */
+static ga_status
+get_tenant(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
+		   int c, bool may_be_empty, int *out, ga_error *err)
+{
+	char		name[GA_NAME_LEN];
+	char		(*names)[GA_NAME_LEN];
+
+	*out = -1;
+	if (may_be_empty && ga_csv_field(r, cols, c)[0] == '\0')
+		return GA_OK;
+	if (ga_csv_name(r, cols, c, name, sizeof(name), err) != GA_OK)
+		return GA_EINVAL;
+	for (int i = 0; i < scn->n_tenants; i++)
+		if (strcmp(scn->tenants[i], name) == 0)
+			return (*out = i), GA_OK;
+	names = realloc(scn->tenants, sizeof(*names) * (scn->n_tenants + 1));
+	if (names == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory");
+	scn->tenants = names;
+	snprintf(names[scn->n_tenants], GA_NAME_LEN, "%s", name);
+	*out = scn->n_tenants++;
+	return GA_OK;
+}
+
+/*
  * The optional columns: after_ok and after_any kept as written until every
  * job is read (resolve_links), time_limit_hours and alt_pools checked now.
  */
@@ -502,6 +531,8 @@ add_job(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 	if (get_features(r, cols, 8, &j->features, err) != GA_OK)
 		return GA_EINVAL;
 	scn->n_jobs++;				/* from here on destroy frees what it holds */
+	if (get_tenant(scn, r, cols, 13, true, &j->tenant, err) != GA_OK)
+		return GA_EINVAL;
 	return read_job_extras(scn, r, cols, j, err);
 }
 
@@ -599,7 +630,7 @@ read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 {
 	static const char *const names[] = {"job", "kind", "pool", "priority", "submit",
 	"gpus_min", "gpus_max", "work_gpu_hours", "features",
-	"after_ok", "after_any", "time_limit_hours", "alt_pools"};
+	"after_ok", "after_any", "time_limit_hours", "alt_pools", "tenant"};
 	ga_csv_reader r;
 	ga_csv_columns cols;
 	ga_status	rc;
@@ -608,7 +639,7 @@ read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 
 	if ((rc = ga_csv_open(&r, dir, "jobs.csv", false, NULL, err)) != GA_OK)
 		return rc;
-	rc = ga_csv_header_optional(&r, &cols, names, 13, 9, err);
+	rc = ga_csv_header_optional(&r, &cols, names, 14, 9, err);
 	while (rc == GA_OK && (row = ga_csv_next(&r, err)) > 0)
 		rc = add_job(scn, &r, &cols, &cap, err);
 	if (rc == GA_OK && row < 0)
@@ -687,32 +718,41 @@ read_history(ga_scenario *scn, const char *dir, ga_error *err)
 
 /* ---- windows.csv ---- */
 
+/* A window's columns, from column c0 on: pool, first_gpu, gpus, start, end. */
+static ga_status
+get_window(const ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
+		   int c0, ga_scn_window *w, ga_error *err)
+{
+	const ga_pool *pool;
+
+	if (get_pool(r, cols, c0, scn, &w->pool, err) != GA_OK ||
+		ga_csv_int(r, cols, c0 + 1, &w->first_gpu, err) != GA_OK ||
+		ga_csv_int(r, cols, c0 + 2, &w->n_gpus, err) != GA_OK ||
+		ga_csv_minutes(r, cols, c0 + 3, &w->start, err) != GA_OK ||
+		ga_csv_minutes(r, cols, c0 + 4, &w->end, err) != GA_OK)
+		return GA_EINVAL;
+	pool = &scn->pools[w->pool];
+	if (w->first_gpu < 0 || w->first_gpu >= pool->n_gpus)
+		return ga_csv_field_error(r, cols, c0 + 1, err, "must be a GPU of the pool (0 to its size - 1)");
+	if (w->n_gpus < 1 || w->n_gpus > pool->n_gpus - w->first_gpu)
+		return ga_csv_field_error(r, cols, c0 + 2, err, "must be at least 1 and end inside the pool");
+	if (w->end <= w->start)
+		return ga_csv_field_error(r, cols, c0 + 4, err, "must be after start");
+	w->first_gpu += pool->first_gpu;
+	return GA_OK;
+}
+
 static ga_status
 add_window(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 		   int *cap, ga_error *err)
 {
 	ga_scn_window *ws = grow(scn->windows, scn->n_windows, cap, sizeof(ga_scn_window));
-	ga_scn_window *w;
-	const ga_pool *pool;
 
 	if (ws == NULL)
 		return ga_error_set(err, GA_ENOMEM, "out of memory");
 	scn->windows = ws;
-	w = &ws[scn->n_windows];
-	if (get_pool(r, cols, 0, scn, &w->pool, err) != GA_OK ||
-		ga_csv_int(r, cols, 1, &w->first_gpu, err) != GA_OK ||
-		ga_csv_int(r, cols, 2, &w->n_gpus, err) != GA_OK ||
-		ga_csv_minutes(r, cols, 3, &w->start, err) != GA_OK ||
-		ga_csv_minutes(r, cols, 4, &w->end, err) != GA_OK)
+	if (get_window(scn, r, cols, 0, &ws[scn->n_windows], err) != GA_OK)
 		return GA_EINVAL;
-	pool = &scn->pools[w->pool];
-	if (w->first_gpu < 0 || w->first_gpu >= pool->n_gpus)
-		return ga_csv_field_error(r, cols, 1, err, "must be a GPU of the pool (0 to its size - 1)");
-	if (w->n_gpus < 1 || w->n_gpus > pool->n_gpus - w->first_gpu)
-		return ga_csv_field_error(r, cols, 2, err, "must be at least 1 and end inside the pool");
-	if (w->end <= w->start)
-		return ga_csv_field_error(r, cols, 4, err, "must be after start");
-	w->first_gpu += pool->first_gpu;
 	scn->n_windows++;
 	return GA_OK;
 }
@@ -723,6 +763,33 @@ read_windows(ga_scenario *scn, const char *dir, ga_error *err)
 	static const char *const names[] = {"pool", "first_gpu", "gpus", "start", "end"};
 
 	return read_optional_rows(scn, dir, "windows.csv", names, 5, add_window, err);
+}
+
+/* ---- reservations.csv ---- */
+
+static ga_status
+add_reservation(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
+				int *cap, ga_error *err)
+{
+	ga_scn_reservation *rs = grow(scn->reservations, scn->n_reservations, cap,
+								  sizeof(ga_scn_reservation));
+
+	if (rs == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory");
+	scn->reservations = rs;
+	if (get_tenant(scn, r, cols, 0, false, &rs[scn->n_reservations].tenant, err) != GA_OK ||
+		get_window(scn, r, cols, 1, &rs[scn->n_reservations].cells, err) != GA_OK)
+		return GA_EINVAL;
+	scn->n_reservations++;
+	return GA_OK;
+}
+
+static ga_status
+read_reservations(ga_scenario *scn, const char *dir, ga_error *err)
+{
+	static const char *const names[] = {"tenant", "pool", "first_gpu", "gpus", "start", "end"};
+
+	return read_optional_rows(scn, dir, "reservations.csv", names, 6, add_reservation, err);
 }
 
 /* Steps from now to minute m, rounded down or up, kept well inside an int. */
@@ -741,38 +808,58 @@ steps_to(int64_t now, int64_t m, int step_minutes, bool up)
 	return (int) q;
 }
 
+/* Window w as a problem's from minute now; false when it is over or empty. */
+static bool
+window_at(const ga_scenario *scn, const ga_scn_window *w, int64_t now, ga_window *out)
+{
+	if (w->end <= now)
+		return false;
+	out->pool = w->pool;
+	out->first_gpu = w->first_gpu;
+	out->n_gpus = w->n_gpus;
+	out->start_step = steps_to(now, w->start, scn->step_minutes, false);
+	out->end_step = steps_to(now, w->end, scn->step_minutes, true);
+	return out->end_step > out->start_step;
+}
+
 int
 ga_scenario_windows_at(const ga_scenario *scn, int64_t now, ga_window *out)
 {
 	int			n = 0;
 
 	for (int i = 0; i < scn->n_windows; i++)
-	{
-		const ga_scn_window *w = &scn->windows[i];
-
-		if (w->end <= now)
-			continue;
-		out[n].pool = w->pool;
-		out[n].first_gpu = w->first_gpu;
-		out[n].n_gpus = w->n_gpus;
-		out[n].start_step = steps_to(now, w->start, scn->step_minutes, false);
-		out[n].end_step = steps_to(now, w->end, scn->step_minutes, true);
-		if (out[n].end_step > out[n].start_step)
-			n++;
-	}
+		n += window_at(scn, &scn->windows[i], now, &out[n]);
 	return n;
 }
 
+int
+ga_scenario_reservations_at(const ga_scenario *scn, int64_t now,
+							ga_advance_reservation *out)
+{
+	int			n = 0;
+
+	for (int i = 0; i < scn->n_reservations; i++)
+		if (window_at(scn, &scn->reservations[i].cells, now, &out[n].cells))
+			out[n++].tenant = scn->reservations[i].tenant;
+	return n;
+}
+
+static bool
+cells_touch(const ga_scn_window *w, int g, int64_t from, int64_t to)
+{
+	return g >= w->first_gpu && g < w->first_gpu + w->n_gpus && w->start < to && from < w->end;
+}
+
 bool
-ga_scenario_closed(const ga_scenario *scn, int g, int64_t from, int64_t to)
+ga_scenario_closed(const ga_scenario *scn, int tenant, int g, int64_t from, int64_t to)
 {
 	for (int i = 0; i < scn->n_windows; i++)
-	{
-		const ga_scn_window *w = &scn->windows[i];
-
-		if (g >= w->first_gpu && g < w->first_gpu + w->n_gpus && w->start < to && from < w->end)
+		if (cells_touch(&scn->windows[i], g, from, to))
 			return true;
-	}
+	for (int i = 0; i < scn->n_reservations; i++)
+		if (scn->reservations[i].tenant != tenant &&
+			cells_touch(&scn->reservations[i].cells, g, from, to))
+			return true;
 	return false;
 }
 
@@ -800,6 +887,8 @@ ga_scenario_read(const char *dir, ga_error *err)
 		rc = read_history(scn, dir, err);
 	if (rc == GA_OK)
 		rc = read_windows(scn, dir, err);
+	if (rc == GA_OK)
+		rc = read_reservations(scn, dir, err);
 	if (rc != GA_OK)
 	{
 		ga_scenario_destroy(scn);
@@ -837,6 +926,8 @@ ga_scenario_destroy(ga_scenario *scn)
 	free(scn->jobs);
 	free(scn->history);
 	free(scn->windows);
+	free(scn->tenants);
+	free(scn->reservations);
 	free(scn);
 }
 

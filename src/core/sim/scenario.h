@@ -1,7 +1,7 @@
 /*
  * scenario.h — a benchmark scenario read from a directory in the scenario
  * format described in docs/model.md, Scenario format (scenario.csv, gpus.csv, services.csv, demand.csv,
- * jobs.csv and optionally history.csv and windows.csv).
+ * jobs.csv and optionally history.csv, windows.csv and reservations.csv).
  *
  * Times are kept as whole minutes since 1970-01-01 00:00 UTC, the count
  * of model/calendar.h, which parses and formats them.  Columns a
@@ -16,7 +16,7 @@
 #define GPUALLOC_SCENARIO_H
 
 #include "forecast/forecast_common.h"
-#include "model/problem.h"
+#include "model/advance_reservation.h"
 
 #define GA_KIND_LEN 32
 
@@ -70,6 +70,7 @@ typedef struct ga_scn_job
 	int			alt_pool[GA_MAX_JOB_POOLS - 1];
 	double		alt_factor[GA_MAX_JOB_POOLS - 1];
 	char	   *after_text[2];	/* while reading: the two columns as written */
+	int			tenant;			/* index into scenario->tenants; -1 = none */
 } ga_scn_job;
 
 /*
@@ -106,6 +107,13 @@ typedef struct ga_scn_window
 	int64_t		end;
 } ga_scn_window;
 
+/* An advance reservation: a window's cells held for one tenant. */
+typedef struct ga_scn_reservation
+{
+	ga_scn_window cells;
+	int			tenant;			/* index into scenario->tenants */
+} ga_scn_reservation;
+
 typedef struct ga_scenario
 {
 	char		name[GA_NAME_LEN];
@@ -133,6 +141,13 @@ typedef struct ga_scenario
 
 	int			n_windows;		/* windows.csv; none when it is absent */
 	ga_scn_window *windows;
+
+	/* tenants named in jobs.csv and reservations.csv, in order of appearance */
+	int			n_tenants;
+	char		(*tenants)[GA_NAME_LEN];
+
+	int			n_reservations; /* reservations.csv; none when it is absent */
+	ga_scn_reservation *reservations;
 } ga_scenario;
 
 /* Read a scenario directory; NULL with err set on any problem. */
@@ -158,8 +173,19 @@ int			ga_scenario_true_demand(const ga_scenario *scn, int s, int64_t t);
 int			ga_scenario_windows_at(const ga_scenario *scn, int64_t now,
 								   ga_window *out);
 
-/* Whether GPU g lies in a window at some minute of [from, to). */
-bool		ga_scenario_closed(const ga_scenario *scn, int g, int64_t from,
-							   int64_t to);
+/*
+ * The advance reservations as a problem's, as ga_scenario_windows_at does
+ * the windows; out holds n_reservations entries.
+ */
+int			ga_scenario_reservations_at(const ga_scenario *scn, int64_t now,
+										ga_advance_reservation *out);
+
+/*
+ * Whether GPU g is closed at some minute of [from, to) to work of `tenant`
+ * (-1: none, as a service): it lies in a window, or in a reservation of
+ * another tenant.
+ */
+bool		ga_scenario_closed(const ga_scenario *scn, int tenant, int g,
+							   int64_t from, int64_t to);
 
 #endif

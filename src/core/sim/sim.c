@@ -682,6 +682,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	pj->id = j;
 	snprintf(pj->name, GA_NAME_LEN, "%s", sj->name);
 	pj->pool = sj->pool;
+	pj->tenant = sj->tenant;
 	pj->priority = sj->priority;
 	pj->release_step = 0;
 	pj->deadline_step = -1;
@@ -764,6 +765,22 @@ fill_windows(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 	return rc;
 }
 
+/* The scenario's advance reservations, step 0 at window step t. */
+static ga_status
+fill_reservations(sim_ctx *c, ga_problem *p, int t, ga_error *err)
+{
+	int			n = c->scn->n_reservations;
+	ga_advance_reservation *r = malloc(sizeof(ga_advance_reservation) * (n > 0 ? n : 1));
+	ga_status	rc;
+
+	if (r == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory building a problem");
+	rc = ga_problem_set_advance_reservations(p, r, ga_scenario_reservations_at(c->scn, step_time(c, t), r),
+											 err);
+	free(r);
+	return rc;
+}
+
 static ga_status
 build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 {
@@ -795,6 +812,8 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	rc = fill_services(c, p, t, err);
 	if (rc == GA_OK)
 		rc = fill_windows(c, p, t, err);
+	if (rc == GA_OK)
+		rc = fill_reservations(c, p, t, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);
 	if (rc != GA_OK)
@@ -976,7 +995,8 @@ serve_and_record(sim_ctx *c, int t, int k)
 		else if (w >= nj)
 			c->gpu_svc[g] = w - nj;
 		if ((c->gpu_job[g] >= 0 || c->gpu_svc[g] >= 0) &&
-			ga_scenario_closed(c->scn, g, step_time(c, t), step_time(c, t + 1)))
+			ga_scenario_closed(c->scn, c->gpu_job[g] >= 0 ? c->scn->jobs[c->gpu_job[g]].tenant : -1,
+							   g, step_time(c, t), step_time(c, t + 1)))
 			rec->window_busy[t]++;
 	}
 	rec->batch_gpus[t] = busy;
@@ -1020,6 +1040,83 @@ started_before_predecessor(const sim_ctx *c, int j)
 	return false;
 }
 
+/*
+ * Whether job j waited for reservation r: of its tenant, on its pool, with
+ * GPUs enough for it, and queued before r opened without having started.
+ */
+static bool
+waited_for(const sim_ctx *c, int j, const ga_scn_reservation *r, int opens)
+{
+	const ga_scn_job *sj = &c->scn->jobs[j];
+	int			start = c->res->jobs[j].start_step;
+
+	return sj->tenant == r->tenant && sj->pool == r->cells.pool &&
+		sj->gpus_min <= r->cells.n_gpus && sj->submit < r->cells.start &&
+		(start < 0 || start >= opens);
+}
+
+/* Whether every GPU of reservation r runs a job of its tenant at step t. */
+static bool
+tenant_fills(const sim_ctx *c, const ga_scn_reservation *r, int t)
+{
+	for (int g = r->cells.first_gpu; g < r->cells.first_gpu + r->cells.n_gpus; g++)
+	{
+		bool		held = false;
+
+		for (int j = 0; !held && j < c->scn->n_jobs; j++)
+		{
+			const ga_sim_job_trace *tr = &c->res->jobs[j];
+
+			held = c->scn->jobs[j].tenant == r->tenant && tr->start_step >= 0 &&
+				tr->start_step <= t && t < tr->end_step &&
+				g >= tr->first_gpu && g < tr->first_gpu + tr->size;
+		}
+		if (!held)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * For each advance reservation opening inside the window that jobs waited
+ * for (waited_for), the steps from its start to the first step at which
+ * one of them starts or every GPU of the reservation runs its tenant's
+ * work (the window's end if neither happens): how long the tenant's
+ * waiting work was kept from GPUs held for it.  The largest, or -1 when
+ * no job waited for any.
+ */
+static int
+reservation_delay(const sim_ctx *c)
+{
+	int			worst = -1;
+
+	for (int i = 0; i < c->scn->n_reservations; i++)
+	{
+		const ga_scn_reservation *r = &c->scn->reservations[i];
+		int			opens = (int) ((r->cells.start - c->scn->start) / c->scn->step_minutes);
+		int			first = c->T;
+		bool		waited = false;
+
+		if (r->cells.start < c->scn->start || r->cells.start >= c->scn->end)
+			continue;
+		for (int j = 0; j < c->scn->n_jobs; j++)
+			if (waited_for(c, j, r, opens))
+			{
+				int			start = c->res->jobs[j].start_step;
+
+				waited = true;
+				if (start >= 0 && start < first)
+					first = start;
+			}
+		for (int t = opens; waited && t < first; t++)
+			if (tenant_fills(c, r, t))
+				first = t;
+		if (waited && first - opens > worst)
+			worst = first - opens;
+	}
+	return worst;
+}
+
 /* Per-job outcomes of the jobs submitted inside the window. */
 static ga_status
 record_jobs(sim_ctx *c, ga_error *err)
@@ -1059,6 +1156,7 @@ record_jobs(sim_ctx *c, ga_error *err)
 		}
 	}
 	rec->n_jobs = n;
+	rec->reservation_delay = reservation_delay(c);
 	return GA_OK;
 }
 

@@ -80,10 +80,19 @@ floor_over(const bl_ctx *c, int pool, int64_t from, int64_t to)
 	return low;
 }
 
+/* A pass at step t (inside the horizon, past step 0): cells open or close there. */
+static void
+mark_event_at(bl_ctx *c, int t)
+{
+	if (t > 0 && t < c->T)
+		c->event[t] = true;
+}
+
 /*
  * Give each service its reservation at every step of the horizon, stacked
  * from the high end of its pool in service order; cells under pinned jobs
- * stay theirs, and cells in a maintenance window stay empty.
+ * stay theirs, and cells in a maintenance window or an advance reservation
+ * stay empty.
  */
 static void
 reserve_services(bl_ctx *c)
@@ -175,8 +184,12 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 			c->event[job->release_step] = true;
 	}
 	for (int i = 0; i < p->n_windows; i++)
-		if (p->windows[i].end_step > 0 && p->windows[i].end_step < c->T)
-			c->event[p->windows[i].end_step] = true;
+		mark_event_at(c, p->windows[i].end_step);
+	for (int i = 0; i < p->n_reservations; i++)
+	{
+		mark_event_at(c, p->reservations[i].cells.start_step);
+		mark_event_at(c, p->reservations[i].cells.end_step);
+	}
 	reserve_services(c);
 	mark_reservation_changes(c);
 	return GA_OK;
@@ -232,7 +245,8 @@ room_over(const bl_ctx *c, const ga_job *job, int start, int dur)
  * run, past the horizon too: a job may use GPUs a lower reservation leaves
  * free only if it ends before a higher one begins.  Its run, lengthened by
  * the overrun margin as the planners drain ahead of a window, must not
- * touch a maintenance window either, past the horizon too.
+ * touch a maintenance window or another tenant's advance reservation
+ * either, past the horizon too.
  */
 static bool
 fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
@@ -249,7 +263,7 @@ fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
 			continue;
 		for (int f = pool->first_gpu; f + g <= top; f += g)
 			if (block_free(c->p, c->plan, f, g, t, to) &&
-				!ga_block_closed(c->p, f, g, t, t + ga_protect_steps(c->p, dur)))
+				!ga_block_closed(c->p, job->tenant, f, g, t, t + ga_protect_steps(c->p, dur)))
 			{
 				*first = f;
 				*size = g;

@@ -214,7 +214,12 @@ typedef struct fast_ctx
 	int		   *tail_from;		/* [n_gpus]: a running job's lengthened run */
 	int		   *tail_to;		/* past its estimated end: [from, to) */
 	int		   *tail_prefix;	/* [n_gpus + 1]: GPUs with such a tail */
-	int		   *overlap;		/* [T] scratch: tail_overlap */
+	int		   *overlap;		/* [T] scratch: uncounted_overlap */
+	/* advance reservations; both NULL when the problem has none */
+	uint64_t   *closed_to_services;	/* [n_gpus * W]: steps a reservation
+									 * holds each GPU */
+	uint64_t   *service_bits;	/* [W] scratch: service_leaf */
+	int		   *resv_prefix;	/* [n_gpus + 1]: GPUs some reservation holds */
 } fast_ctx;
 
 typedef struct fast_state
@@ -257,6 +262,27 @@ static inline uint64_t *
 leaf_mask(const fast_ctx *c, const fast_state *st, const pool_geom *pg, int rel)
 {
 	return node_mask(c, st, pg, pg->span + rel);
+}
+
+/*
+ * A leaf as a service sees it: busy also where an advance reservation holds
+ * the GPU (c->closed_to_services), as services never run there.  The bits
+ * are written to c->service_bits, good until the next call, unless no
+ * reservation holds the GPU.
+ */
+static const uint64_t *
+service_leaf(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
+			 int rel)
+{
+	const uint64_t *m = leaf_mask(c, st, pg, rel);
+	const uint64_t *closed;
+
+	if (c->closed_to_services == NULL)
+		return m;
+	closed = c->closed_to_services + (size_t) (pg->first_gpu + rel) * c->W;
+	for (int w = 0; w < c->W; w++)
+		c->service_bits[w] = m[w] | closed[w];
+	return c->service_bits;
 }
 
 /* Height of a node: 0 for a leaf (one GPU), log_span for the root. */
@@ -668,23 +694,64 @@ count_batch(const fast_ctx *c, fast_state *st, int pool, int start,
 			ga_protect_steps(c->p, duration), size);
 }
 
+/* Whether an advance reservation holds some GPU of [first, first + size). */
+static inline bool
+reserved_block(const fast_ctx *c, int first, int size)
+{
+	return c->resv_prefix != NULL && c->resv_prefix[first + size] != c->resv_prefix[first];
+}
+
 /*
- * GPUs of the block [first, first + size) under a running job's lengthened
- * run at each step, into c->overlap; false (nothing written) when there
- * are none.  A job placed there after the running job's estimated end
- * waits if that job outlives its estimate, holding no more GPUs than the
- * block, so those GPUs count once in the lengthened tier.
+ * GPUs of the block [first, first + size) at each step whose batch work
+ * the protect rule does not count in one tier, into c->overlap; false
+ * (nothing written) when there are none.  Reserved cells, in both tiers:
+ * services never run there, so the room leaves them out (ga_protect_room)
+ * and work on them takes nothing from the services.  With `tails`, in the
+ * lengthened tier, GPUs under a running job's lengthened run: a job placed
+ * there after the running job's estimated end waits if that job outlives
+ * its estimate, holding no more GPUs than the block, so those GPUs count
+ * once.
  */
 static bool
-tail_overlap(const fast_ctx *c, int first, int size)
+uncounted_overlap(const fast_ctx *c, int first, int size, bool lengthened, bool tails)
 {
-	if (c->tail_prefix[first + size] == c->tail_prefix[first])
+	bool		tail = tails && lengthened && c->tail_prefix[first + size] != c->tail_prefix[first];
+	bool		resv = reserved_block(c, first, size);
+
+	if (!tail && !resv)
 		return false;
 	memset(c->overlap, 0, sizeof(int) * c->T);
 	for (int g = first; g < first + size; g++)
-		for (int t = c->tail_from[g]; t < c->tail_to[g]; t++)
-			c->overlap[t]++;
+	{
+		const uint64_t *closed = resv ? c->closed_to_services + (size_t) g * c->W : NULL;
+
+		for (int t = 0; t < c->T; t++)
+			c->overlap[t] += (tail && t >= c->tail_from[g] && t < c->tail_to[g]) ||
+				(closed != NULL && bit_is_set(closed, t));
+	}
 	return true;
+}
+
+/*
+ * Count (sign 1) or uncount (-1) a job on its block in both tiers: a run of
+ * `duration` steps from start, and the same run lengthened, less what
+ * uncounted_overlap leaves out (`tails`: a job not pinned).
+ */
+static void
+count_block(const fast_ctx *c, fast_state *st, int pool, int start, int duration,
+			int first, int size, int counted, bool tails, int sign)
+{
+	count_batch(c, st, pool, start, duration, sign * counted);
+	for (int tier = 0; tier < 2; tier++)
+	{
+		int		   *used = tier_used(c, st, tier, pool);
+		int			steps = tier ? ga_protect_steps(c->p, duration) : duration;
+
+		if (!uncounted_overlap(c, first, size, tier, tails))
+			continue;
+		for (int t = start > 0 ? start : 0; t < c->T && t - start < steps; t++)
+			used[t] -= sign * c->overlap[t];
+	}
 }
 
 /* Count (sign 1) or uncount (-1) a job that is not pinned, on its block. */
@@ -692,15 +759,8 @@ static void
 count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 		  int first, int size, int sign)
 {
-	int			d = ga_job_duration(job, job->pool, size);
-	int			reach = ga_protect_steps(c->p, d);
-	int		   *used = tier_used(c, st, true, job->pool);
-
-	count_batch(c, st, job->pool, start, d, sign * size);
-	if (!tail_overlap(c, first, size))
-		return;
-	for (int t = start; t < c->T && t - start < reach; t++)
-		used[t] -= sign * c->overlap[t];
+	count_block(c, st, job->pool, start, ga_job_duration(job, job->pool, size), first, size,
+				size, true, sign);
 }
 
 /*
@@ -713,7 +773,7 @@ count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 static void
 mark_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 				int size, bool lengthened, int reach, const int *overlap,
-				uint64_t *bad)
+				bool reserved, uint64_t *bad)
 {
 	const ga_problem *p = c->p;
 	const int  *used = tier_used(c, st, lengthened, job->pool);
@@ -727,7 +787,13 @@ mark_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 				c->job_room[t] += ga_service_guarded(&p->services[s], t, lengthened);
 	for (int t = c->T - 1; t >= 0; t--)
 	{
-		if (used[t] + size - (overlap ? overlap[t] : 0) > c->job_room[t])
+		int			adds = size - (overlap ? overlap[t] : 0);
+
+		/*
+		 * On reserved cells (`reserved`) a step where the job adds no
+		 * counted work is never its fault: the services cannot use them.
+		 */
+		if ((adds > 0 || !reserved) && used[t] + adds > c->job_room[t])
 			blocked = t;
 		if (blocked - t < reach)
 			bad[t >> 6] |= UINT64_C(1) << (t & 63);
@@ -751,26 +817,29 @@ protect_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	if (!c->guarded[job->pool])
 		return NULL;
 	memset(c->bad_start, 0, sizeof(uint64_t) * c->W);
-	mark_bad_starts(c, st, job, size, false, d, NULL, c->bad_start);
-	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), NULL,
+	mark_bad_starts(c, st, job, size, false, d, NULL, false, c->bad_start);
+	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), NULL, false,
 					c->bad_start);
 	return c->bad_start;
 }
 
 /*
  * The bad starts on one block: those of the size (shared), unless the
- * block lies under a running job's lengthened run, which it then absorbs.
+ * block holds cells whose work is not counted (uncounted_overlap: under a
+ * running job's lengthened run, or reserved), which it then absorbs.
  */
 static const uint64_t *
 block_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 				 int size, int d, int first, const uint64_t *shared)
 {
-	if (shared == NULL || !tail_overlap(c, first, size))
+	if (shared == NULL || (c->tail_prefix[first + size] == c->tail_prefix[first] &&
+						   !reserved_block(c, first, size)))
 		return shared;
 	memset(c->bad_block, 0, sizeof(uint64_t) * c->W);
-	mark_bad_starts(c, st, job, size, false, d, NULL, c->bad_block);
-	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), c->overlap,
-					c->bad_block);
+	for (int tier = 0; tier < 2; tier++)
+		mark_bad_starts(c, st, job, size, tier, tier ? ga_protect_steps(c->p, d) : d,
+						uncounted_overlap(c, first, size, tier, true) ? c->overlap : NULL,
+						reserved_block(c, first, size), c->bad_block);
 	return c->bad_block;
 }
 
@@ -810,45 +879,37 @@ typedef struct block_search
 	int			best_gap;
 	int			best_b;
 	bool		done;			/* a perfect block was found */
+	int			lo;				/* only blocks inside GPUs [lo, hi) */
+	int			hi;
 } block_search;
 
 /*
  * The first start from t on at which a run of `reach` steps on the block
- * touches no maintenance window, past the horizon too: each window in the
- * way moves the start to its end.
+ * touches no maintenance window and no advance reservation of another
+ * tenant than the job's, past the horizon too: each one in the way moves
+ * the start to its end.
  */
 static int
-clear_of_windows(const fast_ctx *c, int first, int size, int reach, int t)
+clear_of_windows(const fast_ctx *c, int tenant, int first, int size, int reach,
+				 int t)
 {
-	bool		moved = true;
+	const ga_window *w;
 
-	while (moved)
-	{
-		moved = false;
-		for (int i = 0; i < c->p->n_windows; i++)
-		{
-			const ga_window *w = &c->p->windows[i];
-
-			if (w->first_gpu < first + size && first < w->first_gpu + w->n_gpus &&
-				w->start_step < t + reach && t < w->end_step)
-			{
-				t = w->end_step;
-				moved = true;
-			}
-		}
-	}
+	while ((w = ga_closing(c->p, tenant, first, size, t, t + reach)) != NULL)
+		t = w->end_step;
 	return t;
 }
 
 /*
  * Earliest start in [from, last] allowed on the block (earliest_allowed)
- * whose run lengthened by the overrun margin touches no maintenance window:
- * the pool drains ahead of a window, so a job that outlives its estimate
- * by up to the margin is still off its GPUs when the window begins.
+ * whose run lengthened by the overrun margin touches no cell closed to the
+ * job (clear_of_windows): the pool drains ahead of a window or another
+ * tenant's reservation, so a job that outlives its estimate by up to the
+ * margin is still off its GPUs when it begins.
  */
 static int
-earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad, int from,
-			  int last, int d, int first, int size)
+earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad,
+			  const ga_job *job, int from, int last, int d, int first, int size)
 {
 	int			reach = ga_protect_steps(c->p, d);
 	int			t = from;
@@ -858,9 +919,9 @@ earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad, int fro
 		int			open;
 
 		t = earliest_allowed(m, bad, t, last, d, c->T);
-		if (t < 0 || c->p->n_windows == 0)
+		if (t < 0 || (c->p->n_windows == 0 && c->p->n_reservations == 0))
 			return t;
-		open = clear_of_windows(c, first, size, reach, t);
+		open = clear_of_windows(c, job->tenant, first, size, reach, t);
 		if (open == t)
 			return t;
 		if (open > last)
@@ -879,13 +940,13 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 	int			limit = bs->best_t < bs->last ? bs->best_t : bs->last;
 	int			first = pg->first_gpu + b * bs->g;
 	int			t = earliest_open(c, m, block_bad_starts(c, st, bs->job, bs->g, bs->d, first, bs->bad),
-								  bs->job->release_step, limit, bs->d, first, bs->g);
+								  bs->job, bs->job->release_step, limit, bs->d, first, bs->g);
 	int			end;
 	int			fit;
 	int			gap;
 
 	spend(c, 1);
-	if (t < 0)
+	if (t < 0 || first < bs->lo || first + bs->g > bs->hi)
 		return;
 	end = t + bs->d < c->T ? t + bs->d : c->T;
 	fit = free_enclosing_width(c, st, pg, node, bs->g, t, end);
@@ -903,8 +964,9 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 
 /*
  * The starts ruled out for every block under node: the size's bad starts,
- * unless a block there lies under a running job's lengthened run (its own
- * bad starts are fewer then: block_bad_starts), so none are.
+ * unless a block there lies under a running job's lengthened run or holds
+ * reserved cells (its own bad starts are fewer then: block_bad_starts), so
+ * none are.
  */
 static const uint64_t *
 subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
@@ -917,12 +979,14 @@ subtree_bad(const fast_ctx *c, const pool_geom *pg, const block_search *bs,
 		return bs->bad;
 	if (last > pg->first_gpu + pg->n_gpus)
 		last = pg->first_gpu + pg->n_gpus;
-	return c->tail_prefix[last] == c->tail_prefix[first] ? bs->bad : NULL;
+	return c->tail_prefix[last] == c->tail_prefix[first] && !reserved_block(c, first, last - first) ?
+		bs->bad : NULL;
 }
 
 /*
- * Whether a maintenance window touches node's GPUs: its blocks may then
- * have different starts clear of it (earliest_open).
+ * Whether a maintenance window or an advance reservation touches node's
+ * GPUs: its blocks may then have different starts clear of it
+ * (earliest_open).
  */
 static bool
 window_under(const fast_ctx *c, const pool_geom *pg, int node)
@@ -930,14 +994,7 @@ window_under(const fast_ctx *c, const pool_geom *pg, int node)
 	int			height = node_height(pg, node);
 	int			first = pg->first_gpu + ((node << height) - pg->span);
 
-	for (int i = 0; i < c->p->n_windows; i++)
-	{
-		const ga_window *w = &c->p->windows[i];
-
-		if (w->first_gpu < first + (1 << height) && first < w->first_gpu + w->n_gpus)
-			return true;
-	}
-	return false;
+	return ga_block_closed(c->p, -1, first, 1 << height, INT_MIN, INT_MAX);
 }
 
 /*
@@ -997,7 +1054,8 @@ scan_blocks(const fast_ctx *c, const fast_state *st, block_search *bs,
 	if (earliest_allowed(full_mask(c, st, pg, node, bs->h), bad,
 						 bs->job->release_step, limit, bs->d, c->T) < 0)
 		return;
-	if (wholly_free(c, st, bs, node, bad))
+	if (bs->lo == pg->first_gpu && bs->hi == pg->first_gpu + pg->n_gpus &&
+		wholly_free(c, st, bs, node, bad))
 	{
 		/* every block here ranks the same: the lowest stands for them */
 		examine_block(c, st, bs, (node << (height - bs->h)) - pg->span / bs->g);
@@ -1016,12 +1074,13 @@ scan_blocks(const fast_ctx *c, const fast_state *st, block_search *bs,
  */
 static bool
 search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
-			int g, placement *out)
+			int g, int lo, int hi, placement *out)
 {
 	const pool_geom *pg = &c->pools[job->pool];
 	block_search bs = {.job = job, .pg = pg, .g = g, .h = __builtin_ctz((unsigned) g),
 		.d = ga_job_duration(job, job->pool, g), .last = c->T - 1, .n_blocks = pg->n_gpus / g,
-	.best_t = INT_MAX, .best_fit = INT_MAX, .best_gap = INT_MAX, .best_b = -1};
+		.best_t = INT_MAX, .best_fit = INT_MAX, .best_gap = INT_MAX, .best_b = -1,
+	.lo = lo, .hi = hi};
 
 	if (job->deadline_step >= 0 && job->deadline_step - bs.d < bs.last)
 		bs.last = job->deadline_step - bs.d;
@@ -1060,7 +1119,8 @@ find_best_placement(const fast_ctx *c, const fast_state *st, int j,
 		{
 			placement	cand;
 
-			if (!search_size(c, st, &view, g, &cand))
+			if (!search_size(c, st, &view, g, c->pools[view.pool].first_gpu,
+							 c->pools[view.pool].first_gpu + pool_size, &cand))
 				continue;
 			if (!found || cand.value > best->value)
 			{
@@ -1080,6 +1140,59 @@ placed_view(const fast_ctx *c, int j, int first)
 	int			rank = ga_job_pool_rank(job, ga_pool_of_gpu(c->p, first));
 
 	return ga_job_on_pool(job, rank > 0 ? rank : 0);
+}
+
+/*
+ * The advance reservation of job j's tenant on its pool that can hold it
+ * (enough GPUs) and is not over by its release, the soonest; or NULL.
+ */
+static const ga_window *
+own_reservation(const fast_ctx *c, const ga_job *job)
+{
+	const ga_window *best = NULL;
+
+	for (int i = 0; job->tenant >= 0 && i < c->p->n_reservations; i++)
+	{
+		const ga_window *w = &c->p->reservations[i].cells;
+
+		if (c->p->reservations[i].tenant == job->tenant && w->pool == job->pool &&
+			w->n_gpus >= job->gpus_min && w->end_step > job->release_step &&
+			w->start_step < c->T && (best == NULL || w->start_step < best->start_step))
+			best = w;
+	}
+	return best;
+}
+
+/*
+ * The placement of job j starting inside its tenant's reservation w, on its
+ * GPUs, from its start on, the earliest (then the one worth most, as
+ * find_best_placement; sizes the reservation holds only): the tenant's
+ * waiting work starts as soon as the reservation opens.
+ */
+static bool
+find_reserved_placement(const fast_ctx *c, const fast_state *st, int j,
+						const ga_window *w, placement *best)
+{
+	ga_job		from_start = c->p->jobs[j];
+	bool		found = false;
+
+	if (w->start_step > from_start.release_step)
+		from_start.release_step = w->start_step;
+	for (int g = from_start.gpus_min; g <= from_start.gpus_max && g <= w->n_gpus; g <<= 1)
+	{
+		placement	cand;
+
+		if (!search_size(c, st, &from_start, g, w->first_gpu, w->first_gpu + w->n_gpus, &cand) ||
+			cand.start >= w->end_step)
+			continue;
+		if (!found || cand.start < best->start ||
+			(cand.start == best->start && cand.value > best->value))
+		{
+			*best = cand;
+			found = true;
+		}
+	}
+	return found;
 }
 
 static void
@@ -1175,7 +1288,7 @@ service_capacity(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
 		cap[t] = 0;
 	for (int rel = 0; rel < pg->n_gpus; rel++)
 	{
-		const uint64_t *m = leaf_mask(c, st, pg, rel);
+		const uint64_t *m = service_leaf(c, st, pg, rel);
 
 		for (int w = 0; w < c->W; w++)
 		{
@@ -1267,7 +1380,7 @@ seed_members(fast_ctx *c, const fast_state *st, int s)
 
 		if (c->member[rel])
 			continue;
-		end = next_set(leaf_mask(c, st, pg, rel), 0, c->T);
+		end = next_set(service_leaf(c, st, pg, rel), 0, c->T);
 		c->member[rel] = true;
 		c->member_end[rel] = end;
 		c->forced_at[end]++;
@@ -1294,7 +1407,7 @@ drop_busy_members(fast_ctx *c, const fast_state *st, const pool_geom *pg, int t)
 	int			dropped = 0;
 
 	for (int rel = 0; rel < pg->n_gpus; rel++)
-		if (c->member[rel] && bit_is_set(leaf_mask(c, st, pg, rel), t))
+		if (c->member[rel] && bit_is_set(service_leaf(c, st, pg, rel), t))
 		{
 			drop_member(c, rel);
 			dropped++;
@@ -1381,7 +1494,7 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 
 	for (int rel = pg->n_gpus - 1; rel >= 0 && added < n; rel--)
 	{
-		if (c->member[rel] || !free_over(leaf_mask(c, st, pg, rel), t, c->T))
+		if (c->member[rel] || !free_over(service_leaf(c, st, pg, rel), t, c->T))
 			continue;
 		c->member[rel] = true;
 		c->member_end[rel] = c->T;
@@ -1395,7 +1508,7 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 
 		for (int rel = pg->n_gpus - 1; rel >= 0; rel--)
 		{
-			const uint64_t *m = leaf_mask(c, st, pg, rel);
+			const uint64_t *m = service_leaf(c, st, pg, rel);
 			int			end;
 
 			if (c->member[rel] || bit_is_set(m, t))
@@ -1674,9 +1787,9 @@ place_pinned(const fast_ctx *c, fast_state *st)
 										job->name, g, t);
 		tree_mark_job(c, st, pg, job->pinned_first_gpu - pg->first_gpu,
 				  job->pinned_size, from, to);
-		count_batch(c, st, job->pool, job->pinned_start,
-					job->pinned_end - job->pinned_start,
-					usable_in(p, job->pinned_first_gpu, job->pinned_size));
+		count_block(c, st, job->pool, job->pinned_start, job->pinned_end - job->pinned_start,
+					job->pinned_first_gpu, job->pinned_size,
+					usable_in(p, job->pinned_first_gpu, job->pinned_size), false, 1);
 		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
 					usable_in(p, job->pinned_first_gpu, job->pinned_size), 1);
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,
@@ -1725,7 +1838,7 @@ reserve_held(fast_ctx *c, fast_state *st)
 			int			g = svc->held_gpus[i];
 
 			if (st->reserved_by[g] < 0 &&
-				free_over(leaf_mask(c, st, pg, g - pg->first_gpu), 0, c->T))
+				free_over(service_leaf(c, st, pg, g - pg->first_gpu), 0, c->T))
 			{
 				st->reserved_by[g] = s;
 				c->held_sorted[n_good++] = g;
@@ -1850,6 +1963,30 @@ build_order(const fast_ctx *c, int variant, int *order)
 }
 
 /*
+ * Before the claims in order, each job of a tenant with an advance
+ * reservation that can hold it starts inside it, on its GPUs, as soon as
+ * it opens (or the job is released), densest first: the GPUs are the
+ * tenant's, so no other claim competes for them, but the protect rule
+ * past the reservation's end and the value of the run still decide.  A job
+ * that finds no such start is left to the order.
+ */
+static void
+place_in_reservations(const fast_ctx *c, fast_state *st, const int *order)
+{
+	for (int i = 0; c->p->n_reservations > 0 && i < c->n_order; i++)
+	{
+		const ga_window *w;
+		placement	pl;
+
+		if (order[i] >= c->p->n_jobs ||
+			(w = own_reservation(c, &c->p->jobs[order[i]])) == NULL)
+			continue;
+		if (find_reserved_placement(c, st, order[i], w, &pl) && pl.value > 0)
+			apply_placement(c, st, order[i], &pl);
+	}
+}
+
+/*
  * Build a grid from base by serving the claims in order.  A job goes in only
  * when it raises the objective (its run is worth more than the terminal
  * charge it adds).  With timed set, the build is abandoned (*aborted) once
@@ -1861,10 +1998,13 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 {
 	*aborted = false;
 	state_copy(c, st, base);
+	place_in_reservations(c, st, order);
 	for (int i = 0; i < c->n_order; i++)
 	{
 		int			claim = order[i];
 
+		if (claim < c->p->n_jobs && is_scheduled(st, claim))
+			continue;
 		if (cancelled(c))
 			return ga_error_set(c->err, GA_ECANCEL, "fast solve cancelled");
 		if (timed && *c->work >= c->work_limit)
@@ -2323,6 +2463,9 @@ ctx_free(fast_ctx *c)
 	free(c->tail_prefix);
 	free(c->overlap);
 	free(c->job_room);
+	free(c->closed_to_services);
+	free(c->service_bits);
+	free(c->resv_prefix);
 	ga_terminal_destroy(c->term);
 }
 
@@ -2377,7 +2520,7 @@ set_pool_geometry(fast_ctx *c, int *max_pool)
 
 /*
  * The part of each running job's lengthened run past its estimated end, on
- * each of its usable GPUs, inside the horizon (count_job, tail_overlap).
+ * each of its usable GPUs, inside the horizon (uncounted_overlap).
  */
 static void
 init_tails(fast_ctx *c)
@@ -2432,6 +2575,49 @@ init_protect(fast_ctx *c)
 	return GA_OK;
 }
 
+/*
+ * The steps inside the horizon at which an advance reservation holds each
+ * usable GPU outside every window, closed to services (service_leaf) and
+ * left out of the protect rule (uncounted_overlap): the cells
+ * ga_protect_room takes out of the room.  Windows and unusable GPUs are
+ * busy in the tree already.  Nothing when there is no reservation.  Jobs
+ * are kept out of other tenants' reservations by earliest_open instead, as
+ * the tree is shared by every tenant.
+ */
+static bool
+init_closed_to_services(fast_ctx *c)
+{
+	const ga_problem *p = c->p;
+
+	if (p->n_reservations == 0)
+		return true;
+	c->closed_to_services = calloc((size_t) p->n_gpus * c->W + 1, sizeof(uint64_t));
+	c->service_bits = calloc(c->W, sizeof(uint64_t));
+	c->resv_prefix = calloc(p->n_gpus + 2, sizeof(int));
+	if (!c->closed_to_services || !c->service_bits || !c->resv_prefix)
+		return false;
+	for (int i = 0; i < p->n_reservations; i++)
+	{
+		const ga_window *w = &p->reservations[i].cells;
+		int			from = w->start_step > 0 ? w->start_step : 0;
+		int			to = w->end_step < c->T ? w->end_step : c->T;
+
+		for (int g = w->first_gpu; g < w->first_gpu + w->n_gpus; g++)
+			for (int t = from; p->gpu_usable[g] && t < to; t++)
+				if (ga_closing(p, -1, g, 1, t, t + 1) == w)
+					c->closed_to_services[(size_t) g * c->W + (t >> 6)] |= UINT64_C(1) << (t & 63);
+	}
+	for (int g = 0; g < p->n_gpus; g++)
+	{
+		bool		any = false;
+
+		for (int w = 0; w < c->W; w++)
+			any |= c->closed_to_services[(size_t) g * c->W + w] != 0;
+		c->resv_prefix[g + 1] = c->resv_prefix[g] + any;
+	}
+	return true;
+}
+
 static ga_status
 ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 		 ga_error *err)
@@ -2478,6 +2664,8 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 		!c->forced_at || !c->member || !c->member_end || !c->held_sorted ||
 		!c->reserved_until)
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
+	if (!init_closed_to_services(c))
+		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	return init_protect(c);
 }
 
@@ -2522,7 +2710,8 @@ earliest_value(const fast_ctx *c, const fast_state *st, int j)
 		{
 			placement	pl;
 
-			if (search_size(c, st, &view, g, &pl) && pl.run > best)
+			if (search_size(c, st, &view, g, pg->first_gpu, pg->first_gpu + pg->n_gpus, &pl) &&
+				pl.run > best)
 				best = pl.run;
 		}
 	}

@@ -267,8 +267,8 @@ block_is_free(const int *L, int rel, int size)
  * window touches over [t, end), end past the horizon too; or -1.
  */
 static int
-best_fit_block(const map_state *st, const ga_pool *pool, int size, int t,
-			   int end)
+best_fit_block(const map_state *st, const ga_pool *pool, int tenant, int size,
+			   int t, int end)
 {
 	const int  *L = st->largest + pool->first_gpu;
 	int			best = -1;
@@ -280,7 +280,7 @@ best_fit_block(const map_state *st, const ga_pool *pool, int size, int t,
 		int			score;
 
 		if (!block_is_free(L, rel, size) ||
-			ga_block_closed(st->m->problem, pool->first_gpu + rel, size, t, end))
+			ga_block_closed(st->m->problem, tenant, pool->first_gpu + rel, size, t, end))
 			continue;
 		if (!st->best_fit)
 			return pool->first_gpu + rel;
@@ -424,20 +424,20 @@ evict_services(map_state *st, int first, int size, int t)
  * drains ahead of a window.
  */
 static int
-find_job_block(map_state *st, const ga_pool *pool, int size, int t, int end,
-			   int reach)
+find_job_block(map_state *st, const ga_pool *pool, int tenant, int size, int t,
+			   int end, int reach)
 {
 	int			to = end < st->m->T ? end : st->m->T;
 	int			first;
 
 	compute_largest_free(st, pool, t, to, false);
-	first = best_fit_block(st, pool, size, t, reach);
+	first = best_fit_block(st, pool, tenant, size, t, reach);
 	if (first >= 0 || st->m->problem->n_services == 0)
 		return first;
 	compute_largest_free(st, pool, t, to, true);
 	for (int rel = 0; rel + size <= pool->n_gpus; rel += size)
 		if (block_is_free(st->largest + pool->first_gpu, rel, size) &&
-			!ga_block_closed(st->m->problem, pool->first_gpu + rel, size, t, reach) &&
+			!ga_block_closed(st->m->problem, tenant, pool->first_gpu + rel, size, t, reach) &&
 			eviction_allowed(st, pool->first_gpu + rel, size, t))
 		{
 			evict_services(st, pool->first_gpu + rel, size, t);
@@ -487,7 +487,7 @@ try_start_job(map_state *st, int j, int t, int preferred)
 
 			if (!slack_allows(st, job, size, t))
 				continue;
-			first = find_job_block(st, pool, size, t, end,
+			first = find_job_block(st, pool, job->tenant, size, t, end,
 								   t + ga_protect_steps(m->problem, end - t));
 			if (first >= 0)
 			{
@@ -523,7 +523,7 @@ services_keep(map_state *st, int t)
 		for (int g = lo; g < hi; g++)
 			if (st->hold[g] == s)
 			{
-				if (milp_occ_free_at(&st->occ, g, t))
+				if (milp_occ_free_at(&st->occ, g, t) && !ga_gpu_closed(p, g, t))
 					kept++;
 				else
 					st->hold[g] = -1;
@@ -561,7 +561,7 @@ services_grow(map_state *st, int t)
 
 			compute_largest_free(st, pool, t, t + 1, false);
 			for (int g = pool->first_gpu + pool->n_gpus - 1; g >= pool->first_gpu; g--)
-				if (st->hold[g] < 0 && st->largest[g] > 0 &&
+				if (st->hold[g] < 0 && st->largest[g] > 0 && !ga_gpu_closed(p, g, t) &&
 					(pick < 0 || st->largest[g] < st->largest[pick]))
 				{
 					pick = g;
@@ -707,7 +707,7 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 				if (!slack_allows(st, job, size, s))
 					continue;
 				compute_largest_free(st, &p->pools[job->pool], s, to, false);
-				first = best_fit_block(st, &p->pools[job->pool], size, s,
+				first = best_fit_block(st, &p->pools[job->pool], job->tenant, size, s,
 									   s + ga_protect_steps(p, d));
 				if (first >= 0)
 				{
