@@ -166,13 +166,17 @@ load_gpus(GaBuild *build)
  */
 #define TENANT_INDEX(col) \
 	"(SELECT pg_catalog.count(*) FROM gpualloc.tenants t WHERE t.tenant < " col ")::integer"
+/* the same for every tenant at once, joined to the jobs (one scan, not one per job) */
+#define TENANT_RANKS \
+	"(SELECT t.tenant, (pg_catalog.row_number() OVER (ORDER BY t.tenant) - 1)::integer AS idx " \
+	" FROM gpualloc.tenants t)"
 #define JOBS_COLUMNS \
 	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
 	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked', " \
 	"       pg_catalog.date_part('epoch', j.time_limit) / 3600, j.status = 'queued', j.tenant::text, " \
-	"       " TENANT_INDEX("j.tenant") " " \
-	"FROM gpualloc.jobs j "
+	"       ti.idx " \
+	"FROM gpualloc.jobs j JOIN " TENANT_RANKS " ti ON ti.tenant = j.tenant "
 #define JOBS_NOT_BLOCKED \
 	"  AND (j.status = 'running' OR j.job_id NOT IN (SELECT b.job_id FROM blocked b)) "
 #define JOBS_SQL \
