@@ -28,9 +28,10 @@ GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 
 -- Submitters: their jobs, through the API and row-level security.
 GRANT SELECT ON gpualloc.jobs, gpualloc.job_dependencies, gpualloc.pools TO gpualloc_submitter;
+GRANT SELECT ON gpualloc.job_pools TO gpualloc_submitter;
 GRANT EXECUTE ON FUNCTION
 	gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name,
-						timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval),
+						timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval, text[]),
 	gpualloc.cancel_job(bigint, text),
 	gpualloc.estimate_job(text, jsonb, integer, text),
 	gpualloc.caller_role()
