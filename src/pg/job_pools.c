@@ -60,19 +60,6 @@ row_int(int col)
 	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col, &isnull));
 }
 
-/* The largest power of two not above n (0 for n < 1). */
-static int
-pow2_floor(int n)
-{
-	int			p = 1;
-
-	if (n < 1)
-		return 0;
-	while (p <= n / 2)
-		p *= 2;
-	return p;
-}
-
 static void
 check_work_bound(const char *pool, double work)
 {
@@ -84,15 +71,15 @@ check_work_bound(const char *pool, double work)
 }
 
 /*
- * The job's work on the alternative pool, whose GPUs up to gpus_max number
- * capacity: the submitter's figure scaled by the peak throughputs, else the
- * estimator's on the pool's GPU model at the largest size the job may take
- * there, which must not need more GPUs than gpus_max (a GPU of less memory
- * needs more of them).
+ * The job's work on the alternative pool: the submitter's figure scaled by
+ * the peak throughputs, else the estimator's on the pool's GPU model at
+ * gpus_max (as for the first pool, and as refresh_estimates renews it),
+ * which must not need more GPUs than gpus_max (a GPU of less memory needs
+ * more of them).
  */
 static void
-estimate_alternative(const GaAltPoolsJob *job, const char *pool, int capacity,
-					 double first_tflops, double tflops, GaAltPool *alt)
+estimate_alternative(const GaAltPoolsJob *job, const char *pool, double first_tflops, double tflops,
+					 GaAltPool *alt)
 {
 	ga_job_estimate e;
 
@@ -103,15 +90,13 @@ estimate_alternative(const GaAltPoolsJob *job, const char *pool, int capacity,
 		check_work_bound(pool, alt->work_gpu_hours);
 		return;
 	}
-	ga_pg_estimate_job(job->kind, job->features, 0, pool, &e);
+	ga_pg_estimate_job(job->kind, job->features, job->gpus_max, pool, &e);
 	if (e.gpus_min > job->gpus_max)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("alt_pools: on pool \"%s\" the job needs at least %d GPUs for its memory, above gpus_max %d",
 						pool, e.gpus_min, job->gpus_max),
 				 errhint("Raise gpus_max, or leave the pool out.")));
-	ga_pg_estimate_job(job->kind, job->features, Max(pow2_floor(Min(capacity, job->gpus_max)), e.gpus_min),
-					   pool, &e);
 	alt->work_gpu_hours = e.work_gpu_hours;
 	strlcpy(alt->method, e.method, sizeof(alt->method));
 	check_work_bound(pool, alt->work_gpu_hours);
@@ -152,7 +137,7 @@ check_one(const char *pool, const GaAltPoolsJob *job, const GaAltPools *seen, Ga
 				 errmsg("alt_pools: gpus_min %d is more GPUs than pool \"%s\" has (%d usable)", job->gpus_min, pool,
 						capacity),
 				 errhint("Leave the pool out, or ask for a smaller block.")));
-	estimate_alternative(job, pool, capacity, first_tflops, tflops, alt);
+	estimate_alternative(job, pool, first_tflops, tflops, alt);
 }
 
 /*
