@@ -42,13 +42,17 @@ SELECT jp.est_work_gpu_hours > j.est_work_gpu_hours AS slower_pool_needs_more,
 	   round((jp.est_work_gpu_hours - (SELECT e.work_gpu_hours FROM gpualloc.estimate_job('training', j.features, 4, 'jp-a100') e))::numeric, 9) AS off_the_estimate
 FROM gpualloc.jobs j JOIN gpualloc.job_pools jp USING (job_id) WHERE j.job_id = :estimated;
 -- refresh_estimates renews an estimated alternative, never a scaled figure
+-- (the queued jobs of earlier tests held out of it, then all undone)
+BEGIN;
+UPDATE gpualloc.jobs SET est_method = 'submitted'
+WHERE status IN ('queued', 'booked') AND job_id NOT IN (:scaled, :estimated);
 UPDATE gpualloc.job_pools SET est_work_gpu_hours = 1 WHERE job_id IN (:scaled, :estimated);
 SELECT gpualloc_internal.refresh_estimates() >= 1 AS refreshed;
 SELECT round(jp.est_work_gpu_hours::numeric, 3) AS scaled_kept
 FROM gpualloc.job_pools jp WHERE jp.job_id = :scaled AND jp.preference = 1;
 SELECT round((jp.est_work_gpu_hours - (SELECT e.work_gpu_hours FROM gpualloc.estimate_job('training', j.features, j.gpus_max, 'jp-a100') e))::numeric, 9) AS estimated_off_the_estimate
 FROM gpualloc.jobs j JOIN gpualloc.job_pools jp USING (job_id) WHERE j.job_id = :estimated;
-UPDATE gpualloc.job_pools SET est_work_gpu_hours = 8 * 989 / 312.0 WHERE job_id = :scaled;
+ROLLBACK;
 -- no alternative, NULL or an empty list: a job of one pool, as before
 SELECT gpualloc.submit_job('jp-one', 'training', 'jp-h100', 1, 1, tenant => 'jp_team', work_gpu_hours => 1,
 						   not_before => now() + interval '2 days', alt_pools => '{}') AS one \gset
