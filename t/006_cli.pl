@@ -296,6 +296,24 @@ is($node->safe_psql('postgres', "SELECT time_limit = interval '90 minutes' FROM 
 is($rc, 4, 'waiting for an unknown job: exit 4');
 like($err, qr/after_ok job 987654 does not exist/, 'and it says which');
 
+# ---- submit on several GPU models ----
+$node->safe_psql('postgres', q{
+	SELECT gpualloc.add_pool('h100', 'H100-SXM', 80, 989);
+	SELECT gpualloc.add_node('h100', 0);
+});
+($rc, $out, $err) = run_cli('submit', 'multi', '--kind', 'training', '--pool', 'h100', '--gpus', '1',
+	'--work-gpu-hours', '2', '--not-before', 'tomorrow', '--alt-pools', 'a100');
+is($rc, 0, 'submit with --alt-pools') or diag($err);
+chomp(my $multi = $out);
+is($node->safe_psql('postgres', "SELECT p.name || ' ' || jp.preference || ' ' || round(jp.est_work_gpu_hours::numeric, 3)
+	FROM gpualloc.job_pools jp JOIN gpualloc.pools p USING (pool_id) WHERE jp.job_id = $multi"),
+	'a100 1 6.340', 'the alternative reaches the job, its work scaled by peak throughput');
+$node->safe_psql('postgres', "SELECT gpualloc.cancel_job($multi)");
+($rc, $out, $err) = run_cli('submit', 'multi2', '--kind', 'training', '--pool', 'h100', '--gpus', '1',
+	'--work-gpu-hours', '1', '--alt-pools', 'a100,nowhere');
+is($rc, 4, 'an unknown alternative pool: exit 4');
+like($err, qr/alt_pools: pool "nowhere" does not exist/, 'and it says which');
+
 ($rc, $out, $err) = run_cli('status');
 is($rc, 0, 'status exits 0') or diag($err);
 my $seq = $node->safe_psql('postgres', 'SELECT gpualloc.allocation_seq()');

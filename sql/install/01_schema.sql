@@ -142,6 +142,10 @@ CREATE TABLE gpualloc.jobs (
 	-- a hard limit on the run: past started_at + time_limit the job is
 	-- stopped (failed) and its GPUs freed; NULL: none
 	time_limit	interval,
+	-- the job's first-choice pool while it is booked or running on one of
+	-- its alternative pools (gpualloc.job_pools; pool_id then names the pool
+	-- it is on); NULL while pool_id is its first choice
+	requested_pool_id integer REFERENCES gpualloc.pools ON DELETE SET NULL,
 	CONSTRAINT jobs_time_limit_positive CHECK (time_limit IS NULL OR time_limit > interval '0'),
 	CONSTRAINT jobs_size_range CHECK (gpus_min <= gpus_max),
 	CONSTRAINT jobs_deadline_after_not_before CHECK (deadline IS NULL OR not_before IS NULL OR deadline > not_before),
@@ -298,6 +302,21 @@ CREATE TABLE gpualloc.job_dependencies (
 );
 CREATE INDEX job_dependencies_after_idx ON gpualloc.job_dependencies (after_job_id);
 
+-- Pools a job may also run on, after its first (jobs.pool_id, or
+-- jobs.requested_pool_id while it is on another), in preference order, each
+-- with the job's estimated work there.
+CREATE TABLE gpualloc.job_pools (
+	job_id		bigint NOT NULL REFERENCES gpualloc.jobs ON DELETE CASCADE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	preference	integer NOT NULL,
+	est_work_gpu_hours double precision NOT NULL,
+	est_method	text NOT NULL,
+	PRIMARY KEY (job_id, pool_id),
+	CONSTRAINT job_pools_preference UNIQUE (job_id, preference),
+	CONSTRAINT job_pools_preference_range CHECK (preference BETWEEN 1 AND 3),
+	CONSTRAINT job_pools_work_positive CHECK (est_work_gpu_hours > 0 AND est_work_gpu_hours <= 1e7)
+);
+CREATE INDEX job_pools_pool_idx ON gpualloc.job_pools (pool_id);
 -- Per-tenant policy in a pool: a guarantee of GPUs, a limit, whether and how
 -- far it may borrow above its guarantee, its fair-share weight and the
 -- cohort it lends to and borrows from.  Set through
@@ -339,6 +358,12 @@ CREATE POLICY job_dependencies_admin_all ON gpualloc.job_dependencies TO gpuallo
 CREATE POLICY job_dependencies_submitter_own_tenant ON gpualloc.job_dependencies FOR SELECT TO gpualloc_submitter
 	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
 
+-- A job's further pools likewise.
+ALTER TABLE gpualloc.job_pools ENABLE ROW LEVEL SECURITY;
+CREATE POLICY job_pools_admin_all ON gpualloc.job_pools TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+CREATE POLICY job_pools_submitter_own_tenant ON gpualloc.job_pools FOR SELECT TO gpualloc_submitter
+	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
 -- A tenant's policies are seen by its members.
 ALTER TABLE gpualloc.tenant_policies ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_policies_admin_all ON gpualloc.tenant_policies TO gpualloc_admin
@@ -357,6 +382,7 @@ SELECT pg_catalog.pg_extension_config_dump('gpualloc.maintenance_windows_window_
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.jobs_job_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.job_dependencies', '');
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.job_pools', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.services', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.services_service_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.demand_history', '');

@@ -95,15 +95,25 @@ BEGIN
 	FROM ROWS FROM (pg_catalog.unnest(c_gpus), pg_catalog.unnest(c_jobs), pg_catalog.unnest(c_svcs)) AS w(gpu_id, job_id, service_id)
 	WHERE w.job_id IS NOT NULL OR w.service_id IS NOT NULL;
 
-	-- one pass over the touched jobs: booked when they hold rows, queued when not
+	-- one pass over the touched jobs: booked when they hold rows, queued when
+	-- not.  A booking names the pool it is on (pool_id), the first choice
+	-- kept in requested_pool_id while that is another of the job's pools; a
+	-- job queued again (its booking moved or released, a GPU of its run
+	-- failed) is back on its first choice, with all its pools open again.
 	UPDATE gpualloc.jobs j
 	SET status = CASE WHEN h.held THEN 'booked' ELSE 'queued' END,
-		booked_at = CASE WHEN h.held THEN v_at END
-	FROM (SELECT t.job_id,
-				 EXISTS (SELECT 1 FROM gpualloc.allocations a WHERE a.job_id = t.job_id AND a.end_seq IS NULL) AS held
-		  FROM pg_catalog.unnest(touched) AS t(job_id)) h
+		booked_at = CASE WHEN h.held THEN coalesce(j.booked_at, v_at) END,
+		pool_id = CASE WHEN h.held THEN h.pool_id ELSE coalesce(j.requested_pool_id, j.pool_id) END,
+		requested_pool_id = CASE WHEN h.held AND h.pool_id <> coalesce(j.requested_pool_id, j.pool_id)
+								 THEN coalesce(j.requested_pool_id, j.pool_id) END
+	FROM (SELECT t.job_id, o.pool_id, o.pool_id IS NOT NULL AS held
+		  FROM pg_catalog.unnest(touched) AS t(job_id)
+		  LEFT JOIN LATERAL (SELECT g.pool_id FROM gpualloc.allocations a JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
+							 WHERE a.job_id = t.job_id AND a.end_seq IS NULL LIMIT 1) o ON true) h
 	WHERE j.job_id = h.job_id
-	  AND ((j.status = 'queued' AND h.held) OR (j.status = 'booked' AND NOT h.held));
+	  AND ((j.status = 'queued' AND h.held) OR (j.status = 'booked' AND NOT h.held)
+		   OR (j.status = 'booked' AND h.held AND h.pool_id <> j.pool_id)
+		   OR (j.status = 'queued' AND NOT h.held AND j.requested_pool_id IS NOT NULL));
 
 	INSERT INTO gpualloc.allocation_commits (seq, at, reason, plan_id, gpus_changed)
 	VALUES (v_seq, v_at, reason, allocations_set.plan_id, pg_catalog.cardinality(c_gpus));

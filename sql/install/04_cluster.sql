@@ -39,7 +39,9 @@ DECLARE
 BEGIN
 	PERFORM gpualloc_internal.require_admin('remove a pool');
 	p := gpualloc_internal.pool(name);
-	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.pool_id = p.pool_id AND j.status IN ('queued', 'booked', 'running')) THEN
+	-- (a job on another of its pools still has this one as its first choice)
+	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE (j.pool_id = p.pool_id OR j.requested_pool_id = p.pool_id)
+			   AND j.status IN ('queued', 'booked', 'running')) THEN
 		RAISE EXCEPTION 'pool "%" still has queued, booked or running jobs', name
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  HINT = 'Cancel or finish them first.';

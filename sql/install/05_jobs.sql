@@ -111,7 +111,8 @@ CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
 									command text DEFAULT NULL,
 									after_ok bigint[] DEFAULT NULL,
 									after_any bigint[] DEFAULT NULL,
-									time_limit interval DEFAULT NULL)
+									time_limit interval DEFAULT NULL,
+									alt_pools text[] DEFAULT NULL)
 RETURNS bigint
 SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp

@@ -37,9 +37,16 @@ SELECT j.job_id, j.name, j.kind, j.tenant, p.name AS pool, j.priority, j.gpus_mi
 			THEN coalesce(j.started_at, j.booked_at)
 				 + make_interval(secs => 3600 * j.est_work_gpu_hours / coalesce(j.block_size, b.block_size))
 	   END AS est_finish,
-	   j.booked_at
+	   j.booked_at,
+	   -- several GPU models: pool above is the one the job is booked or runs
+	   -- on (its first choice while queued), first_pool its first choice,
+	   -- alt_pools the others it may run on, in preference order
+	   fp.name AS first_pool,
+	   (SELECT array_agg(ap.name ORDER BY jp.preference) FROM gpualloc.job_pools jp
+		JOIN gpualloc.pools ap ON ap.pool_id = jp.pool_id WHERE jp.job_id = j.job_id) AS alt_pools
 FROM gpualloc.jobs j
 JOIN gpualloc.pools p USING (pool_id)
+LEFT JOIN gpualloc.pools fp ON fp.pool_id = coalesce(j.requested_pool_id, j.pool_id)
 LEFT JOIN gpualloc_internal.bookings b ON b.job_id = j.job_id
 WHERE j.status IN ('queued', 'booked', 'running')
 ORDER BY CASE j.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,

@@ -45,25 +45,37 @@ CREATE TRIGGER jobs_wake_planner AFTER UPDATE OF status ON gpualloc.jobs
 	FOR EACH ROW EXECUTE FUNCTION gpualloc_internal.wake_on_job_end();
 
 -- Queued jobs' estimates follow what finished jobs taught the estimators;
--- figures the submitter gave are kept.
+-- figures the submitter gave are kept.  A job's own estimate is for its
+-- first pool (requested_pool_id while it is booked on another), each
+-- alternative's in job_pools for that pool.  Returns the estimates renewed.
 CREATE FUNCTION gpualloc_internal.refresh_estimates() RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 DECLARE
 	n integer;
+	n_alt integer;
 BEGIN
 	UPDATE gpualloc.jobs j
 	SET (est_gpus, est_hours_p10, est_hours_p50, est_hours_p90, est_work_gpu_hours, est_method) =
 		(x.gpus_used, x.hours_p10, x.hours_p50, x.hours_p90, x.work_gpu_hours, x.method)
 	FROM (SELECT w.job_id, e.*
-		  FROM gpualloc.jobs w JOIN gpualloc.pools p ON p.pool_id = w.pool_id,
+		  FROM gpualloc.jobs w JOIN gpualloc.pools p ON p.pool_id = coalesce(w.requested_pool_id, w.pool_id),
 			   LATERAL gpualloc.estimate_job(w.kind, w.features, w.gpus_max, p.name) e
 		  WHERE w.status IN ('queued', 'booked') AND w.est_method IS DISTINCT FROM 'submitted') x
 	-- an estimate beyond the bound keeps the one the job was accepted with
 	WHERE x.job_id = j.job_id AND x.work_gpu_hours <= 1e7;
 	GET DIAGNOSTICS n = ROW_COUNT;
-	RETURN n;
+	UPDATE gpualloc.job_pools jp
+	SET (est_work_gpu_hours, est_method) = (x.work_gpu_hours, x.method)
+	FROM (SELECT a.job_id, a.pool_id, e.work_gpu_hours, e.method
+		  FROM gpualloc.job_pools a JOIN gpualloc.jobs w ON w.job_id = a.job_id
+		  JOIN gpualloc.pools p ON p.pool_id = a.pool_id,
+			   LATERAL gpualloc.estimate_job(w.kind, w.features, w.gpus_max, p.name) e
+		  WHERE w.status IN ('queued', 'booked') AND a.est_method <> 'submitted_scaled') x
+	WHERE x.job_id = jp.job_id AND x.pool_id = jp.pool_id AND x.work_gpu_hours <= 1e7;
+	GET DIAGNOSTICS n_alt = ROW_COUNT;
+	RETURN n + n_alt;
 END
 $$;
 

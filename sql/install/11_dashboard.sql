@@ -222,7 +222,7 @@ WITH latest AS (
 	ORDER BY r.plan_id DESC
 	LIMIT 1
 ), planned AS (
-	SELECT b.job_id, l.plan_id,
+	SELECT b.job_id, l.plan_id, min(b.pool_id) AS pool_id,
 		   l.plan_start + min(b.step_first) * l.step AS planned_start,
 		   min(b.gpu_first) AS block_first,
 		   (max(b.gpu_first + b.gpu_count) - min(b.gpu_first))::integer AS gpus
@@ -274,7 +274,10 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 	   END AS pending_reason,
 	   -- the priority the planner gives it: a queued job's times its tenant's priority factor
 	   CASE WHEN q.status = 'queued' THEN q.priority * coalesce(fs.priority_factor, 1) ELSE q.priority END
-		   AS effective_priority
+		   AS effective_priority,
+	   -- the pool it is booked or runs on, else the one the latest plan gives it
+	   CASE WHEN q.status IN ('running', 'booked') THEN q.pool
+			ELSE (SELECT pp.name FROM gpualloc.pools pp WHERE pp.pool_id = p.pool_id) END AS planned_pool
 FROM gpualloc.queue q
 -- (views call no internal function: their callers may not)
 JOIN (SELECT p.pool_id, p.name, (SELECT count(*) FROM gpualloc.gpus g

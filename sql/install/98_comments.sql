@@ -85,7 +85,7 @@ COMMENT ON FUNCTION gpualloc.load_demand(regclass) IS 'Admin: bulk load (service
 COMMENT ON FUNCTION gpualloc.add_tenant(name, double precision) IS 'Admin: register a role as a tenant, with an optional maximum priority.';
 COMMENT ON FUNCTION gpualloc.set_tenant(name, double precision) IS 'Admin: change a tenant''s maximum priority (NULL: gpualloc.max_priority).';
 COMMENT ON FUNCTION gpualloc.remove_tenant(name) IS 'Admin: unregister a tenant that owns no job.';
-COMMENT ON FUNCTION gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name, timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval) IS 'Submitter: queue a batch job for a tenant, optionally after other jobs (after_ok, after_any) and with a hard time_limit; booked at once when it waits for no job and a block is free for its whole run. Returns its id.';
+COMMENT ON FUNCTION gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name, timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval, text[]) IS 'Submitter: queue a batch job for a tenant, optionally after other jobs (after_ok, after_any), with a hard time_limit, and on further pools of other GPU models (alt_pools, in preference order); booked at once when it waits for no job and a block is free for its whole run. Returns its id.';
 COMMENT ON FUNCTION gpualloc.cancel_job(bigint, text) IS 'Submitter (own tenants) or admin: cancel a queued, booked or running job and free its GPUs now.';
 COMMENT ON FUNCTION gpualloc.job_started(bigint, integer, integer, timestamptz) IS 'Executor: a booked job started on its booked block (or a queued one on a free block given here).';
 COMMENT ON FUNCTION gpualloc.job_finished(bigint, boolean, timestamptz, text) IS 'Executor: a running job ended, succeeded or failed; its GPUs are freed.';
@@ -167,3 +167,11 @@ COMMENT ON VIEW gpualloc.tenant_usage IS 'Per tenant and pool now: policy, GPUs 
 COMMENT ON FUNCTION gpualloc_internal.fairshare(timestamptz) IS 'Every tenant''s fair share per pool as of a moment (what the planner reads): weight, share, decayed GPU-hours, normalized usage, factor, priority factor (factor over the pool''s highest).';
 COMMENT ON FUNCTION gpualloc_internal.check_gpu_count(text, integer) IS 'A number of GPUs: 0 or more (NULL passes).';
 COMMENT ON FUNCTION gpualloc_internal.check_tenant_policy(name, gpualloc.pools, integer, integer, boolean, integer, double precision, text) IS 'A tenant policy''s fields and rules, and the pool''s guarantees within its GPUs (locks the pool row).';
+-- Jobs of several GPU models.
+COMMENT ON COLUMN gpualloc.jobs.requested_pool_id IS 'The job''s first-choice pool while it is booked or running on one of its alternative pools (pool_id then names the pool it is on); NULL while pool_id is its first choice.';
+COMMENT ON TABLE gpualloc.job_pools IS 'Pools a job may also run on after its first, in preference order, each with its estimated work there (submit_job''s alt_pools).';
+COMMENT ON COLUMN gpualloc.job_pools.job_id IS 'The job.';
+COMMENT ON COLUMN gpualloc.job_pools.pool_id IS 'A further pool the job may run on, never its first.';
+COMMENT ON COLUMN gpualloc.job_pools.preference IS 'Its rank after the first pool: 1, 2 or 3.';
+COMMENT ON COLUMN gpualloc.job_pools.est_work_gpu_hours IS 'The job''s estimated work on this pool in its GPU-hours: the estimator''s on this pool''s GPU model, or the submitted work_gpu_hours scaled by the two GPU models'' peak throughput.';
+COMMENT ON COLUMN gpualloc.job_pools.est_method IS 'How est_work_gpu_hours was found: the estimator''s method, or submitted_scaled.';

@@ -34,9 +34,10 @@ REVOKE INSERT, UPDATE ON gpualloc.tenant_policies FROM gpualloc_admin;
 GRANT SELECT ON gpualloc.tenant_policies, gpualloc.tenant_usage TO gpualloc_submitter;
 GRANT EXECUTE ON FUNCTION gpualloc.fairshare(timestamptz) TO gpualloc_submitter, gpualloc_reader;
 GRANT SELECT ON gpualloc.tenant_usage TO gpualloc_reader;
+GRANT SELECT ON gpualloc.job_pools TO gpualloc_submitter;
 GRANT EXECUTE ON FUNCTION
 	gpualloc.submit_job(text, text, text, integer, integer, double precision, jsonb, name,
-						timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval),
+						timestamptz, timestamptz, double precision, text, bigint[], bigint[], interval, text[]),
 	gpualloc.cancel_job(bigint, text),
 	gpualloc.estimate_job(text, jsonb, integer, text),
 	gpualloc.caller_role()

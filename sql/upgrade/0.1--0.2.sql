@@ -233,5 +233,26 @@ CREATE POLICY advance_reservations_own_tenant ON gpualloc.advance_reservations F
 					  WHERE pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')));
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.advance_reservations', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.advance_reservations_reservation_id_seq', '');
+-- Jobs of several GPU models: each job's further pools, and its first
+-- choice while it is on another.
+ALTER TABLE gpualloc.jobs ADD COLUMN requested_pool_id integer REFERENCES gpualloc.pools ON DELETE SET NULL;
+CREATE TABLE gpualloc.job_pools (
+	job_id		bigint NOT NULL REFERENCES gpualloc.jobs ON DELETE CASCADE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	preference	integer NOT NULL,
+	est_work_gpu_hours double precision NOT NULL,
+	est_method	text NOT NULL,
+	PRIMARY KEY (job_id, pool_id),
+	CONSTRAINT job_pools_preference UNIQUE (job_id, preference),
+	CONSTRAINT job_pools_preference_range CHECK (preference BETWEEN 1 AND 3),
+	CONSTRAINT job_pools_work_positive CHECK (est_work_gpu_hours > 0 AND est_work_gpu_hours <= 1e7)
+);
+CREATE INDEX job_pools_pool_idx ON gpualloc.job_pools (pool_id);
+ALTER TABLE gpualloc.job_pools ENABLE ROW LEVEL SECURITY;
+CREATE POLICY job_pools_admin_all ON gpualloc.job_pools TO gpualloc_admin
+	USING (true) WITH CHECK (true);
+CREATE POLICY job_pools_submitter_own_tenant ON gpualloc.job_pools FOR SELECT TO gpualloc_submitter
+	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
+SELECT pg_catalog.pg_extension_config_dump('gpualloc.job_pools', '');
 
 -- 0.2's code follows.

@@ -213,6 +213,38 @@ extern void ga_pg_check_dependencies(ArrayType *after_ok, ArrayType *after_any,
 									 GaDependencies *deps);
 extern void ga_pg_insert_dependencies(int64 job_id, const GaDependencies *deps);
 
+/*
+ * job_pools.c: submit_job's alt_pools, the pools a job may also run on
+ * after its first, each checked and with the job's work estimated there
+ */
+typedef struct GaAltPool
+{
+	int			pool_id;
+	double		work_gpu_hours;
+	char		method[sizeof(((ga_job_estimate *) 0)->method)];
+} GaAltPool;
+
+typedef struct GaAltPools
+{
+	int			n;
+	GaAltPool	pools[GA_MAX_JOB_POOLS - 1];
+} GaAltPools;
+
+/* The job as submitted and checked: what the alternatives are checked against. */
+typedef struct GaAltPoolsJob
+{
+	const char *kind;
+	Jsonb	   *features;
+	int			pool_id;		/* the first pool */
+	int			gpus_min;
+	int			gpus_max;
+	bool		submitted_work; /* work_gpu_hours given by the submitter */
+	double		work_gpu_hours; /* the work on the first pool */
+} GaAltPoolsJob;
+
+extern void ga_pg_check_alt_pools(ArrayType *names, const GaAltPoolsJob *job, GaAltPools *out);
+extern void ga_pg_insert_alt_pools(int64 job_id, const GaAltPools *alts);
+
 /* submit.c: an admin, a superuser or a member of the tenant's role */
 extern bool ga_pg_can_act_for(Oid caller, const char *tenant);
 

@@ -170,8 +170,19 @@ load_gpus(GaBuild *build)
 #define TENANT_RANKS \
 	"(SELECT t.tenant, (pg_catalog.row_number() OVER (ORDER BY t.tenant) - 1)::integer AS idx " \
 	" FROM gpualloc.tenants t)"
+/*
+ * A running job is planned on the pool it runs on, with its work there; any
+ * other on its first choice (a booking on an alternative is placed afresh
+ * among all its pools).
+ */
 #define JOBS_COLUMNS \
-	"SELECT j.job_id, j.name, j.pool_id, j.priority, j.gpus_min, j.gpus_max, j.est_work_gpu_hours, " \
+	"SELECT j.job_id, j.name, " \
+	"       CASE WHEN j.status = 'running' THEN j.pool_id ELSE coalesce(j.requested_pool_id, j.pool_id) END, " \
+	"       j.priority, j.gpus_min, j.gpus_max, " \
+	"       CASE WHEN j.status = 'running' AND j.requested_pool_id IS NOT NULL " \
+	"            THEN coalesce((SELECT jp.est_work_gpu_hours FROM gpualloc.job_pools jp " \
+	"                           WHERE jp.job_id = j.job_id AND jp.pool_id = j.pool_id), j.est_work_gpu_hours) " \
+	"            ELSE j.est_work_gpu_hours END, " \
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
 	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked', " \
 	"       pg_catalog.date_part('epoch', j.time_limit) / 3600, j.status = 'queued', j.tenant::text, " \
@@ -207,6 +218,13 @@ load_gpus(GaBuild *build)
 	"JOIN gpualloc.jobs s ON s.job_id = d.job_id " \
 	"JOIN gpualloc.jobs p ON p.job_id = d.after_job_id " \
 	"WHERE s.status IN ('queued', 'booked') AND p.status IN ('queued', 'booked', 'running')"
+
+/* The further pools of the queued and booked jobs, in preference order. */
+#define ALT_POOLS_SQL \
+	"SELECT jp.job_id, jp.pool_id, jp.est_work_gpu_hours " \
+	"FROM gpualloc.job_pools jp JOIN gpualloc.jobs j ON j.job_id = jp.job_id " \
+	"WHERE j.status IN ('queued', 'booked') " \
+	"ORDER BY jp.job_id, jp.preference"
 
 /* The time limit in steps, rounded up (the GPUs are held to that step's end); 0: none. */
 static int
@@ -360,6 +378,45 @@ load_links(GaBuild *build)
 		job = &p->jobs[j];
 		job->preds[job->n_preds] = q;
 		job->pred_kind[job->n_preds++] = DatumGetBool(column(r, 3, &isnull)) ? GA_DEP_OK : GA_DEP_ANY;
+	}
+}
+
+/* The pool's index in the problem, or -1 when it is not in it. */
+static int
+pool_index_or_missing(const GaBuild *build, int pool_id)
+{
+	for (int i = 0; i < build->problem->n_pools; i++)
+		if (build->pool_ids[i] == pool_id)
+			return i;
+	return -1;
+}
+
+/*
+ * Each planned job's further pools (docs/model.md, Several pools), read in
+ * one query: a pinned job runs where it runs, and a pool not in the problem
+ * (removed meanwhile) or already the job's is left out.
+ */
+static void
+load_alt_pools(GaBuild *build)
+{
+	ga_problem *p = build->problem;
+
+	run_query(ALT_POOLS_SQL, 0, NULL, NULL);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		int			j = job_index(p, DatumGetInt64(column(r, 1, &isnull)));
+		int			pool = pool_index_or_missing(build, int_column(r, 2, 0));
+		ga_job	   *job;
+
+		if (j < 0 || pool < 0)
+			continue;
+		job = &p->jobs[j];
+		if (job->pinned || job->n_alt_pools == GA_MAX_JOB_POOLS - 1 || ga_job_pool_rank(job, pool) >= 0)
+			continue;
+		job->alt_pools[job->n_alt_pools].pool = pool;
+		job->alt_pools[job->n_alt_pools].work_gpu_steps = float_column(r, 3, 0) * 60.0 / build->step_minutes;
+		job->n_alt_pools++;
 	}
 }
 
@@ -686,6 +743,7 @@ ga_build_problem(TimestampTz now)
 	load_gpus(build);
 	load_jobs(build, n_jobs, fairshare);
 	load_links(build);
+	load_alt_pools(build);
 	load_services(build, now);
 	load_windows(build);
 	load_reservations(build);

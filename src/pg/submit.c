@@ -1,7 +1,7 @@
 /*
  * submit.c — gpualloc.submit_job(name, kind, pool, gpus_min, gpus_max,
  * priority, features, tenant, not_before, deadline, work_gpu_hours,
- * command, after_ok, after_any, time_limit): check a batch job, queue it,
+ * command, after_ok, after_any, time_limit, alt_pools): check a batch job, queue it,
  * and book it at once when it waits for no job and a block is free for its
  * whole run (fast_path.c).
  *
@@ -57,6 +57,7 @@ typedef struct SubmitArgs
 	ArrayType  *after_ok;
 	ArrayType  *after_any;
 	Interval   *time_limit;
+	ArrayType  *alt_pools;
 } SubmitArgs;
 
 /* What gets queued: the checked arguments and the work estimate. */
@@ -72,6 +73,7 @@ typedef struct QueuedJob
 	ga_job_estimate est;
 	GaDependencies deps;
 	double		time_limit_hours;	/* 0: none */
+	GaAltPools	alts;			/* further pools (job_pools.c) */
 } QueuedJob;
 
 static GaSavedQuery pool_query = {
@@ -164,6 +166,7 @@ read_args(FunctionCallInfo fcinfo, SubmitArgs *a)
 	a->after_ok = PG_ARGISNULL(12) ? NULL : PG_GETARG_ARRAYTYPE_P(12);
 	a->after_any = PG_ARGISNULL(13) ? NULL : PG_GETARG_ARRAYTYPE_P(13);
 	a->time_limit = PG_ARGISNULL(14) ? NULL : PG_GETARG_INTERVAL_P(14);
+	a->alt_pools = PG_ARGISNULL(15) ? NULL : PG_GETARG_ARRAYTYPE_P(15);
 }
 
 static void
@@ -503,7 +506,26 @@ insert_job(const SubmitArgs *a, const QueuedJob *q)
 	return DatumGetInt64(first_value(&isnull));
 }
 
-/* Book the new job at once when it may start now and a block is free. */
+/* The further pools, checked against the job as it will be queued. */
+static void
+decide_alt_pools(const SubmitArgs *a, QueuedJob *q)
+{
+	GaAltPoolsJob job;
+
+	job.kind = q->kind;
+	job.features = a->features;
+	job.pool_id = q->pool_id;
+	job.gpus_min = q->gpus_min;
+	job.gpus_max = q->gpus_max;
+	job.submitted_work = a->has_work;
+	job.work_gpu_hours = q->est.work_gpu_hours;
+	ga_pg_check_alt_pools(a->alt_pools, &job, &q->alts);
+}
+
+/*
+ * Book the new job at once when it may start now and a block is free.  Its
+ * first pool only: its alternatives are weighed by the planner.
+ */
 static void
 try_fast_path(const SubmitArgs *a, const QueuedJob *q, int64 job_id)
 {
@@ -552,8 +574,10 @@ gpualloc_submit_job(PG_FUNCTION_ARGS)
 	check_tenant(q.tenant, a.priority, a.name);
 	ga_pg_check_dependencies(a.after_ok, a.after_any, &q.deps);
 	decide_work(&a, pool, &q);
+	decide_alt_pools(&a, &q);
 	job_id = insert_job(&a, &q);
 	ga_pg_insert_dependencies(job_id, &q.deps);
+	ga_pg_insert_alt_pools(job_id, &q.alts);
 	try_fast_path(&a, &q, job_id);
 	SPI_finish();
 	PG_RETURN_INT64(job_id);

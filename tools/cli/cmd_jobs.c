@@ -90,6 +90,7 @@ static cli_opt submit_opts[] = {
 	{"after-ok", 0, true, NULL},
 	{"after-any", 0, true, NULL},
 	{"time-limit", 0, true, NULL},
+	{"alt-pools", 0, true, NULL},
 	{NULL, 0, false, NULL}
 };
 
@@ -153,6 +154,7 @@ static const submit_arg submit_args[] = {
 	{"after-ok", ", after_ok => pg_catalog.string_to_array($%d::text, ',')::bigint[]"},
 	{"after-any", ", after_any => pg_catalog.string_to_array($%d::text, ',')::bigint[]"},
 	{"time-limit", ", time_limit => $%d::interval"},
+	{"alt-pools", ", alt_pools => pg_catalog.string_to_array($%d::text, ',')"},
 };
 
 /* name, kind, pool, the two sizes and the optional arguments above */
@@ -219,7 +221,8 @@ const cli_command cli_cmd_submit = {
 	"usage: gpualloc submit NAME --kind K --pool P [--gpus N[:M]] [--priority X]\n"
 	"                       [--work-gpu-hours H] [--features JSON] [--tenant T]\n"
 	"                       [--command CMD] [--not-before TS] [--deadline TS]\n"
-	"                       [--after-ok IDS] [--after-any IDS] [--time-limit INTERVAL] [--json]\n"
+	"                       [--after-ok IDS] [--after-any IDS] [--time-limit INTERVAL]\n"
+	"                       [--alt-pools P2,P3] [--json]\n"
 	"\n"
 	"Queues a job with gpualloc.submit_job() and prints its id (with --json:\n"
 	"[{\"job_id\": N}]).  When the current plan leaves a block free the job is\n"
@@ -239,6 +242,9 @@ const cli_command cli_cmd_submit = {
 	"      --after-ok IDS       run only after these jobs (ids, comma-separated) succeeded\n"
 	"      --after-any IDS      run only after these jobs ended, however\n"
 	"      --time-limit I       stop it once it has run this long, e.g. '4 hours'\n"
+	"      --alt-pools P2,P3    further pools (other GPU models) it may run on, in\n"
+	"                           preference order after --pool; its work there is\n"
+	"                           estimated on each pool's GPU model\n"
 	"\n"
 	"Needs gpualloc_submitter (for a tenant you are a member of) or gpualloc_admin.\n",
 	submit_opts, 1, 1, check_submit, run_submit
