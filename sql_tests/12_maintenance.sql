@@ -112,6 +112,10 @@ SELECT b.gpu_first, b.gpu_count,
 												WHERE reason = 'firmware, node 0') AS b_after_the_window
 FROM gpualloc.plan_blocks b JOIN gpualloc.plan_runs r USING (plan_id)
 WHERE b.plan_id = (SELECT max(plan_id) FROM gpualloc.plan_runs) AND b.job_id = :b;
+-- and queue_plan says why b waits: the window, until when, and its planned start
+SELECT regexp_replace(pending_reason, 'until .*; planned to start at .*$', 'until T; planned to start at T')
+	   AS b_pending_reason
+FROM gpualloc.queue_plan WHERE job_id = :b;
 SELECT count(*) AS blocks_inside_windows
 FROM gpualloc.plan_blocks b
 JOIN gpualloc.plan_runs r USING (plan_id)

@@ -261,6 +261,13 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
 			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
 			THEN 'submitted after the latest plan: waiting for the next'
+			WHEN mw.window_id IS NOT NULL
+			THEN pg_catalog.format('held back by maintenance window %s on GPUs %s of the pool until %s%s',
+								   mw.window_id,
+								   CASE WHEN mw.gpus IS NULL THEN mw.first_gpu || '..' ELSE mw.first_gpu || '..' || (mw.first_gpu + mw.gpus - 1) END,
+								   mw.ends_at,
+								   CASE WHEN p.planned_start IS NOT NULL
+										THEN '; planned to start at ' || p.planned_start ELSE '' END)
 			WHEN v.reservation_id IS NOT NULL
 			THEN pg_catalog.format('held back by advance reservation %s of another tenant on GPUs %s of the pool until %s%s',
 								   v.reservation_id,
@@ -303,6 +310,13 @@ LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies 
 				   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id
 				   WHERE d.job_id = q.job_id AND pj.status IN ('queued', 'booked', 'running')
 				   ORDER BY d.after_job_id LIMIT 1) w ON true
+-- the first maintenance window on its pool in force between now and its
+-- planned start (any time, when not planned)
+LEFT JOIN LATERAL (SELECT m.window_id, m.first_gpu, m.gpus, m.ends_at
+				   FROM gpualloc.maintenance_windows m
+				   WHERE m.pool_id = pl.pool_id AND m.ends_at > now()
+					 AND m.starts_at < coalesce(p.planned_start, 'infinity')
+				   ORDER BY m.starts_at, m.window_id LIMIT 1) mw ON true
 -- the first advance reservation of another tenant on its pool that holds
 -- GPUs between now and its planned start (any time, when not planned)
 LEFT JOIN LATERAL (SELECT r.reservation_id, r.first_gpu, r.gpus, r.ends_at
