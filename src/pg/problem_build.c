@@ -162,11 +162,9 @@ load_gpus(GaBuild *build)
 	"  SELECT d.job_id FROM gpualloc.job_dependencies d JOIN blocked b ON d.after_job_id = b.job_id) "
 /*
  * A tenant's index for the planner: its rank among the registered tenants,
- * so jobs and advance reservations of one tenant get the same number.
+ * so jobs and advance reservations of one tenant get the same number; one
+ * scan of the tenants, joined to the rows that name them.
  */
-#define TENANT_INDEX(col) \
-	"(SELECT pg_catalog.count(*) FROM gpualloc.tenants t WHERE t.tenant < " col ")::integer"
-/* the same for every tenant at once, joined to the jobs (one scan, not one per job) */
 #define TENANT_RANKS \
 	"(SELECT t.tenant, (pg_catalog.row_number() OVER (ORDER BY t.tenant) - 1)::integer AS idx " \
 	" FROM gpualloc.tenants t)"
@@ -647,9 +645,9 @@ load_reservations(GaBuild *build)
 	int			n = 0;
 	ga_error	err;
 
-	run_query("SELECT r.pool_id, r.first_gpu, r.gpus, r.starts_at, r.ends_at, "
-			  TENANT_INDEX("r.tenant") " "
-			  "FROM gpualloc.advance_reservations r WHERE r.ends_at > $1 "
+	run_query("SELECT r.pool_id, r.first_gpu, r.gpus, r.starts_at, r.ends_at, ti.idx "
+			  "FROM gpualloc.advance_reservations r JOIN " TENANT_RANKS " ti ON ti.tenant = r.tenant "
+			  "WHERE r.ends_at > $1 "
 			  "ORDER BY r.reservation_id", 1, types, args);
 	rs = palloc(sizeof(ga_advance_reservation) * ((size_t) cap * SPI_processed + 1));
 	for (uint64 r = 0; r < SPI_processed; r++)
