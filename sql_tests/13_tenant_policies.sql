@@ -215,6 +215,31 @@ SELECT pg_temp.try($$SELECT * FROM gpualloc.tenant_usage$$) AS outsider_usage,
 	   pg_temp.try($$SELECT * FROM gpualloc.fairshare()$$) AS outsider_fairshare;
 RESET ROLE;
 
+-- why a job waits: its tenant's limit, then its guarantee without
+-- borrowing, then its borrow limit, in queue and queue_plan alike
+SELECT gpualloc.submit_job('gov-light-more', 'training', 'gov', 1, 1, tenant => 'gov_light',
+	work_gpu_hours => 1, not_before => now() + interval '1 minute') AS more_job \gset
+UPDATE gpualloc.jobs SET not_before = NULL WHERE job_id = :more_job;
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, "limit" => 4);
+SELECT q.pending_code, q.pending_reason, p.pending_code = q.pending_code AS plan_code_agrees,
+	   p.pending_reason = q.pending_reason AS plan_reason_agrees
+FROM gpualloc.queue q JOIN gpualloc.queue_plan p USING (job_id) WHERE job_id = :more_job;
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => false);
+SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :more_job;
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => true, borrow_limit => 3);
+SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :more_job;
+-- room to borrow: the plan's reason again (submitted after the latest plan)
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => true, borrow_limit => 4);
+SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :more_job;
+-- gov_heavy holds nothing: within its limit, and it may borrow without bound
+SELECT pending_code FROM gpualloc.queue WHERE job_id = :heavy_job;
+-- the job holding gov_light's GPUs waits for its executor; once started it
+-- has no reason
+SELECT status, pending_code FROM gpualloc.queue WHERE job_id = :light_job;
+SELECT gpualloc.job_started(:light_job);
+SELECT status, pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :light_job;
+SELECT gpualloc.cancel_job(:more_job);
+
 -- a tenant's policies go with it; a pool's with the pool
 SELECT gpualloc.add_pool('gov-tmp', 'L4', 24, 121, node_size => 2) > 0 AS tmp_pool;
 SELECT gpualloc.add_node('gov-tmp', 0);

@@ -25,32 +25,177 @@ JOIN gpualloc.pools p ON p.pool_id = g.pool_id
 WHERE a.end_seq IS NULL
 GROUP BY a.job_id;
 
+-- Each job's block in the latest successful plan: its pool, planned start,
+-- first GPU and size (a job the plan did not place has no row).
+CREATE VIEW gpualloc_internal.latest_planned_jobs AS
+WITH latest AS (
+	SELECT r.plan_id, r.plan_start, r.step, r.started_at
+	FROM gpualloc.plan_runs r
+	WHERE r.status IN ('succeeded', 'fallback')
+	ORDER BY r.plan_id DESC
+	LIMIT 1
+)
+SELECT b.job_id, l.plan_id, min(b.pool_id) AS pool_id,
+	   l.plan_start + min(b.step_first) * l.step AS planned_start,
+	   min(b.gpu_first) AS block_first,
+	   (max(b.gpu_first + b.gpu_count) - min(b.gpu_first))::integer AS gpus
+FROM latest l
+JOIN gpualloc.plan_blocks b ON b.plan_id = l.plan_id AND b.job_id IS NOT NULL
+GROUP BY b.job_id, l.plan_id, l.plan_start, l.step;
+
 -- Queued, booked and running jobs: running first, then booked, then queued,
--- most valuable first.  A booked job shows the block it is booked on.
+-- most valuable first.  A booked job shows the block it is booked on.  A job
+-- that has not started says why it waits: pending_code is one word a
+-- program can test (as Slurm's pending reason), pending_reason the sentence
+-- with the figures behind it; the first that applies of:
+--   booked, no_estimate, pool_down, priority (behind the queue depth),
+--   not_before, dependency, limit, quota, no_plan, new (submitted after the
+--   latest plan), maintenance, reservation, planned (with its start),
+--   deadline_unreachable, no_block_free.
 CREATE VIEW gpualloc.queue AS
-SELECT j.job_id, j.name, j.kind, j.tenant, p.name AS pool, j.priority, j.gpus_min, j.gpus_max,
-	   j.status, j.submitted_at, j.not_before, j.deadline,
-	   j.est_gpus, j.est_hours_p50, j.est_hours_p90, j.est_work_gpu_hours,
-	   j.started_at, coalesce(j.block_first, b.block_first) AS block_first,
-	   coalesce(j.block_size, b.block_size) AS block_size,
-	   CASE WHEN j.status IN ('running', 'booked') AND j.est_work_gpu_hours IS NOT NULL
-			THEN coalesce(j.started_at, j.booked_at)
-				 + make_interval(secs => 3600 * j.est_work_gpu_hours / coalesce(j.block_size, b.block_size))
-	   END AS est_finish,
-	   j.booked_at,
-	   -- several GPU models: pool above is the one the job is booked or runs
-	   -- on (its first choice while queued), first_pool its first choice,
-	   -- alt_pools the others it may run on, in preference order
-	   fp.name AS first_pool,
-	   (SELECT array_agg(ap.name ORDER BY jp.preference) FROM gpualloc.job_pools jp
-		JOIN gpualloc.pools ap ON ap.pool_id = jp.pool_id WHERE jp.job_id = j.job_id) AS alt_pools
-FROM gpualloc.jobs j
-JOIN gpualloc.pools p USING (pool_id)
-LEFT JOIN gpualloc.pools fp ON fp.pool_id = coalesce(j.requested_pool_id, j.pool_id)
-LEFT JOIN gpualloc_internal.bookings b ON b.job_id = j.job_id
-WHERE j.status IN ('queued', 'booked', 'running')
-ORDER BY CASE j.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
-		 j.priority DESC, j.submitted_at, j.job_id;
+WITH latest AS (
+	SELECT r.plan_id, r.started_at
+	FROM gpualloc.plan_runs r
+	WHERE r.status IN ('succeeded', 'fallback')
+	ORDER BY r.plan_id DESC
+	LIMIT 1
+), usage AS (
+	-- GPUs each tenant's jobs hold per pool now (booked ones included)
+	SELECT uj.tenant, g.pool_id, count(*)::integer AS gpus
+	FROM gpualloc.allocations a
+	JOIN gpualloc.jobs uj ON uj.job_id = a.job_id
+	JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
+	WHERE a.end_seq IS NULL
+	GROUP BY uj.tenant, g.pool_id
+), base AS (
+	SELECT j.job_id, j.name, j.kind, j.tenant, p.name AS pool, j.priority, j.gpus_min, j.gpus_max,
+		   j.status, j.submitted_at, j.not_before, j.deadline,
+		   j.est_gpus, j.est_hours_p50, j.est_hours_p90, j.est_work_gpu_hours,
+		   j.started_at, coalesce(j.block_first, b.block_first) AS block_first,
+		   coalesce(j.block_size, b.block_size) AS block_size,
+		   CASE WHEN j.status IN ('running', 'booked') AND j.est_work_gpu_hours IS NOT NULL
+				THEN coalesce(j.started_at, j.booked_at)
+					 + make_interval(secs => 3600 * j.est_work_gpu_hours / coalesce(j.block_size, b.block_size))
+		   END AS est_finish,
+		   j.booked_at,
+		   -- several GPU models: pool above is the one the job is booked or runs
+		   -- on (its first choice while queued), first_pool its first choice,
+		   -- alt_pools the others it may run on, in preference order
+		   fp.name AS first_pool,
+		   (SELECT array_agg(ap.name ORDER BY jp.preference) FROM gpualloc.job_pools jp
+			JOIN gpualloc.pools ap ON ap.pool_id = jp.pool_id WHERE jp.job_id = j.job_id) AS alt_pools,
+		   j.pool_id, pl.planned_start, pg.usable, pg.gpus AS pool_gpus
+	FROM gpualloc.jobs j
+	JOIN gpualloc.pools p USING (pool_id)
+	-- each pool's GPUs and how many are not down, counted once per pool
+	LEFT JOIN (SELECT g.pool_id, count(*)::integer AS gpus,
+					  (count(*) FILTER (WHERE g.state <> 'down'))::integer AS usable
+			   FROM gpualloc.gpus g GROUP BY g.pool_id) pg ON pg.pool_id = j.pool_id
+	LEFT JOIN gpualloc.pools fp ON fp.pool_id = coalesce(j.requested_pool_id, j.pool_id)
+	LEFT JOIN gpualloc_internal.bookings b ON b.job_id = j.job_id
+	LEFT JOIN gpualloc_internal.latest_planned_jobs pl ON pl.job_id = j.job_id
+	WHERE j.status IN ('queued', 'booked', 'running')
+), why AS (
+	SELECT q.*,
+		   CASE WHEN q.status = 'running' THEN NULL
+				WHEN q.status = 'booked' THEN 'booked'
+				WHEN q.est_work_gpu_hours IS NULL THEN 'no_estimate'
+				WHEN q.gpus_min > q.usable THEN 'pool_down'
+				WHEN q.planned_start IS NULL AND ahead.work >= q.pool_gpus * depth.bound THEN 'priority'
+				WHEN q.not_before > now() THEN 'not_before'
+				WHEN w.after_job_id IS NOT NULL THEN 'dependency'
+				WHEN tp.gpu_limit IS NOT NULL AND coalesce(u.gpus, 0) + q.gpus_min > tp.gpu_limit THEN 'limit'
+				WHEN coalesce(u.gpus, 0) + q.gpus_min > tp.guarantee
+					 AND (NOT tp.may_borrow
+						  OR coalesce(u.gpus, 0) + q.gpus_min - tp.guarantee > tp.borrow_limit) THEN 'quota'
+				WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no_plan'
+				WHEN q.submitted_at > (SELECT started_at FROM latest) AND q.planned_start IS NULL THEN 'new'
+				WHEN mw.window_id IS NOT NULL THEN 'maintenance'
+				WHEN v.reservation_id IS NOT NULL THEN 'reservation'
+				WHEN q.planned_start IS NOT NULL THEN 'planned'
+				WHEN q.deadline IS NOT NULL THEN 'deadline_unreachable'
+				ELSE 'no_block_free'
+		   END AS pending_code,
+		   coalesce(u.gpus, 0) AS tenant_gpus, tp.guarantee, tp.gpu_limit, tp.borrow_limit,
+		   w.after_job_id, w.kind AS after_kind,
+		   mw.window_id, mw.first_gpu AS mw_first, mw.gpus AS mw_gpus, mw.ends_at AS mw_ends,
+		   v.reservation_id, v.first_gpu AS v_first, v.gpus AS v_gpus, v.ends_at AS v_ends
+	FROM base q
+	-- the queued work of the job's pool and size a plan considers before it
+	-- (src/pg/queue_depth.c), and the bound per GPU of the pool
+	LEFT JOIN (SELECT j.job_id,
+					  pg_catalog.sum(j.est_work_gpu_hours) OVER (PARTITION BY j.pool_id, j.gpus_min
+						  ORDER BY j.priority DESC, j.job_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS work
+			   FROM gpualloc.jobs j
+			   WHERE j.status = 'queued' AND j.est_work_gpu_hours IS NOT NULL) ahead ON ahead.job_id = q.job_id
+	-- (the settings' defaults where this session has not loaded the library)
+	CROSS JOIN (SELECT CASE WHEN d.depth > 0 THEN d.depth * extract(epoch FROM d.horizon) / 3600 END AS bound
+				FROM (SELECT coalesce(pg_catalog.current_setting('gpualloc.queue_depth', true), '4')::double precision AS depth,
+							 coalesce(pg_catalog.current_setting('gpualloc.horizon', true), '1d')::interval AS horizon) d) depth
+	-- its tenant's policy in the pool and the GPUs its jobs hold there now
+	LEFT JOIN gpualloc.tenant_policies tp ON tp.tenant = q.tenant AND tp.pool_id = q.pool_id
+	LEFT JOIN usage u ON u.tenant = q.tenant AND u.pool_id = q.pool_id
+	-- the first job it still waits for, if any
+	LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies d
+					   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id
+					   WHERE d.job_id = q.job_id AND pj.status IN ('queued', 'booked', 'running')
+					   ORDER BY d.after_job_id LIMIT 1) w ON q.status = 'queued'
+	-- the first maintenance window on its pool in force between now and its
+	-- planned start (any time, when not planned)
+	LEFT JOIN LATERAL (SELECT m.window_id, m.first_gpu, m.gpus, m.ends_at
+					   FROM gpualloc.maintenance_windows m
+					   WHERE m.pool_id = q.pool_id AND m.ends_at > now()
+						 AND m.starts_at < coalesce(q.planned_start, 'infinity')
+					   ORDER BY m.starts_at, m.window_id LIMIT 1) mw ON q.status = 'queued'
+	-- the first advance reservation of another tenant on its pool that holds
+	-- GPUs between now and its planned start (any time, when not planned)
+	LEFT JOIN LATERAL (SELECT r.reservation_id, r.first_gpu, r.gpus, r.ends_at
+					   FROM gpualloc.advance_reservations r
+					   WHERE r.pool_id = q.pool_id AND r.tenant <> q.tenant AND r.ends_at > now()
+						 AND r.starts_at < coalesce(q.planned_start, 'infinity')
+					   ORDER BY r.starts_at, r.reservation_id LIMIT 1) v ON q.status = 'queued'
+)
+SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.gpus_min, q.gpus_max,
+	   q.status, q.submitted_at, q.not_before, q.deadline,
+	   q.est_gpus, q.est_hours_p50, q.est_hours_p90, q.est_work_gpu_hours,
+	   q.started_at, q.block_first, q.block_size, q.est_finish, q.booked_at,
+	   q.first_pool, q.alt_pools, q.pending_code,
+	   CASE q.pending_code
+			WHEN 'booked' THEN 'booked: waiting for the executor to start it'
+			WHEN 'no_estimate' THEN 'no work estimate: not planned'
+			WHEN 'pool_down' THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min, q.usable)
+			WHEN 'priority' THEN 'behind the queue depth: jobs of its size with higher priority fill gpualloc.queue_depth'
+			WHEN 'not_before' THEN 'not before ' || q.not_before
+			WHEN 'dependency' THEN pg_catalog.format('waits for job %s to end (%s)', q.after_job_id, q.after_kind)
+			WHEN 'limit' THEN pg_catalog.format('limit: tenant %s holds %s GPUs of pool %s, its limit there is %s',
+												q.tenant, q.tenant_gpus, q.pool, q.gpu_limit)
+			WHEN 'quota' THEN pg_catalog.format('quota: tenant %s holds %s GPUs of pool %s, above its guarantee of %s, and %s',
+												q.tenant, q.tenant_gpus, q.pool, q.guarantee,
+												CASE WHEN q.borrow_limit IS NULL THEN 'may not borrow'
+													 ELSE pg_catalog.format('may borrow at most %s', q.borrow_limit) END)
+			WHEN 'no_plan' THEN 'no plan yet'
+			WHEN 'new' THEN 'submitted after the latest plan: waiting for the next'
+			WHEN 'maintenance'
+			THEN pg_catalog.format('held back by maintenance window %s on GPUs %s of the pool until %s',
+								   q.window_id,
+								   CASE WHEN q.mw_gpus IS NULL THEN q.mw_first || '..' ELSE q.mw_first || '..' || (q.mw_first + q.mw_gpus - 1) END,
+								   q.mw_ends)
+			WHEN 'reservation'
+			THEN pg_catalog.format('held back by advance reservation %s of another tenant on GPUs %s of the pool until %s',
+								   q.reservation_id,
+								   CASE WHEN q.v_gpus IS NULL THEN q.v_first || '..' ELSE q.v_first || '..' || (q.v_first + q.v_gpus - 1) END,
+								   q.v_ends)
+			WHEN 'planned' THEN 'planned to start at ' || q.planned_start
+			WHEN 'deadline_unreachable' THEN 'no block free in time for its deadline within the horizon'
+			WHEN 'no_block_free' THEN 'no block free within the horizon'
+	   END
+	   -- the plan's start, where a reason before it holds the job back
+	   || CASE WHEN q.pending_code IN ('dependency', 'limit', 'quota', 'maintenance', 'reservation')
+				    AND q.planned_start IS NOT NULL
+			   THEN '; planned to start at ' || q.planned_start ELSE '' END AS pending_reason
+FROM why q
+ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
+		 q.priority DESC, q.submitted_at, q.job_id;
 
 -- What an executor acts on: every booked or running job with its command and
 -- the GPUs of its block (node and slot, in topology order).

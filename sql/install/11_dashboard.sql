@@ -213,23 +213,9 @@ SELECT * FROM gpualloc.service_coverage('-infinity', 'infinity');
 
 -- Queued and running jobs with their start and estimated finish: a running
 -- job's real start, a queued job's start in the latest successful plan (NULL
--- when that plan did not place it), and its finish at the planned size.
+-- when that plan did not place it), and its finish at the planned size; why
+-- a job waits comes from gpualloc.queue.
 CREATE VIEW gpualloc.queue_plan AS
-WITH latest AS (
-	SELECT r.plan_id, r.plan_start, r.step, r.started_at
-	FROM gpualloc.plan_runs r
-	WHERE r.status IN ('succeeded', 'fallback')
-	ORDER BY r.plan_id DESC
-	LIMIT 1
-), planned AS (
-	SELECT b.job_id, l.plan_id, min(b.pool_id) AS pool_id,
-		   l.plan_start + min(b.step_first) * l.step AS planned_start,
-		   min(b.gpu_first) AS block_first,
-		   (max(b.gpu_first + b.gpu_count) - min(b.gpu_first))::integer AS gpus
-	FROM latest l
-	JOIN gpualloc.plan_blocks b ON b.plan_id = l.plan_id AND b.job_id IS NOT NULL
-	GROUP BY b.job_id, l.plan_id, l.plan_start, l.step
-)
 SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submitted_at,
 	   q.not_before, q.deadline, q.est_work_gpu_hours,
 	   CASE WHEN q.status IN ('running', 'booked') THEN q.block_size ELSE p.gpus END AS gpus,
@@ -245,85 +231,20 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 		   AND p.planned_start + make_interval(secs => 3600 * q.est_work_gpu_hours / p.gpus) > q.deadline
 		   AS misses_deadline,
 	   p.plan_id,
-	   -- why a job that has not started waits
-	   CASE WHEN q.status = 'running' THEN NULL
-			WHEN q.status = 'booked' THEN 'booked: waiting for the executor to start it'
-			WHEN q.est_work_gpu_hours IS NULL THEN 'no work estimate: not planned'
-			WHEN q.gpus_min > pl.usable
-			THEN pg_catalog.format('needs %s GPUs; the pool has %s usable', q.gpus_min, pl.usable)
-			WHEN p.planned_start IS NULL AND ahead.work >= pl.gpus * depth.bound
-			THEN 'behind the queue depth: jobs of its size with higher priority fill gpualloc.queue_depth'
-			WHEN q.not_before > now() THEN 'not before ' || q.not_before
-			WHEN w.after_job_id IS NOT NULL
-			THEN pg_catalog.format('waits for job %s to end (%s)%s', w.after_job_id, w.kind,
-								   CASE WHEN p.planned_start IS NOT NULL
-										THEN '; planned to start at ' || p.planned_start ELSE '' END)
-			WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no plan yet'
-			WHEN q.submitted_at > (SELECT started_at FROM latest) AND p.plan_id IS NULL
-			THEN 'submitted after the latest plan: waiting for the next'
-			WHEN mw.window_id IS NOT NULL
-			THEN pg_catalog.format('held back by maintenance window %s on GPUs %s of the pool until %s%s',
-								   mw.window_id,
-								   CASE WHEN mw.gpus IS NULL THEN mw.first_gpu || '..' ELSE mw.first_gpu || '..' || (mw.first_gpu + mw.gpus - 1) END,
-								   mw.ends_at,
-								   CASE WHEN p.planned_start IS NOT NULL
-										THEN '; planned to start at ' || p.planned_start ELSE '' END)
-			WHEN v.reservation_id IS NOT NULL
-			THEN pg_catalog.format('held back by advance reservation %s of another tenant on GPUs %s of the pool until %s%s',
-								   v.reservation_id,
-								   CASE WHEN v.gpus IS NULL THEN v.first_gpu || '..' ELSE v.first_gpu || '..' || (v.first_gpu + v.gpus - 1) END,
-								   v.ends_at,
-								   CASE WHEN p.planned_start IS NOT NULL
-										THEN '; planned to start at ' || p.planned_start ELSE '' END)
-			WHEN p.planned_start IS NOT NULL THEN 'planned to start at ' || p.planned_start
-			WHEN q.deadline IS NOT NULL THEN 'no block free in time for its deadline within the horizon'
-			ELSE 'no block free within the horizon'
-	   END AS pending_reason,
+	   q.pending_reason,
 	   -- the priority the planner gives it: a queued job's times its tenant's priority factor
 	   CASE WHEN q.status = 'queued' THEN q.priority * coalesce(fs.priority_factor, 1) ELSE q.priority END
 		   AS effective_priority,
 	   -- the pool it is booked or runs on, else the one the latest plan gives it
 	   CASE WHEN q.status IN ('running', 'booked') THEN q.pool
-			ELSE (SELECT pp.name FROM gpualloc.pools pp WHERE pp.pool_id = p.pool_id) END AS planned_pool
+			ELSE (SELECT pp.name FROM gpualloc.pools pp WHERE pp.pool_id = p.pool_id) END AS planned_pool,
+	   q.pending_code
 FROM gpualloc.queue q
--- (views call no internal function: their callers may not)
-JOIN (SELECT p.pool_id, p.name, (SELECT count(*) FROM gpualloc.gpus g
-								  WHERE g.pool_id = p.pool_id AND g.state <> 'down')::integer AS usable,
-			 (SELECT count(*) FROM gpualloc.gpus g WHERE g.pool_id = p.pool_id)::integer AS gpus
-	  FROM gpualloc.pools p) pl ON pl.name = q.pool
-LEFT JOIN planned p ON p.job_id = q.job_id
--- the queued work of the job's pool and size a plan considers before it
--- (src/pg/queue_depth.c), and the bound per GPU of the pool
-LEFT JOIN (SELECT j.job_id,
-				  pg_catalog.sum(j.est_work_gpu_hours) OVER (PARTITION BY j.pool_id, j.gpus_min
-					  ORDER BY j.priority DESC, j.job_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS work
-		   FROM gpualloc.jobs j
-		   WHERE j.status = 'queued' AND j.est_work_gpu_hours IS NOT NULL) ahead ON ahead.job_id = q.job_id
--- (the settings' defaults where this session has not loaded the library)
-CROSS JOIN (SELECT CASE WHEN d.depth > 0 THEN d.depth * extract(epoch FROM d.horizon) / 3600 END AS bound
-			FROM (SELECT coalesce(pg_catalog.current_setting('gpualloc.queue_depth', true), '4')::double precision AS depth,
-						 coalesce(pg_catalog.current_setting('gpualloc.horizon', true), '1d')::interval AS horizon) d) depth
+-- (views call no internal function: their callers may not; an internal view
+-- is read with the view owner's rights)
+LEFT JOIN gpualloc_internal.latest_planned_jobs p ON p.job_id = q.job_id
 -- its tenant's fair share in the pool (computed once for the query)
 LEFT JOIN gpualloc.fairshare(now()) fs ON fs.tenant = q.tenant AND fs.pool = q.pool
--- the first job it still waits for, if any
-LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies d
-				   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id
-				   WHERE d.job_id = q.job_id AND pj.status IN ('queued', 'booked', 'running')
-				   ORDER BY d.after_job_id LIMIT 1) w ON true
--- the first maintenance window on its pool in force between now and its
--- planned start (any time, when not planned)
-LEFT JOIN LATERAL (SELECT m.window_id, m.first_gpu, m.gpus, m.ends_at
-				   FROM gpualloc.maintenance_windows m
-				   WHERE m.pool_id = pl.pool_id AND m.ends_at > now()
-					 AND m.starts_at < coalesce(p.planned_start, 'infinity')
-				   ORDER BY m.starts_at, m.window_id LIMIT 1) mw ON true
--- the first advance reservation of another tenant on its pool that holds
--- GPUs between now and its planned start (any time, when not planned)
-LEFT JOIN LATERAL (SELECT r.reservation_id, r.first_gpu, r.gpus, r.ends_at
-				   FROM gpualloc.advance_reservations r
-				   WHERE r.pool_id = pl.pool_id AND r.tenant <> q.tenant AND r.ends_at > now()
-					 AND r.starts_at < coalesce(p.planned_start, 'infinity')
-				   ORDER BY r.starts_at, r.reservation_id LIMIT 1) v ON true
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,
 		 coalesce(CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
 					   ELSE p.planned_start END, 'infinity'), q.priority DESC, q.job_id;
