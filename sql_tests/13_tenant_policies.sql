@@ -215,6 +215,17 @@ SELECT pg_temp.try($$SELECT * FROM gpualloc.tenant_usage$$) AS outsider_usage,
 	   pg_temp.try($$SELECT * FROM gpualloc.fairshare()$$) AS outsider_fairshare;
 RESET ROLE;
 
+-- the rollup: usage rolled up once and continued from the rows since equals
+-- usage computed from every row (as of two hours ahead, the open rows count)
+SELECT now() + interval '2 hours' AS later \gset
+CREATE TEMP TABLE usage_from_rows AS SELECT * FROM gpualloc_internal.decayed_usage(:'later');
+SELECT gpualloc_internal.roll_up_usage() AS pairs_rolled_up;
+SELECT gpualloc_internal.roll_up_usage() AS not_due_again;
+SELECT count(*) AS state_rows, bool_and(seq = gpualloc.allocation_seq()) AS at_latest_change
+FROM gpualloc_internal.usage_rollup_state;
+SELECT count(*) AS pairs, bool_and(abs(f.usage - r.usage) <= 1e-9 * greatest(f.usage, 1)) AS same_usage
+FROM usage_from_rows f JOIN gpualloc_internal.decayed_usage(:'later') r USING (tenant, pool_id);
+
 -- why a job waits: its tenant's limit, then its guarantee without
 -- borrowing, then its borrow limit, in queue and queue_plan alike
 SELECT gpualloc.submit_job('gov-light-more', 'training', 'gov', 1, 1, tenant => 'gov_light',
@@ -239,6 +250,23 @@ SELECT status, pending_code FROM gpualloc.queue WHERE job_id = :light_job;
 SELECT gpualloc.job_started(:light_job);
 SELECT status, pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :light_job;
 SELECT gpualloc.cancel_job(:more_job);
+
+-- rows ended after the rollup are added to it: the same usage as from every
+-- row (to rounding: a span of a few seconds is a difference of two terms
+-- near H / ln 2)
+SELECT gpualloc.job_finished(:light_job);
+CREATE TEMP TABLE usage_continued AS SELECT * FROM gpualloc_internal.decayed_usage(:'later');
+BEGIN;
+DELETE FROM gpualloc_internal.usage_rollup_state;
+SELECT count(*) AS pairs, bool_and(abs(f.usage - r.usage) <= 1e-9 * greatest(f.usage, 1)) AS same_usage
+FROM usage_continued r JOIN gpualloc_internal.decayed_usage(:'later') f USING (tenant, pool_id);
+ROLLBACK;
+-- another half-life makes the rollup stale: computed from the rows again, and
+-- rolled up anew
+SET gpualloc.fairshare_half_life = '1d';
+SELECT gpualloc_internal.roll_up_usage() > 0 AS rolled_again;
+SELECT half_life FROM gpualloc_internal.usage_rollup_state;
+RESET gpualloc.fairshare_half_life;
 
 -- a tenant's policies go with it; a pool's with the pool
 SELECT gpualloc.add_pool('gov-tmp', 'L4', 24, 121, node_size => 2) > 0 AS tmp_pool;

