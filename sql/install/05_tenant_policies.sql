@@ -139,26 +139,28 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	WITH rows AS (
 		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
-		WHERE min_seq IS NULL AND a.during && tstzrange(lo, as_of)
+		WHERE min_seq IS NULL AND a.job_id IS NOT NULL AND a.during && tstzrange(lo, as_of)
 		UNION ALL
 		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
-		WHERE min_seq IS NOT NULL AND a.end_seq IS NULL AND lower(a.during) < as_of
+		WHERE min_seq IS NOT NULL AND a.end_seq IS NULL AND a.job_id IS NOT NULL AND lower(a.during) < as_of
 		UNION ALL
 		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
-		WHERE min_seq IS NOT NULL AND a.end_seq > min_seq AND lower(a.during) < as_of
-	), ages AS (
-		SELECT j.tenant, g.pool_id,
+		WHERE min_seq IS NOT NULL AND a.end_seq > min_seq AND a.job_id IS NOT NULL AND lower(a.during) < as_of
+	), spans AS (
+		-- a job's GPUs mostly share one span: the integral once per span
+		SELECT j.tenant, g.pool_id, count(*)::double precision AS gpus,
 			   (extract(epoch FROM as_of - greatest(lower(r.during), lo)) / 3600)::double precision AS age_begin,
 			   (extract(epoch FROM as_of - least(coalesce(upper(r.during), as_of), as_of)) / 3600)::double precision AS age_end
 		FROM rows r
 		JOIN gpualloc.jobs j ON j.job_id = r.job_id
 		JOIN gpualloc.gpus g ON g.gpu_id = r.gpu_id
+		GROUP BY j.tenant, g.pool_id, lower(r.during), upper(r.during)
 	)
 	SELECT x.tenant, x.pool_id,
-		   sum(half_life_hours / ln(2::double precision)
+		   sum(x.gpus * half_life_hours / ln(2::double precision)
 			   * (power(2::double precision, -x.age_end / half_life_hours)
 				  - power(2::double precision, -x.age_begin / half_life_hours)))
-	FROM ages x
+	FROM spans x
 	WHERE x.age_begin > x.age_end
 	GROUP BY x.tenant, x.pool_id
 $$;
