@@ -68,8 +68,18 @@ SELECT method AS before_finish FROM gpualloc.estimate_job('training', '{"variant
 SELECT gpualloc.job_finished(:lab_job2);
 SELECT method AS after_finish FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab');
 COMMIT;
+-- a queued job the estimator now refuses (here its features lost a required
+-- key) keeps its estimate and stops no other job's refresh
+SELECT gpualloc.submit_job('lab-refused', 'training', 'lab', 1, 1,
+	features => '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}') AS lab_refused \gset
+UPDATE gpualloc.jobs SET features = '{"variant": "lora_sft", "params_b": 8}' WHERE job_id = :lab_refused;
+SELECT est_hours_p50 AS refused_p50, est_method AS refused_method FROM gpualloc.jobs WHERE job_id = :lab_refused \gset
+SELECT count(*) AS estimates_of_refused FROM gpualloc_internal.estimate_or_skip('training', '{"variant": "lora_sft", "params_b": 8}', 1, 'lab');
 -- one statement re-estimates the queue from the same fit
 SELECT gpualloc_internal.refresh_estimates() > 0 AS refreshed;
+SELECT est_hours_p50 = :refused_p50 AND est_method = :'refused_method' AS refused_keeps_its_estimate
+FROM gpualloc.jobs WHERE job_id = :lab_refused;
+SELECT gpualloc.cancel_job(:lab_refused);
 SELECT j.est_method, j.est_hours_p50 = e.hours_p50 AS same_as_estimate
 FROM gpualloc.jobs j, gpualloc.estimate_job('training', j.features, j.gpus_max, 'lab') e
 WHERE j.job_id = :lab_queued;

@@ -61,7 +61,7 @@ BEGIN
 		(x.gpus_used, x.hours_p10, x.hours_p50, x.hours_p90, x.work_gpu_hours, x.method)
 	FROM (SELECT w.job_id, e.*
 		  FROM gpualloc.jobs w JOIN gpualloc.pools p ON p.pool_id = coalesce(w.requested_pool_id, w.pool_id),
-			   LATERAL gpualloc.estimate_job(w.kind, w.features, w.gpus_max, p.name) e
+			   LATERAL gpualloc_internal.estimate_or_skip(w.kind, w.features, w.gpus_max, p.name) e
 		  WHERE w.status IN ('queued', 'booked') AND w.est_method IS DISTINCT FROM 'submitted') x
 	-- an estimate beyond the bound keeps the one the job was accepted with
 	WHERE x.job_id = j.job_id AND x.work_gpu_hours <= 1e7;
@@ -71,11 +71,31 @@ BEGIN
 	FROM (SELECT a.job_id, a.pool_id, e.work_gpu_hours, e.method
 		  FROM gpualloc.job_pools a JOIN gpualloc.jobs w ON w.job_id = a.job_id
 		  JOIN gpualloc.pools p ON p.pool_id = a.pool_id,
-			   LATERAL gpualloc.estimate_job(w.kind, w.features, w.gpus_max, p.name) e
+			   LATERAL gpualloc_internal.estimate_or_skip(w.kind, w.features, w.gpus_max, p.name) e
 		  WHERE w.status IN ('queued', 'booked') AND a.est_method <> 'submitted_scaled') x
 	WHERE x.job_id = jp.job_id AND x.pool_id = jp.pool_id AND x.work_gpu_hours <= 1e7;
 	GET DIAGNOSTICS n_alt = ROW_COUNT;
 	RETURN n + n_alt;
+END
+$$;
+
+-- A queued job's estimate for refresh_estimates, or no row when the
+-- estimator refuses the job (its features or pool no longer pass): that job
+-- keeps the estimate it has, and the rest of the queue is still refreshed.
+CREATE FUNCTION gpualloc_internal.estimate_or_skip(kind text, features jsonb, gpus integer, pool text,
+												   OUT gpus_used integer, OUT hours_p10 double precision,
+												   OUT hours_p50 double precision, OUT hours_p90 double precision,
+												   OUT work_gpu_hours double precision, OUT method text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	RETURN QUERY
+	SELECT e.gpus_used, e.hours_p10, e.hours_p50, e.hours_p90, e.work_gpu_hours, e.method
+	FROM gpualloc.estimate_job(kind, features, gpus, pool) e;
+EXCEPTION WHEN data_exception OR undefined_object OR program_limit_exceeded THEN
+	RETURN;
 END
 $$;
 

@@ -113,7 +113,8 @@ COMMENT ON FUNCTION gpualloc_internal.release_job(bigint, text) IS 'End every op
 COMMENT ON FUNCTION gpualloc_internal.expire_bookings() IS 'Release bookings not started within gpualloc.booking_timeout.';
 COMMENT ON FUNCTION gpualloc_internal.gpu_failed(integer) IS 'A GPU went down: end its service row, release a booking on it, requeue or fail the job running on it.';
 COMMENT ON FUNCTION gpualloc_internal.purge_plans() IS 'Delete plan runs older than gpualloc.plan_retention with their blocks, never the latest successful plan.';
-COMMENT ON FUNCTION gpualloc_internal.refresh_estimates() IS 'Queued jobs'' estimates from what finished jobs taught the estimators.';
+COMMENT ON FUNCTION gpualloc_internal.estimate_or_skip(text, jsonb, integer, text) IS 'A queued job''s estimate, or no row when the estimator refuses it (the job keeps its estimate).';
+COMMENT ON FUNCTION gpualloc_internal.refresh_estimates() IS 'Queued jobs'' estimates from what finished jobs taught the estimators; a job the estimator refuses keeps its own.';
 COMMENT ON FUNCTION gpualloc.planner_next_run() IS 'When the background planner means to run next (NULL: it does not run).';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_gpu_state() IS 'Trigger: a GPU changing state asks the planner for a run.';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_job_end() IS 'Trigger: a job ending before its estimate asks the planner for a run.';
