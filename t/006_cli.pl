@@ -87,7 +87,7 @@ like($out, qr/Exit status:.*\b4\s+not found/s, '--help documents the exit codes'
 ok($rc == 0 && $out =~ /^gpualloc \d+\.\d+\n\z/, '--version');
 ($rc, $out) = run_cli('help', 'history');
 ok($rc == 0 && $out =~ /^usage: gpualloc history/, 'help COMMAND');
-for my $cmd (qw(queue nodes submit cancel plan status history))
+for my $cmd (qw(queue nodes submit cancel plan status history share windows reservations))
 {
 	($rc, $out) = run_cli($cmd, '--help');
 	ok($rc == 0 && $out =~ /^usage: gpualloc $cmd/, "$cmd --help");
@@ -341,6 +341,45 @@ ok(@$rows == 1 && !defined $rows->[0]{gpus_changed}, 'plan for a reader: gpus_ch
 ($rc, $out, $err) = run_cli('-U', 'cli_reader', 'history');
 is($rc, 1, 'history needs the jobs table: a reader is refused');
 like($err, qr/permission denied/, 'with the server\'s message');
+
+# ---- share, windows, reservations ----
+my $me = $node->safe_psql('postgres', 'SELECT current_user');
+$node->safe_psql('postgres', qq{
+	SELECT gpualloc.set_tenant_policy('$me', 'a100', guarantee => 4, "limit" => 12, borrow_limit => 2,
+									  weight => 2, cohort => 'lab');
+	SELECT gpualloc.add_maintenance_window('a100', now() + interval '300 days', now() + interval '301 days',
+										   first_gpu => 8, gpus => 4, reason => 'nvlink swap');
+	-- one over: none can be added in the past, so it is moved there
+	SELECT gpualloc.add_maintenance_window('a100', now() + interval '400 days', now() + interval '401 days',
+										   reason => 'past');
+	UPDATE gpualloc.maintenance_windows SET starts_at = now() - interval '3 days', ends_at = now() - interval '2 days'
+	WHERE reason = 'past';
+	SELECT gpualloc.add_reservation('$me', 'a100', now() + interval '200 days', now() + interval '201 days',
+									gpus => 8, reason => 'eval week');
+});
+($rc, $out) = run_cli('share');
+like($out, qr/^TENANT\s+POOL\s+GUARANTEE\s+LIMIT\s+BORROW\s+COHORT\s+IN_USE\s+BORROWED\s+WEIGHT\s+SHARE\s+USAGE\s+FACTOR\s+PRIORITY_FACTOR\n/,
+	'share prints a header');
+$rows = run_json('share', '--pool', 'a100', '--tenant', $me);
+my $in_use = $node->safe_psql('postgres', qq{
+	SELECT count(*) FROM gpualloc.current_allocation WHERE pool = 'a100' AND tenant = '$me'});
+ok(@$rows == 1 && $rows->[0]{guarantee} == 4 && $rows->[0]{limit} == 12 && $rows->[0]{borrow} eq 'up to 2'
+	  && $rows->[0]{cohort} eq 'lab' && $rows->[0]{in_use} == $in_use
+	  && $rows->[0]{borrowed} == ($in_use > 4 ? $in_use - 4 : 0),
+	'share: the policy, the GPUs held and those above the guarantee');
+ok(is_number($rows->[0]{factor}) && is_number($rows->[0]{in_use}), 'share --json numbers are numbers');
+($rc, $out, $err) = run_cli('-U', 'cli_reader', 'share', '--json');
+ok($rc == 0 && scalar @{ decode_json($out) } >= 1, 'a reader sees every tenant\'s share') or diag($err);
+$rows = run_json('windows');
+ok(@$rows == 1 && $rows->[0]{gpus} eq '8-11' && $rows->[0]{gpus_closed} == 4 && $rows->[0]{state} eq 'scheduled'
+	  && $rows->[0]{reason} eq 'nvlink swap', 'windows: the one not over, its GPUs and state');
+is(scalar @{ run_json('windows', '--all') }, 2, 'windows --all: the one over too');
+is(scalar @{ run_json('windows', '--pool', 'nope') }, 0, 'windows --pool: none in another pool');
+$rows = run_json('reservations');
+ok(@$rows == 1 && $rows->[0]{tenant} eq $me && $rows->[0]{gpus} eq '0-7' && $rows->[0]{state} eq 'scheduled',
+	'reservations: tenant, GPUs, state');
+($rc, $out, $err) = run_cli('-U', 'cli_reader', 'reservations', '--json');
+ok($rc == 0 && $out eq "[]\n", 'a reader of no tenant sees no reservation') or diag($err);
 
 # ---- connection options: a conninfo string, a URI, the PG* variables ----
 {

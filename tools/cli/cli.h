@@ -135,5 +135,8 @@ extern const cli_command cli_cmd_history;
 extern const cli_command cli_cmd_nodes;
 extern const cli_command cli_cmd_plan;
 extern const cli_command cli_cmd_status;
+extern const cli_command cli_cmd_share;
+extern const cli_command cli_cmd_windows;
+extern const cli_command cli_cmd_reservations;
 
 #endif

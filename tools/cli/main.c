@@ -24,6 +24,9 @@ static const cli_command *const commands[] = {
 	&cli_cmd_plan,
 	&cli_cmd_status,
 	&cli_cmd_history,
+	&cli_cmd_share,
+	&cli_cmd_windows,
+	&cli_cmd_reservations,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
