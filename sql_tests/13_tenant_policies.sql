@@ -226,30 +226,51 @@ FROM gpualloc_internal.usage_rollup_state;
 SELECT count(*) AS pairs, bool_and(abs(f.usage - r.usage) <= 1e-9 * greatest(f.usage, 1)) AS same_usage
 FROM usage_from_rows f JOIN gpualloc_internal.decayed_usage(:'later') r USING (tenant, pool_id);
 
--- why a job waits: its tenant's limit, then its guarantee without
--- borrowing, then its borrow limit, in queue and queue_plan alike
-SELECT gpualloc.submit_job('gov-light-more', 'training', 'gov', 1, 1, tenant => 'gov_light',
+-- why a job waits: its tenant's limit, then its quota (what the pool leaves
+-- unguaranteed and its cohort lends), in queue and queue_plan alike.  An
+-- 8-GPU pool: gov_heavy is guaranteed 4 and uses none; gov_light, guaranteed
+-- 1, runs a job on 4 GPUs: 3 above its guarantee, as many as the pool leaves
+-- unguaranteed (8 - 4 - 1)
+SELECT gpualloc.add_pool('gov-q', 'L40S', 48, 362, node_size => 8) > 0 AS quota_pool;
+SELECT gpualloc.add_node('gov-q', 0);
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-q', guarantee => 4, cohort => 'lab');
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-q', guarantee => 1, "limit" => 4);
+SELECT gpualloc.submit_job('gov-q-run', 'training', 'gov-q', 4, 4, tenant => 'gov_light',
+	work_gpu_hours => 40, not_before => now() + interval '1 minute') AS q_run \gset
+SELECT gpualloc.job_started(:q_run, block_first => 0, block_size => 4);
+SELECT gpualloc.submit_job('gov-q-more', 'training', 'gov-q', 1, 1, tenant => 'gov_light',
 	work_gpu_hours => 1, not_before => now() + interval '1 minute') AS more_job \gset
 UPDATE gpualloc.jobs SET not_before = NULL WHERE job_id = :more_job;
-SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, "limit" => 4);
+-- at its limit of 4
 SELECT q.pending_code, q.pending_reason, p.pending_code = q.pending_code AS plan_code_agrees,
 	   p.pending_reason = q.pending_reason AS plan_reason_agrees
 FROM gpualloc.queue q JOIN gpualloc.queue_plan p USING (job_id) WHERE job_id = :more_job;
-SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => false);
+-- no limit: one more GPU is beyond the unguaranteed 3, and it has no cohort
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-q', guarantee => 1);
 SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :more_job;
-SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => true, borrow_limit => 3);
+-- in gov_heavy's cohort, but it may not borrow
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-q', guarantee => 1, borrow => false, cohort => 'lab');
 SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :more_job;
--- room to borrow: the plan's reason again (submitted after the latest plan)
-SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow => true, borrow_limit => 4);
+-- may borrow 1 GPU of gov_heavy's idle guarantee: that one is covered, two are not
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-q', guarantee => 1, borrow_limit => 1, cohort => 'lab');
 SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :more_job;
--- gov_heavy holds nothing: within its limit, and it may borrow without bound
-SELECT pending_code FROM gpualloc.queue WHERE job_id = :heavy_job;
--- the job holding gov_light's GPUs waits for its executor; once started it
--- has no reason
+UPDATE gpualloc.jobs SET gpus_min = 2, gpus_max = 2 WHERE job_id = :more_job;
+SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :more_job;
+UPDATE gpualloc.jobs SET gpus_min = 1, gpus_max = 1 WHERE job_id = :more_job;
+-- borrowing without bound: its quota lets it; the plan's reason again
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-q', guarantee => 1, cohort => 'lab');
+SELECT pending_code FROM gpualloc.queue WHERE job_id = :more_job;
+-- a full pool is no quota: the plan's reason
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-q', guarantee => 1);
+SELECT gpualloc.drain_gpu('gov-q', 0, s) FROM generate_series(4, 7) s;
+SELECT gpualloc.set_gpu_state('gov-q', 0, s, 'down') FROM generate_series(4, 7) s;
+SELECT pending_code FROM gpualloc.queue WHERE job_id = :more_job;
+SELECT gpualloc.cancel_job(:more_job);
+SELECT gpualloc.cancel_job(:q_run);
+-- a booked job waits for its executor; once started it has no reason
 SELECT status, pending_code FROM gpualloc.queue WHERE job_id = :light_job;
 SELECT gpualloc.job_started(:light_job);
 SELECT status, pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :light_job;
-SELECT gpualloc.cancel_job(:more_job);
 
 -- rows ended after the rollup are added to it: the same usage as from every
 -- row (to rounding: a span of a few seconds is a difference of two terms

@@ -43,6 +43,57 @@ FROM latest l
 JOIN gpualloc.plan_blocks b ON b.plan_id = l.plan_id AND b.job_id IS NOT NULL
 GROUP BY b.job_id, l.plan_id, l.plan_start, l.step;
 
+-- Tenant quotas now (docs/model.md, Tenant quotas), per tenant and pool of
+-- the pools with a policy: the GPUs its jobs hold (u), its guarantee (g),
+-- limit, how far it may borrow from its cohort (b: 0 without a cohort or
+-- when it may not borrow), and the pool's and the cohort's sums the excess
+-- E(u) is made of: the pool's GPUs no tenant is guaranteed (f), the GPUs
+-- held above guarantees (s), the GPUs lent within cohorts (lend), the
+-- cohort's borrowed (br, up to each borrow limit) and idle guarantees (idle),
+-- and the GPUs of the pool no workload holds and not down (free).  E(u) =
+-- s - f - lend; the planner keeps it at most 0, or where running jobs left
+-- it above, never raises it.
+CREATE VIEW gpualloc_internal.tenant_quota_state AS
+WITH pol AS (
+	SELECT tp.tenant, tp.pool_id, tp.guarantee AS g, tp.gpu_limit,
+		   CASE WHEN NOT tp.may_borrow OR tp.cohort IS NULL THEN 0
+				ELSE coalesce(tp.borrow_limit, 2147483647) END AS b,
+		   tp.cohort
+	FROM gpualloc.tenant_policies tp
+), held AS (
+	SELECT j.tenant, g.pool_id, count(*)::integer AS u
+	FROM gpualloc.allocations a
+	JOIN gpualloc.jobs j ON j.job_id = a.job_id
+	JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
+	WHERE a.end_seq IS NULL AND g.pool_id IN (SELECT pool_id FROM pol)
+	GROUP BY j.tenant, g.pool_id
+), tu AS (
+	SELECT coalesce(p.tenant, h.tenant) AS tenant, coalesce(p.pool_id, h.pool_id) AS pool_id,
+		   coalesce(h.u, 0) AS u, coalesce(p.g, 0) AS g, p.gpu_limit, coalesce(p.b, 0) AS b, p.cohort
+	FROM pol p FULL JOIN held h ON h.tenant = p.tenant AND h.pool_id = p.pool_id
+), coh AS (
+	SELECT t.pool_id, t.cohort, sum(least(greatest(t.u - t.g, 0), t.b))::bigint AS br,
+		   sum(greatest(t.g - t.u, 0))::bigint AS idle
+	FROM tu t WHERE t.cohort IS NOT NULL
+	GROUP BY t.pool_id, t.cohort
+), pools AS (
+	SELECT t.pool_id,
+		   (SELECT count(*) FROM gpualloc.gpus g WHERE g.pool_id = t.pool_id) - sum(t.g) AS f,
+		   sum(greatest(t.u - t.g, 0)) AS s,
+		   coalesce((SELECT sum(least(c.br, c.idle)) FROM coh c WHERE c.pool_id = t.pool_id), 0) AS lend,
+		   (SELECT count(*) FROM gpualloc.gpus g
+			WHERE g.pool_id = t.pool_id AND g.state = 'up'
+			  AND NOT EXISTS (SELECT 1 FROM gpualloc.allocations a
+							  WHERE a.gpu_id = g.gpu_id AND a.end_seq IS NULL)) AS free
+	FROM tu t
+	GROUP BY t.pool_id
+)
+SELECT t.tenant, t.pool_id, t.u, t.g, t.gpu_limit, t.b, t.cohort, p.f, p.s, p.lend, p.free,
+	   c.br, c.idle
+FROM tu t
+JOIN pools p ON p.pool_id = t.pool_id
+LEFT JOIN coh c ON c.pool_id = t.pool_id AND c.cohort = t.cohort;
+
 -- Queued, booked and running jobs: running first, then booked, then queued,
 -- most valuable first.  A booked job shows the block it is booked on.  A job
 -- that has not started says why it waits: pending_code is one word a
@@ -59,14 +110,10 @@ WITH latest AS (
 	WHERE r.status IN ('succeeded', 'fallback')
 	ORDER BY r.plan_id DESC
 	LIMIT 1
-), usage AS (
-	-- GPUs each tenant's jobs hold per pool now (booked ones included)
-	SELECT uj.tenant, g.pool_id, count(*)::integer AS gpus
-	FROM gpualloc.allocations a
-	JOIN gpualloc.jobs uj ON uj.job_id = a.job_id
-	JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
-	WHERE a.end_seq IS NULL
-	GROUP BY uj.tenant, g.pool_id
+), qstate AS MATERIALIZED (
+	SELECT * FROM gpualloc_internal.tenant_quota_state
+), qpool AS (
+	SELECT DISTINCT ON (x.pool_id) x.pool_id, x.f, x.s, x.lend, x.free FROM qstate x
 ), base AS (
 	SELECT j.job_id, j.name, j.kind, j.tenant, p.name AS pool, j.priority, j.gpus_min, j.gpus_max,
 		   j.status, j.submitted_at, j.not_before, j.deadline,
@@ -104,10 +151,10 @@ WITH latest AS (
 				WHEN q.planned_start IS NULL AND ahead.work >= q.pool_gpus * depth.bound THEN 'priority'
 				WHEN q.not_before > now() THEN 'not_before'
 				WHEN w.after_job_id IS NOT NULL THEN 'dependency'
-				WHEN tp.gpu_limit IS NOT NULL AND coalesce(u.gpus, 0) + q.gpus_min > tp.gpu_limit THEN 'limit'
-				WHEN coalesce(u.gpus, 0) + q.gpus_min > tp.guarantee
-					 AND (NOT tp.may_borrow
-						  OR coalesce(u.gpus, 0) + q.gpus_min - tp.guarantee > tp.borrow_limit) THEN 'quota'
+				WHEN qs.gpu_limit IS NOT NULL AND qs.u + q.gpus_min > qs.gpu_limit THEN 'limit'
+				-- free GPUs it could take now, but its quota, with what the
+				-- pool leaves unguaranteed and its cohort lends, does not let it
+				WHEN qp.free >= q.gpus_min AND quota.excess_after > greatest(quota.excess_now, 0) THEN 'quota'
 				WHEN NOT EXISTS (SELECT 1 FROM latest) THEN 'no_plan'
 				WHEN q.submitted_at > (SELECT started_at FROM latest) AND q.planned_start IS NULL THEN 'new'
 				WHEN mw.window_id IS NOT NULL THEN 'maintenance'
@@ -116,7 +163,7 @@ WITH latest AS (
 				WHEN q.deadline IS NOT NULL THEN 'deadline_unreachable'
 				ELSE 'no_block_free'
 		   END AS pending_code,
-		   coalesce(u.gpus, 0) AS tenant_gpus, tp.guarantee, tp.gpu_limit, tp.borrow_limit,
+		   qs.u AS tenant_gpus, qs.g AS guarantee, qs.gpu_limit, qs.b AS borrow_limit, qs.cohort,
 		   w.after_job_id, w.kind AS after_kind,
 		   mw.window_id, mw.first_gpu AS mw_first, mw.gpus AS mw_gpus, mw.ends_at AS mw_ends,
 		   v.reservation_id, v.first_gpu AS v_first, v.gpus AS v_gpus, v.ends_at AS v_ends
@@ -132,9 +179,22 @@ WITH latest AS (
 	CROSS JOIN (SELECT CASE WHEN d.depth > 0 THEN d.depth * extract(epoch FROM d.horizon) / 3600 END AS bound
 				FROM (SELECT coalesce(pg_catalog.current_setting('gpualloc.queue_depth', true), '4')::double precision AS depth,
 							 coalesce(pg_catalog.current_setting('gpualloc.horizon', true), '1d')::interval AS horizon) d) depth
-	-- its tenant's policy in the pool and the GPUs its jobs hold there now
-	LEFT JOIN gpualloc.tenant_policies tp ON tp.tenant = q.tenant AND tp.pool_id = q.pool_id
-	LEFT JOIN usage u ON u.tenant = q.tenant AND u.pool_id = q.pool_id
+	-- its tenant's quota in the pool now (a pool with a policy; a tenant
+	-- without one there is guaranteed nothing and borrows nothing) and the
+	-- excess E(u) now and with the job's gpus_min added to its tenant's GPUs
+	LEFT JOIN qstate qs ON qs.tenant = q.tenant AND qs.pool_id = q.pool_id
+	LEFT JOIN qpool qp ON qp.pool_id = q.pool_id
+	LEFT JOIN LATERAL (
+		SELECT qp.s - qp.f - qp.lend AS excess_now,
+			   qp.s - greatest(e.u - e.g, 0) + greatest(e.u + q.gpus_min - e.g, 0) - qp.f
+				   - (qp.lend - coalesce(least(e.br, e.idle), 0)
+					  + coalesce(least(e.br - least(greatest(e.u - e.g, 0), e.b)
+											+ least(greatest(e.u + q.gpus_min - e.g, 0), e.b),
+									   e.idle - greatest(e.g - e.u, 0) + greatest(e.g - e.u - q.gpus_min, 0)), 0))
+				   AS excess_after
+		FROM (SELECT coalesce(qs.u, 0) AS u, coalesce(qs.g, 0) AS g, coalesce(qs.b, 0) AS b,
+					 qs.br, qs.idle) e
+	) quota ON true
 	-- the first job it still waits for, if any
 	LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies d
 					   JOIN gpualloc.jobs pj ON pj.job_id = d.after_job_id
@@ -167,12 +227,14 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.gpus_min, q.gpu
 			WHEN 'priority' THEN 'behind the queue depth: jobs of its size with higher priority fill gpualloc.queue_depth'
 			WHEN 'not_before' THEN 'not before ' || q.not_before
 			WHEN 'dependency' THEN pg_catalog.format('waits for job %s to end (%s)', q.after_job_id, q.after_kind)
-			WHEN 'limit' THEN pg_catalog.format('limit: tenant %s holds %s GPUs of pool %s, its limit there is %s',
+			WHEN 'limit' THEN pg_catalog.format('limit: tenant %s holds %s GPUs of pool %s; its limit there is %s',
 												q.tenant, q.tenant_gpus, q.pool, q.gpu_limit)
-			WHEN 'quota' THEN pg_catalog.format('quota: tenant %s holds %s GPUs of pool %s, above its guarantee of %s, and %s',
-												q.tenant, q.tenant_gpus, q.pool, q.guarantee,
-												CASE WHEN q.borrow_limit IS NULL THEN 'may not borrow'
-													 ELSE pg_catalog.format('may borrow at most %s', q.borrow_limit) END)
+			WHEN 'quota' THEN pg_catalog.format('quota: tenant %s holds %s GPUs of pool %s against a guarantee of %s; %s more go beyond the GPUs the pool leaves unguaranteed and %s',
+												q.tenant, coalesce(q.tenant_gpus, 0), q.pool, coalesce(q.guarantee, 0), q.gpus_min,
+												CASE WHEN q.cohort IS NULL THEN 'it is in no cohort to borrow from'
+													 WHEN q.borrow_limit = 0 THEN pg_catalog.format('it may not borrow from cohort %s', q.cohort)
+													 WHEN q.borrow_limit = 2147483647 THEN pg_catalog.format('the idle guarantees cohort %s lends', q.cohort)
+													 ELSE pg_catalog.format('the idle guarantees cohort %s lends (up to %s)', q.cohort, q.borrow_limit) END)
 			WHEN 'no_plan' THEN 'no plan yet'
 			WHEN 'new' THEN 'submitted after the latest plan: waiting for the next'
 			WHEN 'maintenance'
