@@ -4,6 +4,7 @@
  */
 #include "model/tenant_quota.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,12 @@ ga_quota_any(const ga_quota *q)
 	return q->any;
 }
 
+bool
+ga_quota_pool_active(const ga_quota *q, int pool)
+{
+	return q->any && pool >= 0 && pool < q->n_pools && q->active[pool];
+}
+
 size_t
 ga_quota_use_len(const ga_quota *q)
 {
@@ -369,4 +376,26 @@ ga_quota_within_guarantee(const ga_quota *q, const int *use, int tenant,
 		if (use_at(q, (int *) use, 0, pool, t)[s] + gpus > guarantee)
 			return false;
 	return true;
+}
+
+int
+ga_quota_max_gpus(const ga_quota *q, int tenant, int pool)
+{
+	const slot_rule *rule;
+	int			s;
+	long		lendable = 0;
+	long		most;
+
+	if (!ga_quota_pool_active(q, pool))
+		return INT_MAX;
+	rule = q->rule + (size_t) pool * q->K;
+	s = slot_of(q, tenant);
+	for (int k = 0; k < q->K && rule[s].cohort >= 0; k++)
+		if (k != s && rule[k].cohort == rule[s].cohort)
+			lendable += rule[k].guarantee;
+	most = (long) rule[s].guarantee + q->unguaranteed[pool] +
+		(lendable < rule[s].borrow ? lendable : rule[s].borrow);
+	if (rule[s].limit != GA_NO_LIMIT && rule[s].limit < most)
+		most = rule[s].limit;
+	return (int) most;
 }

@@ -69,6 +69,9 @@ void		ga_quota_destroy(ga_quota *quota);
 /* True when some pool has a policy (otherwise nothing below matters). */
 bool		ga_quota_any(const ga_quota *quota);
 
+/* True when pool has a tenant policy: R9 and R10 constrain it. */
+bool		ga_quota_pool_active(const ga_quota *quota, int pool);
+
 /* Ints in a usage table (at least 1). */
 size_t		ga_quota_use_len(const ga_quota *quota);
 
@@ -86,6 +89,14 @@ void		ga_quota_count(const ga_quota *quota, int *use, int tenant, int pool,
  */
 bool		ga_quota_fits(const ga_quota *quota, const int *use, int tenant,
 						  int pool, int start, int end, int gpus);
+
+/*
+ * The most GPUs `tenant` may ever hold in `pool` by R9 and R10, the pool
+ * otherwise empty: its limit, and its guarantee plus the unguaranteed GPUs
+ * plus what its cohort's other guarantees can lend it; INT_MAX when the
+ * pool is not accounted.  A job needing more never runs there.
+ */
+int			ga_quota_max_gpus(const ga_quota *quota, int tenant, int pool);
 
 /*
  * Whether those GPUs keep the tenant within its own guarantee at every

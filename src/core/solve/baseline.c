@@ -4,6 +4,7 @@
  */
 #include "solve/baseline.h"
 #include "solve/chain.h"
+#include "model/tenant_quota.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ typedef struct bl_ctx
 	ga_plan    *plan;
 	int			T;
 	bool	   *event;			/* [T]: steps where a backfill pass runs */
+	ga_quota   *quota;			/* tenant quotas (model/tenant_quota.h) */
+	int		   *quota_use;		/* the tenants' GPUs so far */
 } bl_ctx;
 
 static int
@@ -162,10 +165,14 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 	c->T = p->params.n_steps;
 	c->plan = ga_plan_create(p);
 	c->event = calloc(c->T, sizeof(bool));
-	if (c->plan == NULL || c->event == NULL)
+	c->quota = ga_quota_create(p);
+	c->quota_use = c->quota ? calloc(ga_quota_use_len(c->quota), sizeof(int)) : NULL;
+	if (c->plan == NULL || c->event == NULL || c->quota_use == NULL)
 	{
 		ga_plan_destroy(c->plan);
 		free(c->event);
+		ga_quota_destroy(c->quota);
+		free(c->quota_use);
 		return ga_error_set(err, GA_ENOMEM, "out of memory planning a baseline");
 	}
 	c->event[0] = true;
@@ -177,6 +184,8 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 		{
 			ga_plan_place_job(c->plan, p, j, job->pinned_start,
 							  job->pinned_first_gpu, job->pinned_size);
+			ga_quota_count(c->quota, c->quota_use, job->tenant, job->pool, job->pinned_start,
+						   job->pinned_end, job->pinned_size, true, 1);
 			if (job->pinned_end < c->T)
 				c->event[job->pinned_end] = true;
 		}
@@ -202,6 +211,8 @@ finish(bl_ctx *c, ga_plan **out, const char *mode)
 	c->plan->mode = mode;
 	*out = c->plan;
 	free(c->event);
+	ga_quota_destroy(c->quota);
+	free(c->quota_use);
 }
 
 /* Largest power of two of the job's range not above room GPUs; 0 if none. */
@@ -246,7 +257,8 @@ room_over(const bl_ctx *c, const ga_job *job, int start, int dur)
  * free only if it ends before a higher one begins.  Its run, lengthened by
  * the overrun margin as the planners drain ahead of a window, must not
  * touch a maintenance window or another tenant's advance reservation
- * either, past the horizon too.
+ * either, past the horizon too; and its tenant's quota must admit it over
+ * its run inside the horizon (rules R9 and R10).
  */
 static bool
 fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
@@ -259,7 +271,8 @@ fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
 		int			to = t + dur < c->T ? t + dur : c->T;
 		int			top = pool->first_gpu + room_over(c, job, t, dur);
 
-		if (job->deadline_step >= 0 && t + dur > job->deadline_step)
+		if ((job->deadline_step >= 0 && t + dur > job->deadline_step) ||
+			!ga_quota_fits(c->quota, c->quota_use, job->tenant, job->pool, t, t + dur, g))
 			continue;
 		for (int f = pool->first_gpu; f + g <= top; f += g)
 			if (block_free(c->p, c->plan, f, g, t, to) &&
@@ -294,7 +307,8 @@ fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 /*
  * Could the job start at some step of the horizon on one of its pools
  * emptied of other jobs?  If not, it is too large for the GPUs the
- * reservations leave and is passed over.
+ * reservations leave, or than its tenant's quota ever admits there
+ * (ga_quota_max_gpus), and is passed over.
  */
 static bool
 fits_reservations(const bl_ctx *c, const ga_job *whole)
@@ -306,7 +320,8 @@ fits_reservations(const bl_ctx *c, const ga_job *whole)
 
 		for (int t = 0; t < c->T; t++)
 			for (int g = largest_size(job, room_over(c, job, t, 1)); g >= job->gpus_min && g > 0; g /= 2)
-				if (g <= room_over(c, job, t, ga_job_duration(job, job->pool, g)))
+				if (g <= room_over(c, job, t, ga_job_duration(job, job->pool, g)) &&
+					g <= ga_quota_max_gpus(c->quota, job->tenant, job->pool))
 					return true;
 	}
 	return false;
@@ -337,6 +352,8 @@ place(bl_ctx *c, int j, int t, int first, int size)
 	int			end = t + duration_at(c, j, first, size);
 
 	ga_plan_place_job(c->plan, c->p, j, t, first, size);
+	ga_quota_count(c->quota, c->quota_use, c->p->jobs[j].tenant, ga_pool_of_gpu(c->p, first),
+				   t, end, size, false, 1);
 	if (end < c->T)
 		c->event[end] = true;
 }
