@@ -9,6 +9,8 @@
 #include "forecast/forecast_estimator.h"
 #include "sim/oracle.h"
 #include "model/overrun.h"
+#include "model/tenant_quota.h"
+#include "sim/tenant_metrics.h"
 #include "solve/solve.h"
 #include "model/validate.h"
 
@@ -815,6 +817,8 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	if (rc == GA_OK)
 		rc = fill_reservations(c, p, t, err);
 	if (rc == GA_OK)
+		rc = ga_problem_set_tenant_policies(p, scn->policies, scn->n_policies, err);
+	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);
 	if (rc != GA_OK)
 	{
@@ -1160,6 +1164,24 @@ record_jobs(sim_ctx *c, ga_error *err)
 	return GA_OK;
 }
 
+/* jain_index and min_entitlement_share, when the scenario has tenant policies. */
+static ga_status
+tenant_fairness(sim_ctx *c, ga_error *err)
+{
+	ga_tenant_figures *f;
+	int			n;
+
+	if (c->scn->n_policies == 0)
+		return GA_OK;
+	f = malloc(sizeof(ga_tenant_figures) * (c->scn->n_tenants + 1));
+	n = f ? ga_tenant_figures_compute(c->scn, c->res, f) : -1;
+	if (n >= 0)
+		ga_tenant_fairness(f, n, &c->res->metrics.jain_index,
+						   &c->res->metrics.min_entitlement_share);
+	free(f);
+	return n < 0 ? ga_error_set(err, GA_ENOMEM, "out of memory computing tenant fairness") : GA_OK;
+}
+
 static ga_status
 run_loop(sim_ctx *c, ga_error *err)
 {
@@ -1180,7 +1202,9 @@ run_loop(sim_ctx *c, ga_error *err)
 	}
 	if ((rc = record_jobs(c, err)) != GA_OK)
 		return rc;
-	return ga_metrics_compute(c->res->record, &c->res->metrics, err);
+	if ((rc = ga_metrics_compute(c->res->record, &c->res->metrics, err)) != GA_OK)
+		return rc;
+	return tenant_fairness(c, err);
 }
 
 ga_status
