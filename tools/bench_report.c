@@ -439,12 +439,12 @@ cmp_str(const void *a, const void *b)
 static int
 policy_rank(const char *p)
 {
-	static const char *const order[] = {"fifo", "backfill", "fast", "full", "oracle"};
+	static const char *const order[] = {"fifo", "backfill", "fast", "full", "quota", "oracle"};
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		if (strcmp(p, order[i]) == 0)
 			return i;
-	return 5;
+	return 6;
 }
 
 static int

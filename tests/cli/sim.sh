@@ -65,7 +65,7 @@ done
 
 "$SIM" compare "$dir" --perfect-knowledge --json > "$tmp/cmp.json" 2>"$tmp/err"
 check "compare --json succeeds" test $? -eq 0
-check "compare runs all five policies" test "$(grep -o '"policy": "[a-z]*"' "$tmp/cmp.json" | sort -u | wc -l)" -eq 5
+check "compare runs all six policies" test "$(grep -o '"policy": "[a-z]*"' "$tmp/cmp.json" | sort -u | wc -l)" -eq 6
 check "the scenario is contended: fifo's utilisation is below the oracle's" \
 	awk -v f="$(sed -n 's/.*"policy": "fifo"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
 		-v o="$(sed -n 's/.*"policy": "oracle"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
@@ -75,7 +75,7 @@ check "the scenario is contended: fifo's utilisation is below the oracle's" \
 value_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"value\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
 coverage_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"coverage\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
 oracle=$(value_of oracle)
-for p in fifo backfill fast full; do
+for p in fifo backfill fast full quota; do
 	v=$(value_of $p)
 	c=$(coverage_of $p)
 	check "$p value $v <= oracle $oracle (coverage $c)" \

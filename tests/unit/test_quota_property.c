@@ -3,8 +3,9 @@
  * tenants with random quotas (guarantees, limits, borrowing, cohorts),
  * every planner's plan keeps rules R9 and R10: the fast and full modes'
  * plans pass the whole validator (full's mapping keeps the quotas itself:
- * the validator refuses none of its plans), the baselines' (which may break a
- * service's churn limit by design) the quota rules; and a recount of
+ * the validator refuses none of its plans), the baselines' (fifo,
+ * backfill, quota; they may break a service's churn limit by design)
+ * the quota rules; and a recount of
  * each tenant's GPUs from the grid cells finds no limit exceeded where
  * pinned jobs do not already exceed it.
  */
@@ -181,11 +182,15 @@ check_quota_instance(int i, int *placed)
 		plan = NULL;
 	}
 	CHECK_INT_EQ(ga_reservation_from_demand(p, 0, &r, &err), GA_OK);
-	for (int fifo = 0; fifo < 2 && r != NULL; fifo++)
+	for (int k = 0; k < 3 && r != NULL; k++)
 	{
-		CHECK_INT_EQ(fifo ? ga_plan_fifo(p, r, &plan, &err) : ga_plan_backfill(p, r, &plan, &err), GA_OK);
+		static const char *const names[3] = {"backfill", "fifo", "quota"};
+
+		CHECK_INT_EQ(k == 0 ? ga_plan_backfill(p, r, &plan, &err) :
+					 k == 1 ? ga_plan_fifo(p, r, &plan, &err) : ga_plan_quota(p, r, &plan, &err),
+					 GA_OK);
 		if (plan != NULL)
-			check_plan(p, plan, i, fifo ? "fifo" : "backfill", false);
+			check_plan(p, plan, i, names[k], false);
 		ga_plan_destroy(plan);
 		plan = NULL;
 	}

@@ -11,6 +11,9 @@
 #include "model/serial.h"
 #include "model/tenant_quota.h"
 #include "model/validate.h"
+#include "model/validate_quota.h"
+#include "solve/baseline.h"
+#include "solve/reservation.h"
 #include "solve/solve.h"
 
 #include <stdlib.h>
@@ -372,5 +375,50 @@ TEST(quota_fast_gives_guarantee_first_claim)
 	CHECK_INT_EQ(plan->job_start[1], 0);
 	CHECK_INT_EQ(plan->job_start[0], 2);
 	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * The quota baseline keeps each tenant's queue in strict arrival order
+ * but lets another tenant's head pass: tenant 0's job of 8 GPUs waits for
+ * its job of 4 to end, its later job of 2 waits behind it, while tenant
+ * 1's job of 2 (limited to 2 GPUs) starts at once.  Strict fifo holds
+ * everything behind the job of 8.
+ */
+TEST(quota_baseline_queues_per_tenant)
+{
+	ga_params	params = {.n_steps = 8, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 8, 4, 0, &params);
+	int			tenant[4] = {0, 0, 1, 0};
+	int			size[4] = {4, 8, 2, 2};
+	ga_tenant_policy tp = policy(1, 0, 2, 0, -1);
+	ga_reservation *r = NULL;
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].n_gpus = 8;
+	for (int j = 0; j < 4; j++)
+	{
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
+		p->jobs[j].priority = 1;
+		p->jobs[j].gpus_min = p->jobs[j].gpus_max = size[j];
+		p->jobs[j].work_gpu_steps = 2 * size[j];
+		p->jobs[j].tenant = tenant[j];
+	}
+	set_policies(p, &tp, 1);
+	CHECK_INT_EQ(ga_reservation_from_demand(p, 0, &r, &err), GA_OK);
+	CHECK_INT_EQ(ga_plan_quota(p, r, &plan, &err), GA_OK);
+	CHECK_INT_EQ(plan->job_start[0], 0);
+	CHECK_INT_EQ(plan->job_start[2], 0);
+	CHECK_INT_EQ(plan->job_start[1], 2);
+	CHECK_INT_EQ(plan->job_start[3], 4);
+	CHECK_STR_CONTAINS(plan->mode, "quota");
+	CHECK_INT_EQ(ga_validate_quotas(p, plan, &err), GA_OK);
+	ga_plan_destroy(plan);
+	CHECK_INT_EQ(ga_plan_fifo(p, r, &plan, &err), GA_OK);
+	CHECK(plan->job_start[2] >= plan->job_start[1]);
+	ga_plan_destroy(plan);
+	ga_reservation_destroy(r);
 	ga_problem_destroy(p);
 }

@@ -73,7 +73,7 @@ typedef struct sim_ctx
 } sim_ctx;
 
 static const char *const policy_names[GA_N_POLICIES] = {
-	"fifo", "backfill", "fast", "full", "oracle"
+	"fifo", "backfill", "fast", "full", "quota", "oracle"
 };
 
 const char *
@@ -843,6 +843,8 @@ plan_baseline(sim_ctx *c, const ga_problem *p, int t, ga_plan **plan,
 		return rc;
 	if (c->opt->policy == GA_POLICY_FIFO)
 		rc = ga_plan_fifo(p, res, plan, err);
+	else if (c->opt->policy == GA_POLICY_QUOTA)
+		rc = ga_plan_quota(p, res, plan, err);
 	else
 		rc = ga_plan_backfill(p, res, plan, err);
 	ga_reservation_destroy(res);
@@ -858,6 +860,7 @@ solve(sim_ctx *c, const ga_problem *p, int t, ga_plan **plan, ga_error *err)
 	{
 		case GA_POLICY_FIFO:
 		case GA_POLICY_BACKFILL:
+		case GA_POLICY_QUOTA:
 			return plan_baseline(c, p, t, plan, err);
 		case GA_POLICY_FAST:
 			so.time_limit_ms = c->opt->fast_ms;

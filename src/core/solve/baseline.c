@@ -370,6 +370,12 @@ backfill_ready(const ga_problem *ready, void *res, ga_plan **out, ga_error *err)
 	return ga_plan_backfill(ready, res, out, err);
 }
 
+static ga_status
+quota_ready(const ga_problem *ready, void *res, ga_plan **out, ga_error *err)
+{
+	return ga_plan_quota(ready, res, out, err);
+}
+
 ga_status
 ga_plan_fifo(const ga_problem *p, const ga_reservation *res, ga_plan **out,
 			 ga_error *err)
@@ -512,4 +518,83 @@ ga_plan_backfill(const ga_problem *p, const ga_reservation *res,
 	free(fits);
 	finish(&c, out, "backfill");
 	return GA_OK;
+}
+
+/* Whether tenant is among the first n of held (a short list). */
+static bool
+tenant_held(const int *held, int n, int tenant)
+{
+	for (int i = 0; i < n; i++)
+		if (held[i] == tenant)
+			return true;
+	return false;
+}
+
+/*
+ * One admission pass at step t: each tenant's queue in arrival order, the
+ * heads of all queues interleaved in arrival order; a head that cannot
+ * start (not released yet, or no block or quota for it now) holds back its
+ * tenant's later jobs.
+ */
+static void
+quota_pass(bl_ctx *c, bool *placed, const bool *fits, int *held, int t)
+{
+	int			n_held = 0;
+
+	for (int j = 0; j < c->p->n_jobs; j++)
+	{
+		const ga_job *job = &c->p->jobs[j];
+		int			first,
+					size;
+
+		if (placed[j] || job->pinned || !fits[j] || tenant_held(held, n_held, job->tenant))
+			continue;
+		if (job->release_step <= t && fit_at(c, j, t, &first, &size))
+		{
+			place(c, j, t, first, size);
+			placed[j] = true;
+		}
+		else
+			held[n_held++] = job->tenant;
+	}
+}
+
+ga_status
+ga_plan_quota(const ga_problem *p, const ga_reservation *res, ga_plan **out,
+			  ga_error *err)
+{
+	bl_ctx		c;
+	ga_status	rc;
+	int			n = p->n_jobs > 0 ? p->n_jobs : 1;
+	bool	   *placed;
+	bool	   *fits;
+	int		   *held;
+
+	if (ga_chain_needed(p))
+		return ga_chain_solve(p, quota_ready, (void *) res, out, err);
+	if ((rc = setup(p, res, &c, out, err)) != GA_OK)
+		return rc;
+	placed = calloc(n, sizeof(bool));
+	fits = calloc(n, sizeof(bool));
+	held = malloc(sizeof(int) * n);
+	if (placed != NULL && fits != NULL && held != NULL)
+	{
+		for (int j = 0; j < p->n_jobs; j++)
+			fits[j] = !p->jobs[j].pinned && fits_reservations(&c, &p->jobs[j]);
+		for (int t = 0; t < c.T; t++)
+			if (c.event[t])
+				quota_pass(&c, placed, fits, held, t);
+	}
+	else
+		rc = ga_error_set(err, GA_ENOMEM, "out of memory planning quota");
+	free(placed);
+	free(fits);
+	free(held);
+	finish(&c, out, "quota");
+	if (rc != GA_OK)
+	{
+		ga_plan_destroy(*out);
+		*out = NULL;
+	}
+	return rc;
 }
