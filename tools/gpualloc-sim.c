@@ -69,7 +69,7 @@ usage(FILE *f)
 			"         --overrun-margin M  share by which the protect rule lengthens a job's\n"
 			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
 			"         --first-pool-only  plan each job on its first pool only (alt_pools ignored)\n"
-			"policies: fifo, backfill, fast, full, quota, oracle\n");
+			"policies: fifo, backfill, fast, full, quota, fairshare, oracle\n");
 }
 
 static bool

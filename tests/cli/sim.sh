@@ -65,7 +65,7 @@ done
 
 "$SIM" compare "$dir" --perfect-knowledge --json > "$tmp/cmp.json" 2>"$tmp/err"
 check "compare --json succeeds" test $? -eq 0
-check "compare runs all six policies" test "$(grep -o '"policy": "[a-z]*"' "$tmp/cmp.json" | sort -u | wc -l)" -eq 6
+check "compare runs all seven policies" test "$(grep -o '"policy": "[a-z]*"' "$tmp/cmp.json" | sort -u | wc -l)" -eq 7
 check "the scenario is contended: fifo's utilisation is below the oracle's" \
 	awk -v f="$(sed -n 's/.*"policy": "fifo"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
 		-v o="$(sed -n 's/.*"policy": "oracle"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
@@ -75,7 +75,7 @@ check "the scenario is contended: fifo's utilisation is below the oracle's" \
 value_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"value\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
 coverage_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"coverage\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
 oracle=$(value_of oracle)
-for p in fifo backfill fast full quota; do
+for p in fifo backfill fast full quota fairshare; do
 	v=$(value_of $p)
 	c=$(coverage_of $p)
 	check "$p value $v <= oracle $oracle (coverage $c)" \
@@ -134,10 +134,10 @@ check "the message names the alt_pools column" grep -q 'column "alt_pools"' "$tm
 cp -r "$dir" "$tmp/tenants"
 sed -i '1s/$/,tenant/; 2,$s/$/,red/; 3s/,red$/,blue/' "$tmp/tenants/jobs.csv"
 printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,2,0,1,\nblue,a100,2,,0,1,\n' > "$tmp/tenants/tenants.csv"
-"$SIM" compare "$tmp/tenants" --perfect-knowledge --json --policies fifo,backfill,fast,quota > "$tmp/tenants.json" 2>"$tmp/err"
+"$SIM" compare "$tmp/tenants" --perfect-knowledge --json --policies fifo,backfill,fast,quota,fairshare > "$tmp/tenants.json" 2>"$tmp/err"
 check "compare with tenants.csv succeeds" test $? -eq 0
-check "every policy reports jain_index" test "$(grep -o '"jain_index": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 4
-check "every policy reports min_entitlement_share" test "$(grep -o '"min_entitlement_share": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 4
+check "every policy reports jain_index" test "$(grep -o '"jain_index": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
+check "every policy reports min_entitlement_share" test "$(grep -o '"min_entitlement_share": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
 "$SIM" run "$tmp/tenants" --policy quota --perfect-knowledge > "$tmp/tenants.txt" 2>"$tmp/err"
 check "run prints the per-tenant table" grep -q '^| red | ' "$tmp/tenants.txt"
 check "run prints Jain's index" grep -q "^Jain's index" "$tmp/tenants.txt"

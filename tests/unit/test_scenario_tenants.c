@@ -2,13 +2,15 @@
  * test_scenario_tenants.c — tenants.csv: read and checked row by row
  * (every error names the file, the line, the field and the rule), absent
  * in older scenarios without changing them; every policy's simulated run
- * keeps each tenant within its limit; and the per-tenant figures and
- * fairness metrics (sim/tenant_metrics.h) on a hand-made run.
+ * keeps each tenant within its limit; the per-tenant figures and
+ * fairness metrics (sim/tenant_metrics.h) on a hand-made run; and the
+ * fairshare baseline's factors (sim/fairshare.h) on the worked example.
  */
 #include "unit.h"
 #include "scenario_fixture.h"
 #include "sim/scenario.h"
 #include "sim/tenant_metrics.h"
+#include "sim/fairshare.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -137,7 +139,8 @@ TEST(sim_runs_keep_tenant_limits)
 	const char *dir = write_tenants("vision,h100,4,,0,1,\nspeech,h100,2,2,0,1,\n");
 	ga_error	err;
 	ga_scenario *scn = ga_scenario_read(dir, &err);
-	ga_policy	policies[] = {GA_POLICY_FIFO, GA_POLICY_BACKFILL, GA_POLICY_FAST, GA_POLICY_FULL};
+	ga_policy	policies[] = {GA_POLICY_FIFO, GA_POLICY_BACKFILL, GA_POLICY_FAST, GA_POLICY_FULL,
+	GA_POLICY_QUOTA, GA_POLICY_FAIRSHARE};
 
 	CHECK_MSG(scn != NULL, "%s", err.message);
 	for (size_t i = 0; scn != NULL && i < sizeof(policies) / sizeof(policies[0]); i++)
@@ -204,4 +207,44 @@ TEST(tenant_fairness_of_a_hand_made_run)
 		ga_scenario_destroy(scn);
 		tscn_remove(dir);
 	}
+}
+
+/*
+ * The fair-share factors reproduce docs/model.md's worked figures: in a
+ * 4-GPU pool with H = 168 h, tenant A held all 4 GPUs from 72 h to 48 h
+ * before now and B one GPU from 24 h to 23 h before: A's priority factor
+ * is 0.254 / 0.984 = 0.258, B's 1.
+ */
+TEST(sim_fairshare_factors_match_the_worked_example)
+{
+	static const char *hourly =
+		"key,value\nname,fs\nstart,2026-03-02 00:00\nend,2026-03-06 00:00\n"
+		"step_minutes,60\nhorizon_hours,4\n";
+	static const char *four = "pool,node,gpus\nh100,n0,4\n";
+	static const char *two_jobs =
+		"job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features,tenant\n"
+		"a,quantization,h100,1,2026-03-02 00:00,4,4,96,,A\n"
+		"b,quantization,h100,1,2026-03-04 00:00,1,1,1,,B\n";
+	const char *dir = tscn_write(hourly, four, services, demand, two_jobs, NULL);
+	ga_sim_job_trace traces[2] = {{0, 24, 0, 4}, {48, 49, 0, 1}};
+	double		factor[2];
+	ga_scenario *scn;
+	ga_error	err;
+
+	tscn_add_file(dir, "tenants.csv", "tenant,pool,guarantee,limit,borrow,weight,cohort\n"
+				  "A,h100,2,,0,1,\nB,h100,2,,0,1,\n");
+	scn = ga_scenario_read(dir, &err);
+	CHECK_MSG(scn != NULL, "%s", err.message);
+	if (scn != NULL)
+	{
+		CHECK_INT_EQ(ga_sim_fairshare(scn, traces, 72, factor, &err), GA_OK);
+		CHECK_NEAR(factor[scn->jobs[0].tenant], 0.258, 0.0005);
+		CHECK_NEAR(factor[scn->jobs[1].tenant], 1, 1e-12);
+		/* before anyone used the pool, every factor is 1 */
+		CHECK_INT_EQ(ga_sim_fairshare(scn, traces, 0, factor, &err), GA_OK);
+		CHECK_NEAR(factor[0], 1, 1e-12);
+		CHECK_NEAR(factor[1], 1, 1e-12);
+	}
+	ga_scenario_destroy(scn);
+	tscn_remove(dir);
 }
