@@ -166,14 +166,14 @@ TEST(sim_runs_keep_tenant_limits)
 /*
  * A hand-made run: a (vision) and b (speech) over steps 0-1, c (speech)
  * over steps 2-3, 4 GPUs each, d never: vision received 4 GPU-hours,
- * speech 8.  With equal guarantees both are entitled to half of 12;
- * with weights 3 and 1 and no guarantee, to 9 and 3.
+ * speech 8.  Guaranteed 2 and 6 GPUs (equal weights), they are entitled
+ * to 3 and 9 of the 12; with weights 3 and 1 and no guarantee, to 9 and 3.
  */
 TEST(tenant_fairness_of_a_hand_made_run)
 {
-	const char *const policies[2] = {"vision,h100,4,,0,1,\nspeech,h100,4,,0,1,\n",
+	const char *const policies[2] = {"vision,h100,2,,0,1,\nspeech,h100,6,,0,1,\n",
 	"vision,h100,0,,0,3,\nspeech,h100,0,,0,1,\n"};
-	const double entitled[2][2] = {{6, 6}, {9, 3}};
+	const double entitled[2][2] = {{3, 9}, {9, 3}};
 
 	for (int k = 0; k < 2; k++)
 	{
