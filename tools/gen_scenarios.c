@@ -569,6 +569,7 @@ write_synthetic_demand(const char *dir, const scenario_spec *s, rng *r,
 }
 
 static void assign_tenants(const scenario_spec *s, gen_job *jobs, int n);
+static bool write_tenants_csv(const char *dir, const char *name, const char *pool);
 static bool write_reservations_csv(const char *dir, const char *name, const char *pool,
 								   int64_t start);
 static bool write_windows_csv(const char *dir, const char *name, const char *pool,
@@ -875,6 +876,7 @@ generate_synthetic(const char *out, const scenario_spec *s, bool stats)
 	ok &= write_synthetic_history(dir, s, &r_hist, pool_gpus);
 	ok &= write_windows_csv(dir, s->dir, "a100", start);
 	ok &= write_reservations_csv(dir, s->dir, "a100", start);
+	ok &= write_tenants_csv(dir, s->dir, "a100");
 	if (stats)
 		print_stats(dir, s->dir, pool_gpus + s->h100_nodes * s->gpus_per_node, start, end, jobs, n);
 	free(jobs);
@@ -1035,6 +1037,20 @@ static const scenario_spec scenarios[] = {
 		"Stresses keeping other work off a reservation and starting its tenant's queued jobs "
 		"as soon as it opens.",
 		1414, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 58, 4,
+	NULL, 0, 0, 0, 0, false, 60, 0},
+	{"15_tenant_flood",
+		"16 GPUs (2 nodes); one chat service; scenario 12's job mix, more of it, from three "
+		"tenants with 4 GPUs guaranteed each in one cohort (tenants.csv): tenant flood submits "
+		"ten times the others' work. Stresses keeping the others' guarantees theirs while the "
+		"flood borrows what they leave idle.",
+		1515, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 96, 8,
+	NULL, 0, 0, 0, 0, false, 60, 0},
+	{"16_idle_guarantee",
+		"16 GPUs (2 nodes); one chat service; scenario 12's job mix from three tenants of one "
+		"cohort (tenants.csv): tenant night, guaranteed 8 GPUs, submits only from 12:00 to "
+		"24:00, so its guarantee sits idle every morning while vision and speech (3 GPUs "
+		"each) borrow it. Stresses borrowing that never keeps a lender from its guarantee.",
+		1616, "2026-03-02 00:00", 4, 2, 8, s5_services, 1, s2_jobs, 5, 70, 4,
 	NULL, 0, 0, 0, 0, false, 60, 0},
 };
 
@@ -1243,9 +1259,97 @@ static const reservation_spec reservations[] = {
 static const char *const tenant_names[] = {"vision", "speech"};
 
 /*
- * Give every job a tenant when the scenario has reservations, from a
- * stream of its own (seed * 4 + 4), so the jobs drawn before are the same
- * with or without it.
+ * Tenant quotas of the synthetic scenarios (tenants.csv): a row each, and
+ * the relative rate at which the tenant submits jobs in the first and the
+ * second half of each day (UTC).
+ */
+typedef struct tenant_spec
+{
+	const char *dir;
+	const char *tenant;
+	double		rate_am;		/* 00:00-12:00 */
+	double		rate_pm;		/* 12:00-24:00 */
+	int			guarantee;
+	int			limit;			/* -1: none */
+	int			borrow;
+	double		weight;
+	const char *cohort;
+} tenant_spec;
+
+static const tenant_spec tenant_specs[] = {
+	{"15_tenant_flood", "flood", 10, 10, 4, -1, 8, 1, "lab"},
+	{"15_tenant_flood", "vision", 1, 1, 4, -1, 8, 1, "lab"},
+	{"15_tenant_flood", "speech", 1, 1, 4, -1, 8, 1, "lab"},
+	{"16_idle_guarantee", "night", 0, 2, 8, -1, 0, 1, "lab"},
+	{"16_idle_guarantee", "vision", 1, 0.5, 3, -1, 8, 1, "lab"},
+	{"16_idle_guarantee", "speech", 1, 0.5, 3, -1, 8, 1, "lab"},
+};
+
+#define N_TENANT_SPECS (int) (sizeof(tenant_specs) / sizeof(tenant_specs[0]))
+
+/*
+ * A tenant of tenants.csv for a job submitted at minute `submit`, drawn by
+ * the rates of its half-day; NULL when the scenario has no tenants.csv.
+ */
+static const char *
+draw_quota_tenant(const scenario_spec *s, rng *r, int64_t submit)
+{
+	bool		pm = submit % 1440 >= 720;
+	double		total = 0;
+	double		x;
+	const char *last = NULL;
+
+	for (int i = 0; i < N_TENANT_SPECS; i++)
+		if (strcmp(tenant_specs[i].dir, s->dir) == 0)
+			total += pm ? tenant_specs[i].rate_pm : tenant_specs[i].rate_am;
+	if (total <= 0)
+		return NULL;
+	x = rng_uniform(r) * total;
+	for (int i = 0; i < N_TENANT_SPECS; i++)
+	{
+		double		rate = pm ? tenant_specs[i].rate_pm : tenant_specs[i].rate_am;
+
+		if (strcmp(tenant_specs[i].dir, s->dir) != 0 || rate <= 0)
+			continue;
+		last = tenant_specs[i].tenant;
+		if (x < rate)
+			break;
+		x -= rate;
+	}
+	return last;
+}
+
+/* tenants.csv of a synthetic scenario, when it has tenant quotas. */
+static bool
+write_tenants_csv(const char *dir, const char *name, const char *pool)
+{
+	FILE	   *f = NULL;
+
+	for (int i = 0; i < N_TENANT_SPECS; i++)
+	{
+		const tenant_spec *t = &tenant_specs[i];
+
+		if (strcmp(t->dir, name) != 0)
+			continue;
+		if (f == NULL)
+		{
+			if ((f = open_out(dir, "tenants.csv")) == NULL)
+				return false;
+			fprintf(f, "tenant,pool,guarantee,limit,borrow,weight,cohort\n");
+		}
+		fprintf(f, "%s,%s,%d,", t->tenant, pool, t->guarantee);
+		if (t->limit >= 0)
+			fprintf(f, "%d", t->limit);
+		fprintf(f, ",%d,%g,%s\n", t->borrow, t->weight, t->cohort);
+	}
+	return f == NULL || close_out(f);
+}
+
+/*
+ * Give every job a tenant when the scenario has reservations (each of
+ * tenant_names equally likely) or tenant quotas (draw_quota_tenant), from
+ * a stream of its own (seed * 4 + 4), so the jobs drawn before are the
+ * same with or without it.
  */
 static void
 assign_tenants(const scenario_spec *s, gen_job *jobs, int n)
@@ -1257,6 +1361,8 @@ assign_tenants(const scenario_spec *s, gen_job *jobs, int n)
 		has |= strcmp(reservations[i].dir, s->dir) == 0;
 	for (int i = 0; has && i < n; i++)
 		jobs[i].tenant = tenant_names[rng_uniform(&r) < 0.5 ? 0 : 1];
+	for (int i = 0; !has && i < n; i++)
+		jobs[i].tenant = draw_quota_tenant(s, &r, jobs[i].submit);
 }
 
 /* reservations.csv of a synthetic scenario, when it has reservations. */

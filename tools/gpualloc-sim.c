@@ -22,6 +22,7 @@
  */
 #include "sim/oracle.h"
 #include "sim/sim.h"
+#include "sim/tenant_metrics.h"
 #include "solve/solve.h"
 
 #include <math.h>
@@ -68,7 +69,7 @@ usage(FILE *f)
 			"         --overrun-margin M  share by which the protect rule lengthens a job's\n"
 			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
 			"         --first-pool-only  plan each job on its first pool only (alt_pools ignored)\n"
-			"policies: fifo, backfill, fast, full, oracle\n");
+			"policies: fifo, backfill, fast, full, quota, fairshare, oracle\n");
 }
 
 static bool
@@ -272,6 +273,8 @@ json_object(const char *scenario, ga_policy policy, bool perfect,
 	json_num("churn", m->churn, false);
 	json_num("window_violations", m->window_violations, false);
 	json_num("reservation_start_delay_steps", m->reservation_start_delay_steps, false);
+	json_num("jain_index", m->jain_index, false);
+	json_num("min_entitlement_share", m->min_entitlement_share, false);
 	json_num("wait_mean_h", m->wait_mean_h, false);
 	json_num("wait_p95_h", m->wait_p95_h, false);
 	json_num("solve_p50_ms", m->solve_p50_ms, false);
@@ -354,6 +357,38 @@ table_classes(const ga_metrics *m)
 	}
 }
 
+/*
+ * Per-tenant figures of a run whose scenario has tenant policies
+ * (sim/tenant_metrics.h): GPU-hours against entitlement, value, waits.
+ */
+static void
+table_tenants(const ga_scenario *scn, const ga_sim_result *res)
+{
+	ga_tenant_figures *f;
+	int			n;
+
+	if (scn->n_policies == 0 || res->metrics.is_bound)
+		return;
+	f = malloc(sizeof(ga_tenant_figures) * (scn->n_tenants + 1));
+	n = f ? ga_tenant_figures_compute(scn, res, f) : -1;
+	printf("\n| tenant | jobs | GPU-h | entitled GPU-h | received / entitled | value | wait p50 h | wait p95 h |\n"
+		   "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < n; i++)
+	{
+		printf("| %s | %d |", scn->tenants[f[i].tenant], f[i].jobs);
+		cell(f[i].gpu_hours, "%.1f");
+		cell(f[i].entitled_gpu_hours, "%.1f");
+		cell(f[i].entitled_gpu_hours > 0 ? f[i].gpu_hours / f[i].entitled_gpu_hours : NAN, "%.2f");
+		cell(f[i].value, "%.1f");
+		cell(f[i].wait_p50_h, "%.2f");
+		cell(f[i].wait_p95_h, "%.2f");
+		printf("\n");
+	}
+	printf("\nJain's index %.3f, smallest received / entitled %.3f\n",
+		   res->metrics.jain_index, res->metrics.min_entitlement_share);
+	free(f);
+}
+
 /* ---- running ---- */
 
 static int
@@ -398,7 +433,10 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	{
 		table_row(policy, &res->metrics, res->coverage_floor);
 		if (!c->compare)
+		{
 			table_classes(&res->metrics);
+			table_tenants(scn, res);
+		}
 	}
 	ga_sim_result_destroy(res);
 	return 0;

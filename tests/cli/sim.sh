@@ -65,7 +65,7 @@ done
 
 "$SIM" compare "$dir" --perfect-knowledge --json > "$tmp/cmp.json" 2>"$tmp/err"
 check "compare --json succeeds" test $? -eq 0
-check "compare runs all five policies" test "$(grep -o '"policy": "[a-z]*"' "$tmp/cmp.json" | sort -u | wc -l)" -eq 5
+check "compare runs all seven policies" test "$(grep -o '"policy": "[a-z]*"' "$tmp/cmp.json" | sort -u | wc -l)" -eq 7
 check "the scenario is contended: fifo's utilisation is below the oracle's" \
 	awk -v f="$(sed -n 's/.*"policy": "fifo"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
 		-v o="$(sed -n 's/.*"policy": "oracle"[^}]*"utilization": \([0-9.e+-]*\).*/\1/p' "$tmp/cmp.json")" \
@@ -75,7 +75,7 @@ check "the scenario is contended: fifo's utilisation is below the oracle's" \
 value_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"value\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
 coverage_of() { sed -n "s/.*\"policy\": \"$1\"[^}]*\"coverage\": \\([0-9.e+-]*\\).*/\\1/p" "$tmp/cmp.json"; }
 oracle=$(value_of oracle)
-for p in fifo backfill fast full; do
+for p in fifo backfill fast full quota fairshare; do
 	v=$(value_of $p)
 	c=$(coverage_of $p)
 	check "$p value $v <= oracle $oracle (coverage $c)" \
@@ -127,6 +127,24 @@ check "a second pool completes more jobs than the first pool alone" [ "${done_bo
 sed -i 's/h100:0.5$/v100:0.5/' "$tmp/pools/jobs.csv"
 expect_error "an unknown pool in alt_pools is named as such" 'not in gpus.csv' run "$tmp/pools" --policy fast
 check "the message names the alt_pools column" grep -q 'column "alt_pools"' "$tmp/err"
+
+# tenant quotas: the tiny scenario's jobs of two tenants, tenants.csv
+# limiting one; every policy reports the fairness metrics, run prints the
+# per-tenant table, and a scenario without tenants.csv reports null
+cp -r "$dir" "$tmp/tenants"
+sed -i '1s/$/,tenant/; 2,$s/$/,red/; 3s/,red$/,blue/' "$tmp/tenants/jobs.csv"
+printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,2,0,1,\nblue,a100,2,,0,1,\n' > "$tmp/tenants/tenants.csv"
+"$SIM" compare "$tmp/tenants" --perfect-knowledge --json --policies fifo,backfill,fast,quota,fairshare > "$tmp/tenants.json" 2>"$tmp/err"
+check "compare with tenants.csv succeeds" test $? -eq 0
+check "every policy reports jain_index" test "$(grep -o '"jain_index": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
+check "every policy reports min_entitlement_share" test "$(grep -o '"min_entitlement_share": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
+"$SIM" run "$tmp/tenants" --policy quota --perfect-knowledge > "$tmp/tenants.txt" 2>"$tmp/err"
+check "run prints the per-tenant table" grep -q '^| red | ' "$tmp/tenants.txt"
+check "run prints Jain's index" grep -q "^Jain's index" "$tmp/tenants.txt"
+check "without tenants.csv jain_index is null" grep -q '"jain_index": null' "$tmp/cmp.json"
+printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,1,0,1,\n' > "$tmp/tenants/tenants.csv"
+expect_error "a bad tenants.csv row names file, line, column and rule" 'tenants.csv: line 2, column "limit"' run "$tmp/tenants" --policy fast
+check "the message says the rule" grep -q 'at least the guarantee' "$tmp/err"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,6 +2,7 @@
  * problem.c — construction, checking and derived data of a planning problem.
  */
 #include "model/problem.h"
+#include "model/tenant_quota.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -140,6 +141,7 @@ ga_problem_destroy(ga_problem *p)
 	free(p->pools);
 	free(p->windows);
 	free(p->reservations);
+	free(p->policies);
 	free(p->gpu_usable);
 	free(p->jobs);
 	free(p->services);
@@ -524,6 +526,8 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 	for (int i = 0; i < p->n_reservations; i++)
 		if ((rc = check_reservation(p, i, err)) != GA_OK)
 			return rc;
+	if ((rc = ga_tenant_policies_check(p, err)) != GA_OK)
+		return rc;
 	for (int s = 0; s < p->n_services; s++)
 		lift_protect(&p->services[s], p->params.n_steps);
 	for (int t = 0; t < p->params.n_steps; t++)

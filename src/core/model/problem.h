@@ -93,6 +93,29 @@ typedef struct ga_advance_reservation
 	int			tenant;			/* the tenant they are held for, >= 0 */
 } ga_advance_reservation;
 
+/*
+ * A tenant's quota in one pool (docs/model.md, Tenant quotas), as a row of
+ * gpualloc.tenant_policies: GPUs it is guaranteed, the most it may hold,
+ * how many GPUs above its guarantee it may borrow from the idle guarantees
+ * of its cohort, its fair-share weight and its cohort.  A tenant with no
+ * policy in a pool is guaranteed nothing there, has no limit and borrows
+ * nothing.  The functions that read quotas are in model/tenant_quota.h.
+ */
+#define GA_NO_LIMIT (-1)
+
+typedef struct ga_tenant_policy
+{
+	int			tenant;			/* the index jobs carry, >= 0 */
+	int			pool;			/* index into problem->pools */
+	int			guarantee;		/* GPUs, >= 0 */
+	int			limit;			/* GPUs, >= guarantee; GA_NO_LIMIT = none */
+	int			borrow_limit;	/* GPUs above the guarantee it may borrow
+								 * from its cohort, >= 0 (0 = none) */
+	double		weight;			/* fair-share weight, finite and > 0 */
+	int			cohort;			/* index >= 0, or -1 for none: lends and
+								 * borrows nothing */
+} ga_tenant_policy;
+
 typedef struct ga_job
 {
 	int64_t		id;				/* the caller's key (jobs.job_id) */
@@ -147,9 +170,9 @@ typedef struct ga_job
 
 	/*
 	 * The tenant that owns the job, an index the caller chooses (>= 0), or
-	 * -1 for none (ga_problem_create's default).  It matters only to
-	 * advance reservations: a job runs on reserved cells only when they are
-	 * held for its tenant.
+	 * -1 for none (ga_problem_create's default).  It matters to advance
+	 * reservations (a job runs on reserved cells only when they are held
+	 * for its tenant) and to tenant quotas (rules R9 and R10).
 	 */
 	int			tenant;
 } ga_job;
@@ -296,6 +319,10 @@ typedef struct ga_problem
 	int			n_reservations; /* advance reservations, set by
 								 * ga_problem_set_advance_reservations */
 	ga_advance_reservation *reservations;
+
+	int			n_policies;		/* tenant quotas, set by
+								 * ga_problem_set_tenant_policies */
+	ga_tenant_policy *policies;
 
 	double	   *decay;			/* [n_steps], filled by ga_problem_finish */
 	double		tail_decay;		/* decay at step n_steps, the first past the

@@ -4,6 +4,7 @@
  */
 #include "model/problem_split.h"
 #include "model/advance_reservation.h"
+#include "model/tenant_quota.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -315,6 +316,35 @@ fill_reservations(const ga_problem *p, const int *part, int k, ga_part *pt,
 	return rc;
 }
 
+/*
+ * The tenant policies of the part's pools, with the pools renumbered.
+ * Rules R9 and R10 hold per pool (a cohort lends in one pool only), so a
+ * policy links no pools: a tenant whose jobs span several parts is bounded
+ * in each pool by that pool's policy alone, in the part holding the pool.
+ */
+static ga_status
+fill_policies(const ga_problem *p, const int *part, int k, ga_part *pt,
+			  const int *pool_of, ga_error *err)
+{
+	ga_tenant_policy *tps = malloc(sizeof(ga_tenant_policy) *
+								   (p->n_policies > 0 ? p->n_policies : 1));
+	int			n = 0;
+	ga_status	rc;
+
+	if (tps == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory splitting the problem");
+	for (int i = 0; i < p->n_policies; i++)
+	{
+		if (part[p->policies[i].pool] != k)
+			continue;
+		tps[n] = p->policies[i];
+		tps[n++].pool = pool_of[p->policies[i].pool];
+	}
+	rc = ga_problem_set_tenant_policies(pt->problem, tps, n, err);
+	free(tps);
+	return rc;
+}
+
 static ga_status
 build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
 		   int *pool_of, int *gpu_of, ga_error *err)
@@ -333,6 +363,8 @@ build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
 	if ((rc = fill_windows(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
 		return rc;
 	if ((rc = fill_reservations(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
+		return rc;
+	if ((rc = fill_policies(p, part, k, pt, pool_of, err)) != GA_OK)
 		return rc;
 	return ga_problem_finish(pt->problem, err);
 }

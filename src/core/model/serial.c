@@ -7,6 +7,7 @@
  */
 #include "model/serial.h"
 #include "model/advance_reservation.h"
+#include "model/tenant_quota.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ _Static_assert(sizeof(ga_pool) == 72, "ga_pool changed: update serial.c");
 _Static_assert(sizeof(ga_job) == 240, "ga_job changed: update serial.c");
 _Static_assert(sizeof(ga_service) == 136, "ga_service changed: update serial.c");
 _Static_assert(sizeof(ga_plan) == 88, "ga_plan changed: update serial.c");
+_Static_assert(sizeof(ga_tenant_policy) == 40, "ga_tenant_policy changed: update serial.c");
 
 /* The modes a plan may carry, as the static strings the solvers set. */
 static const char *const plan_modes[] = {"", "fast", "full"};
@@ -177,6 +179,18 @@ get_header(reader *r, uint32_t kind, ga_error *err)
  * ------------------------------------------------------------------------ */
 
 static void
+put_policy(writer *w, const ga_tenant_policy *tp)
+{
+	put_i32(w, tp->tenant);
+	put_i32(w, tp->pool);
+	put_i32(w, tp->guarantee);
+	put_i32(w, tp->limit);
+	put_i32(w, tp->borrow_limit);
+	put_f64(w, tp->weight);
+	put_i32(w, tp->cohort);
+}
+
+static void
 put_window(writer *w, const ga_window *win)
 {
 	put_i32(w, win->pool);
@@ -277,6 +291,9 @@ put_problem(writer *w, const ga_problem *p, size_t total)
 		put_window(w, &p->reservations[i].cells);
 		put_i32(w, p->reservations[i].tenant);
 	}
+	put_i32(w, p->n_policies);
+	for (int i = 0; i < p->n_policies; i++)
+		put_policy(w, &p->policies[i]);
 }
 
 size_t
@@ -447,6 +464,35 @@ get_reservations(reader *r, ga_problem *p, ga_error *err)
 	return rc;
 }
 
+/* The tenant policies, checked by ga_problem_finish. */
+static ga_status
+get_policies(reader *r, ga_problem *p, ga_error *err)
+{
+	int32_t		n = get_i32(r);
+	ga_tenant_policy *tps;
+	ga_status	rc;
+
+	if (r->short_read || !room_for(r, n, 6 * sizeof(int32_t) + sizeof(double)))
+		return ga_error_set(err, GA_EINVAL, "serialised problem: %d tenant policies do not fit in its %zu bytes",
+							(int) n, r->len);
+	tps = malloc(sizeof(ga_tenant_policy) * (n > 0 ? n : 1));
+	if (tps == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory reading a problem");
+	for (int i = 0; i < n; i++)
+	{
+		tps[i].tenant = get_i32(r);
+		tps[i].pool = get_i32(r);
+		tps[i].guarantee = get_i32(r);
+		tps[i].limit = get_i32(r);
+		tps[i].borrow_limit = get_i32(r);
+		tps[i].weight = get_f64(r);
+		tps[i].cohort = get_i32(r);
+	}
+	rc = ga_problem_set_tenant_policies(p, tps, n, err);
+	free(tps);
+	return rc;
+}
+
 static ga_status
 get_body(reader *r, ga_problem *p, ga_error *err)
 {
@@ -468,6 +514,8 @@ get_body(reader *r, ga_problem *p, ga_error *err)
 	if ((rc = get_windows(r, p, err)) != GA_OK)
 		return rc;
 	if ((rc = get_reservations(r, p, err)) != GA_OK)
+		return rc;
+	if ((rc = get_policies(r, p, err)) != GA_OK)
 		return rc;
 	if (r->short_read || r->pos != r->len)
 		return ga_error_set(err, GA_EINVAL, "serialised problem: the fields do not fill its %zu bytes", r->len);

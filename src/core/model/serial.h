@@ -25,7 +25,7 @@
 #include "model/plan.h"
 
 /* Bump when the layout changes: a reader takes only its own version. */
-#define GA_SERIAL_VERSION 4
+#define GA_SERIAL_VERSION 5
 
 /* Bytes ga_problem_write needs for this problem. */
 size_t		ga_problem_serial_size(const ga_problem *problem);

@@ -8,6 +8,7 @@
  * the extra scans that explain a violation run only once one is found.
  */
 #include "model/validate.h"
+#include "model/validate_quota.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -517,6 +518,8 @@ ga_validate(const ga_problem *p, const ga_plan *plan, ga_error *err)
 		rc = check_job_order(p, plan, j, err);
 	if (rc == GA_OK)
 		rc = check_reservations(p, plan, err);
+	if (rc == GA_OK)
+		rc = ga_validate_quotas(p, plan, err);
 	free(count);
 	return rc;
 }

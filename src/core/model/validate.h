@@ -34,6 +34,13 @@
  *       inside an advance reservation, and no such job's run reaches one
  *       on its block past the horizon (pinned jobs are exempt: they
  *       already run); the reserved tenant's jobs may.
+ *   R9  in a pool with tenant policies, a tenant's jobs never hold more
+ *       GPUs at a step than its limit;
+ *   R10 above its guarantee a tenant holds only GPUs no tenant is
+ *       guaranteed, or (up to its borrow limit) idle guarantees of its
+ *       own cohort (the excess formula is in model/tenant_quota.h).
+ *       R9 and R10 exempt pinned jobs: new work never adds to what they
+ *       exceed (model/validate_quota.h).
  */
 #ifndef GPUALLOC_VALIDATE_H
 #define GPUALLOC_VALIDATE_H

@@ -202,6 +202,8 @@ ga_metrics_compute(const ga_run_record *rec, ga_metrics *m, ga_error *err)
 		m->dependency_violations += o->started_early;
 	}
 	m->reservation_start_delay_steps = rec->reservation_delay > 0 ? rec->reservation_delay : 0;
+	m->jain_index = NAN;
+	m->min_entitlement_share = NAN;
 	m->n_solves = rec->n_solves;
 	m->solve_p50_ms = ga_metrics_quantile(rec->solve_ms, rec->n_solves, 0.5);
 	m->solve_p99_ms = ga_metrics_quantile(rec->solve_ms, rec->n_solves, 0.99);

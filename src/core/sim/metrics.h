@@ -103,6 +103,11 @@ typedef struct ga_metrics
 	double		reservation_start_delay_steps;	/* the record's
 												 * reservation_delay (0:
 												 * none); NAN for the oracle */
+	double		jain_index;		/* fairness between tenants
+								 * (sim/tenant_metrics.h); NAN without
+								 * tenant policies, for the oracle and
+								 * until the simulator sets it */
+	double		min_entitlement_share;	/* likewise */
 	double		wait_mean_h;	/* over all jobs; NAN when none */
 	double		wait_p95_h;
 	int			n_classes;		/* priority classes, highest first */

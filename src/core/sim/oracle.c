@@ -715,6 +715,8 @@ fill_metrics(const orc *o, ga_metrics *m, ga_error *err)
 	m->churn = NAN;
 	m->window_violations = NAN;
 	m->reservation_start_delay_steps = NAN;
+	m->jain_index = NAN;
+	m->min_entitlement_share = NAN;
 	m->wait_mean_h = NAN;
 	m->wait_p95_h = NAN;
 	m->solve_p50_ms = NAN;

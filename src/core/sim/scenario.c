@@ -792,6 +792,136 @@ read_reservations(ga_scenario *scn, const char *dir, ga_error *err)
 	return read_optional_rows(scn, dir, "reservations.csv", names, 6, add_reservation, err);
 }
 
+/* ---- tenants.csv ---- */
+
+/* The cohort named in column c, added when new; -1 when the field is empty. */
+static ga_status
+get_cohort(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
+		   int c, int *out, ga_error *err)
+{
+	char		name[GA_NAME_LEN];
+	char		(*names)[GA_NAME_LEN];
+
+	*out = -1;
+	if (ga_csv_field(r, cols, c)[0] == '\0')
+		return GA_OK;
+	if (ga_csv_name(r, cols, c, name, sizeof(name), err) != GA_OK)
+		return GA_EINVAL;
+	for (int i = 0; i < scn->n_cohorts; i++)
+		if (strcmp(scn->cohorts[i], name) == 0)
+			return (*out = i), GA_OK;
+	names = realloc(scn->cohorts, sizeof(*names) * (scn->n_cohorts + 1));
+	if (names == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory");
+	scn->cohorts = names;
+	snprintf(names[scn->n_cohorts], GA_NAME_LEN, "%s", name);
+	*out = scn->n_cohorts++;
+	return GA_OK;
+}
+
+/* GPUs the policies read so far guarantee in pool q. */
+static long
+guaranteed_in(const ga_scenario *scn, int q)
+{
+	long		sum = 0;
+
+	for (int i = 0; i < scn->n_policies; i++)
+		if (scn->policies[i].pool == q)
+			sum += scn->policies[i].guarantee;
+	return sum;
+}
+
+/*
+ * The numbers of a tenants.csv row (columns tenant, pool, guarantee,
+ * limit, borrow, weight, cohort), checked against the rules of
+ * ga_tenant_policies_check so a bad row is named by its line and field.
+ */
+static ga_status
+get_policy_numbers(const ga_scenario *scn, const ga_csv_reader *r,
+				   const ga_csv_columns *cols, ga_tenant_policy *tp, ga_error *err)
+{
+	if (ga_csv_int(r, cols, 2, &tp->guarantee, err) != GA_OK)
+		return GA_EINVAL;
+	if (tp->guarantee < 0)
+		return ga_csv_field_error(r, cols, 2, err, "must not be negative");
+	if (guaranteed_in(scn, tp->pool) + tp->guarantee > scn->pools[tp->pool].n_gpus)
+		return ga_csv_field_error(r, cols, 2, err,
+								  "takes the pool's guarantees above its GPUs in gpus.csv");
+	tp->limit = GA_NO_LIMIT;
+	if (ga_csv_field(r, cols, 3)[0] != '\0')
+	{
+		if (ga_csv_int(r, cols, 3, &tp->limit, err) != GA_OK)
+			return GA_EINVAL;
+		if (tp->limit < tp->guarantee)
+			return ga_csv_field_error(r, cols, 3, err, "must be empty (none) or at least the guarantee");
+	}
+	if (ga_csv_int(r, cols, 4, &tp->borrow_limit, err) != GA_OK)
+		return GA_EINVAL;
+	if (tp->borrow_limit < 0)
+		return ga_csv_field_error(r, cols, 4, err, "must not be negative");
+	if (ga_csv_number(r, cols, 5, &tp->weight, err) != GA_OK)
+		return GA_EINVAL;
+	if (!(tp->weight > 0))
+		return ga_csv_field_error(r, cols, 5, err, "must be positive");
+	return GA_OK;
+}
+
+static ga_status
+add_policy(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
+		   int *cap, ga_error *err)
+{
+	ga_tenant_policy *tps = grow(scn->policies, scn->n_policies, cap, sizeof(ga_tenant_policy));
+	ga_tenant_policy *tp;
+
+	if (tps == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory");
+	scn->policies = tps;
+	tp = &tps[scn->n_policies];
+	if (get_tenant(scn, r, cols, 0, false, &tp->tenant, err) != GA_OK ||
+		get_pool(r, cols, 1, scn, &tp->pool, err) != GA_OK)
+		return GA_EINVAL;
+	for (int i = 0; i < scn->n_policies; i++)
+		if (tps[i].tenant == tp->tenant && tps[i].pool == tp->pool)
+			return ga_csv_field_error(r, cols, 1, err, "already has a row for this tenant");
+	if (get_policy_numbers(scn, r, cols, tp, err) != GA_OK ||
+		get_cohort(scn, r, cols, 6, &tp->cohort, err) != GA_OK)
+		return GA_EINVAL;
+	scn->n_policies++;
+	return GA_OK;
+}
+
+static ga_status
+read_tenants(ga_scenario *scn, const char *dir, ga_error *err)
+{
+	static const char *const names[] = {"tenant", "pool", "guarantee", "limit", "borrow",
+	"weight", "cohort"};
+
+	return read_optional_rows(scn, dir, "tenants.csv", names, 7, add_policy, err);
+}
+
+double
+ga_scenario_entitlement(const ga_scenario *scn, int tenant, int pool)
+{
+	double		guarantees = 0;
+	double		weights = 0;
+	const ga_tenant_policy *mine = NULL;
+
+	for (int i = 0; i < scn->n_policies; i++)
+	{
+		const ga_tenant_policy *tp = &scn->policies[i];
+
+		if (tp->pool != pool)
+			continue;
+		guarantees += tp->guarantee;
+		weights += tp->weight;
+		if (tp->tenant == tenant)
+			mine = tp;
+	}
+	if (mine == NULL)
+		return 0;
+	return guarantees > 0 ? mine->guarantee / guarantees : mine->weight / weights;
+}
+
 /* Steps from now to minute m, rounded down or up, kept well inside an int. */
 static int
 steps_to(int64_t now, int64_t m, int step_minutes, bool up)
@@ -889,6 +1019,8 @@ ga_scenario_read(const char *dir, ga_error *err)
 		rc = read_windows(scn, dir, err);
 	if (rc == GA_OK)
 		rc = read_reservations(scn, dir, err);
+	if (rc == GA_OK)
+		rc = read_tenants(scn, dir, err);
 	if (rc != GA_OK)
 	{
 		ga_scenario_destroy(scn);
@@ -928,6 +1060,8 @@ ga_scenario_destroy(ga_scenario *scn)
 	free(scn->windows);
 	free(scn->tenants);
 	free(scn->reservations);
+	free(scn->policies);
+	free(scn->cohorts);
 	free(scn);
 }
 

@@ -1,7 +1,8 @@
 /*
  * scenario.h — a benchmark scenario read from a directory in the scenario
  * format described in docs/model.md, Scenario format (scenario.csv, gpus.csv, services.csv, demand.csv,
- * jobs.csv and optionally history.csv, windows.csv and reservations.csv).
+ * jobs.csv and optionally history.csv, windows.csv, reservations.csv and
+ * tenants.csv).
  *
  * Times are kept as whole minutes since 1970-01-01 00:00 UTC, the count
  * of model/calendar.h, which parses and formats them.  Columns a
@@ -17,6 +18,7 @@
 
 #include "forecast/forecast_common.h"
 #include "model/advance_reservation.h"
+#include "model/tenant_quota.h"
 
 #define GA_KIND_LEN 32
 
@@ -148,7 +150,25 @@ typedef struct ga_scenario
 
 	int			n_reservations; /* reservations.csv; none when it is absent */
 	ga_scn_reservation *reservations;
+
+	/*
+	 * tenants.csv; none when it is absent.  Each policy's tenant indexes
+	 * `tenants`, its pool `pools`, its cohort `cohorts` (-1 = none), as a
+	 * problem's (model/tenant_quota.h) takes them.
+	 */
+	int			n_policies;
+	ga_tenant_policy *policies;
+	int			n_cohorts;
+	char		(*cohorts)[GA_NAME_LEN];
 } ga_scenario;
+
+/*
+ * Entitled share of tenant i in pool q (model/tenant_quota.h): its
+ * guarantee over the pool's guarantees when the pool has any, else its
+ * weight over the weights of the pool's policies; 0 without a policy
+ * there.
+ */
+double		ga_scenario_entitlement(const ga_scenario *scn, int tenant, int pool);
 
 /* Read a scenario directory; NULL with err set on any problem. */
 ga_scenario *ga_scenario_read(const char *dir, ga_error *err);

@@ -9,6 +9,9 @@
 #include "forecast/forecast_estimator.h"
 #include "sim/oracle.h"
 #include "model/overrun.h"
+#include "model/tenant_quota.h"
+#include "sim/tenant_metrics.h"
+#include "sim/fairshare.h"
 #include "solve/solve.h"
 #include "model/validate.h"
 
@@ -71,7 +74,7 @@ typedef struct sim_ctx
 } sim_ctx;
 
 static const char *const policy_names[GA_N_POLICIES] = {
-	"fifo", "backfill", "fast", "full", "oracle"
+	"fifo", "backfill", "fast", "full", "quota", "fairshare", "oracle"
 };
 
 const char *
@@ -781,6 +784,29 @@ fill_reservations(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 	return rc;
 }
 
+/*
+ * The fairshare baseline: every queued job's priority times its tenant's
+ * fair-share priority factor in its pool (sim/fairshare.h), as Slurm's
+ * multifactor priority with the fair-share factor; running jobs keep
+ * theirs, jobs of no tenant too.
+ */
+static ga_status
+apply_fairshare(sim_ctx *c, ga_problem *p, int t, ga_error *err)
+{
+	const ga_scenario *scn = c->scn;
+	double	   *factor = malloc(sizeof(double) * ((size_t) scn->n_tenants * scn->n_pools + 1));
+	ga_status	rc;
+
+	if (factor == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory computing fair-share factors");
+	rc = ga_sim_fairshare(scn, c->res->jobs, t, factor, err);
+	for (int k = 0; rc == GA_OK && k < p->n_jobs; k++)
+		if (!p->jobs[k].pinned && p->jobs[k].tenant >= 0)
+			p->jobs[k].priority *= factor[p->jobs[k].tenant * scn->n_pools + p->jobs[k].pool];
+	free(factor);
+	return rc;
+}
+
 static ga_status
 build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 {
@@ -809,11 +835,15 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 		if (job_in_problem(c, j, t))
 			fill_job(c, &p->jobs[n++], j, t);
 	link_jobs(c, p);
-	rc = fill_services(c, p, t, err);
+	rc = c->opt->policy == GA_POLICY_FAIRSHARE ? apply_fairshare(c, p, t, err) : GA_OK;
+	if (rc == GA_OK)
+		rc = fill_services(c, p, t, err);
 	if (rc == GA_OK)
 		rc = fill_windows(c, p, t, err);
 	if (rc == GA_OK)
 		rc = fill_reservations(c, p, t, err);
+	if (rc == GA_OK)
+		rc = ga_problem_set_tenant_policies(p, scn->policies, scn->n_policies, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);
 	if (rc != GA_OK)
@@ -839,7 +869,10 @@ plan_baseline(sim_ctx *c, const ga_problem *p, int t, ga_plan **plan,
 		return rc;
 	if (c->opt->policy == GA_POLICY_FIFO)
 		rc = ga_plan_fifo(p, res, plan, err);
-	else
+	else if (c->opt->policy == GA_POLICY_QUOTA)
+		rc = ga_plan_quota(p, res, plan, err);
+	else						/* backfill, fairshare on priorities the
+								 * fair-share factors lowered */
 		rc = ga_plan_backfill(p, res, plan, err);
 	ga_reservation_destroy(res);
 	return rc;
@@ -854,6 +887,8 @@ solve(sim_ctx *c, const ga_problem *p, int t, ga_plan **plan, ga_error *err)
 	{
 		case GA_POLICY_FIFO:
 		case GA_POLICY_BACKFILL:
+		case GA_POLICY_QUOTA:
+		case GA_POLICY_FAIRSHARE:
 			return plan_baseline(c, p, t, plan, err);
 		case GA_POLICY_FAST:
 			so.time_limit_ms = c->opt->fast_ms;
@@ -1160,6 +1195,24 @@ record_jobs(sim_ctx *c, ga_error *err)
 	return GA_OK;
 }
 
+/* jain_index and min_entitlement_share, when the scenario has tenant policies. */
+static ga_status
+tenant_fairness(sim_ctx *c, ga_error *err)
+{
+	ga_tenant_figures *f;
+	int			n;
+
+	if (c->scn->n_policies == 0)
+		return GA_OK;
+	f = malloc(sizeof(ga_tenant_figures) * (c->scn->n_tenants + 1));
+	n = f ? ga_tenant_figures_compute(c->scn, c->res, f) : -1;
+	if (n >= 0)
+		ga_tenant_fairness(f, n, &c->res->metrics.jain_index,
+						   &c->res->metrics.min_entitlement_share);
+	free(f);
+	return n < 0 ? ga_error_set(err, GA_ENOMEM, "out of memory computing tenant fairness") : GA_OK;
+}
+
 static ga_status
 run_loop(sim_ctx *c, ga_error *err)
 {
@@ -1180,7 +1233,9 @@ run_loop(sim_ctx *c, ga_error *err)
 	}
 	if ((rc = record_jobs(c, err)) != GA_OK)
 		return rc;
-	return ga_metrics_compute(c->res->record, &c->res->metrics, err);
+	if ((rc = ga_metrics_compute(c->res->record, &c->res->metrics, err)) != GA_OK)
+		return rc;
+	return tenant_fairness(c, err);
 }
 
 ga_status

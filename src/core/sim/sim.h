@@ -39,10 +39,12 @@ typedef enum ga_policy
 	GA_POLICY_BACKFILL,
 	GA_POLICY_FAST,
 	GA_POLICY_FULL,
+	GA_POLICY_QUOTA,
+	GA_POLICY_FAIRSHARE,
 	GA_POLICY_ORACLE
 } ga_policy;
 
-#define GA_N_POLICIES 5
+#define GA_N_POLICIES 7
 
 const char *ga_policy_name(ga_policy policy);
 bool		ga_policy_parse(const char *name, ga_policy *policy);

@@ -4,6 +4,7 @@
  */
 #include "solve/baseline.h"
 #include "solve/chain.h"
+#include "model/tenant_quota.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ typedef struct bl_ctx
 	ga_plan    *plan;
 	int			T;
 	bool	   *event;			/* [T]: steps where a backfill pass runs */
+	ga_quota   *quota;			/* tenant quotas (model/tenant_quota.h) */
+	int		   *quota_use;		/* the tenants' GPUs so far */
 } bl_ctx;
 
 static int
@@ -162,10 +165,14 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 	c->T = p->params.n_steps;
 	c->plan = ga_plan_create(p);
 	c->event = calloc(c->T, sizeof(bool));
-	if (c->plan == NULL || c->event == NULL)
+	c->quota = ga_quota_create(p);
+	c->quota_use = c->quota ? calloc(ga_quota_use_len(c->quota), sizeof(int)) : NULL;
+	if (c->plan == NULL || c->event == NULL || c->quota_use == NULL)
 	{
 		ga_plan_destroy(c->plan);
 		free(c->event);
+		ga_quota_destroy(c->quota);
+		free(c->quota_use);
 		return ga_error_set(err, GA_ENOMEM, "out of memory planning a baseline");
 	}
 	c->event[0] = true;
@@ -177,6 +184,8 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 		{
 			ga_plan_place_job(c->plan, p, j, job->pinned_start,
 							  job->pinned_first_gpu, job->pinned_size);
+			ga_quota_count(c->quota, c->quota_use, job->tenant, job->pool, job->pinned_start,
+						   job->pinned_end, job->pinned_size, true, 1);
 			if (job->pinned_end < c->T)
 				c->event[job->pinned_end] = true;
 		}
@@ -202,6 +211,8 @@ finish(bl_ctx *c, ga_plan **out, const char *mode)
 	c->plan->mode = mode;
 	*out = c->plan;
 	free(c->event);
+	ga_quota_destroy(c->quota);
+	free(c->quota_use);
 }
 
 /* Largest power of two of the job's range not above room GPUs; 0 if none. */
@@ -246,7 +257,8 @@ room_over(const bl_ctx *c, const ga_job *job, int start, int dur)
  * free only if it ends before a higher one begins.  Its run, lengthened by
  * the overrun margin as the planners drain ahead of a window, must not
  * touch a maintenance window or another tenant's advance reservation
- * either, past the horizon too.
+ * either, past the horizon too; and its tenant's quota must admit it over
+ * its run inside the horizon (rules R9 and R10).
  */
 static bool
 fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
@@ -259,7 +271,8 @@ fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
 		int			to = t + dur < c->T ? t + dur : c->T;
 		int			top = pool->first_gpu + room_over(c, job, t, dur);
 
-		if (job->deadline_step >= 0 && t + dur > job->deadline_step)
+		if ((job->deadline_step >= 0 && t + dur > job->deadline_step) ||
+			!ga_quota_fits(c->quota, c->quota_use, job->tenant, job->pool, t, t + dur, g))
 			continue;
 		for (int f = pool->first_gpu; f + g <= top; f += g)
 			if (block_free(c->p, c->plan, f, g, t, to) &&
@@ -294,7 +307,8 @@ fit_at(const bl_ctx *c, int j, int t, int *first, int *size)
 /*
  * Could the job start at some step of the horizon on one of its pools
  * emptied of other jobs?  If not, it is too large for the GPUs the
- * reservations leave and is passed over.
+ * reservations leave, or than its tenant's quota ever admits there
+ * (ga_quota_max_gpus), and is passed over.
  */
 static bool
 fits_reservations(const bl_ctx *c, const ga_job *whole)
@@ -306,7 +320,8 @@ fits_reservations(const bl_ctx *c, const ga_job *whole)
 
 		for (int t = 0; t < c->T; t++)
 			for (int g = largest_size(job, room_over(c, job, t, 1)); g >= job->gpus_min && g > 0; g /= 2)
-				if (g <= room_over(c, job, t, ga_job_duration(job, job->pool, g)))
+				if (g <= room_over(c, job, t, ga_job_duration(job, job->pool, g)) &&
+					g <= ga_quota_max_gpus(c->quota, job->tenant, job->pool))
 					return true;
 	}
 	return false;
@@ -337,6 +352,8 @@ place(bl_ctx *c, int j, int t, int first, int size)
 	int			end = t + duration_at(c, j, first, size);
 
 	ga_plan_place_job(c->plan, c->p, j, t, first, size);
+	ga_quota_count(c->quota, c->quota_use, c->p->jobs[j].tenant, ga_pool_of_gpu(c->p, first),
+				   t, end, size, false, 1);
 	if (end < c->T)
 		c->event[end] = true;
 }
@@ -351,6 +368,12 @@ static ga_status
 backfill_ready(const ga_problem *ready, void *res, ga_plan **out, ga_error *err)
 {
 	return ga_plan_backfill(ready, res, out, err);
+}
+
+static ga_status
+quota_ready(const ga_problem *ready, void *res, ga_plan **out, ga_error *err)
+{
+	return ga_plan_quota(ready, res, out, err);
 }
 
 ga_status
@@ -495,4 +518,83 @@ ga_plan_backfill(const ga_problem *p, const ga_reservation *res,
 	free(fits);
 	finish(&c, out, "backfill");
 	return GA_OK;
+}
+
+/* Whether tenant is among the first n of held (a short list). */
+static bool
+tenant_held(const int *held, int n, int tenant)
+{
+	for (int i = 0; i < n; i++)
+		if (held[i] == tenant)
+			return true;
+	return false;
+}
+
+/*
+ * One admission pass at step t: each tenant's queue in arrival order, the
+ * heads of all queues interleaved in arrival order; a head that cannot
+ * start (not released yet, or no block or quota for it now) holds back its
+ * tenant's later jobs.
+ */
+static void
+quota_pass(bl_ctx *c, bool *placed, const bool *fits, int *held, int t)
+{
+	int			n_held = 0;
+
+	for (int j = 0; j < c->p->n_jobs; j++)
+	{
+		const ga_job *job = &c->p->jobs[j];
+		int			first,
+					size;
+
+		if (placed[j] || job->pinned || !fits[j] || tenant_held(held, n_held, job->tenant))
+			continue;
+		if (job->release_step <= t && fit_at(c, j, t, &first, &size))
+		{
+			place(c, j, t, first, size);
+			placed[j] = true;
+		}
+		else
+			held[n_held++] = job->tenant;
+	}
+}
+
+ga_status
+ga_plan_quota(const ga_problem *p, const ga_reservation *res, ga_plan **out,
+			  ga_error *err)
+{
+	bl_ctx		c;
+	ga_status	rc;
+	int			n = p->n_jobs > 0 ? p->n_jobs : 1;
+	bool	   *placed;
+	bool	   *fits;
+	int		   *held;
+
+	if (ga_chain_needed(p))
+		return ga_chain_solve(p, quota_ready, (void *) res, out, err);
+	if ((rc = setup(p, res, &c, out, err)) != GA_OK)
+		return rc;
+	placed = calloc(n, sizeof(bool));
+	fits = calloc(n, sizeof(bool));
+	held = malloc(sizeof(int) * n);
+	if (placed != NULL && fits != NULL && held != NULL)
+	{
+		for (int j = 0; j < p->n_jobs; j++)
+			fits[j] = !p->jobs[j].pinned && fits_reservations(&c, &p->jobs[j]);
+		for (int t = 0; t < c.T; t++)
+			if (c.event[t])
+				quota_pass(&c, placed, fits, held, t);
+	}
+	else
+		rc = ga_error_set(err, GA_ENOMEM, "out of memory planning quota");
+	free(placed);
+	free(fits);
+	free(held);
+	finish(&c, out, "quota");
+	if (rc != GA_OK)
+	{
+		ga_plan_destroy(*out);
+		*out = NULL;
+	}
+	return rc;
 }

@@ -47,4 +47,20 @@ ga_status	ga_plan_backfill(const ga_problem *problem,
 							 const ga_reservation *reservation, ga_plan **out,
 							 ga_error *err);
 
+/*
+ * quota: admission by tenant quota in the manner of a batch queueing
+ * system with one queue per tenant (docs/model.md, Baselines).  The jobs
+ * of each tenant (those of no tenant as one more) wait in arrival order,
+ * strictly: at every step where a job is released or ends or a
+ * reservation changes, the queues' heads are taken in arrival order and
+ * each starts when its block fits now behind the same reservation and its
+ * tenant's quota admits it (guarantee, limit, borrowing within its cohort:
+ * rules R9 and R10); a head that does not start holds back the rest of its
+ * tenant's queue, not the other tenants'.  A job too large for the
+ * reservations or for what its quota ever admits is passed over.
+ */
+ga_status	ga_plan_quota(const ga_problem *problem,
+						  const ga_reservation *reservation, ga_plan **out,
+						  ga_error *err);
+
 #endif

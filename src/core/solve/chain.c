@@ -2,6 +2,7 @@
  * chain.c — ready jobs to the planner, waiting jobs placed after (chain.h).
  */
 #include "solve/chain.h"
+#include "model/tenant_quota.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,6 +100,8 @@ ready_problem(const ga_problem *p, int *map, ga_problem **out, ga_error *err)
 		sub->jobs[k] = ready_job(p, map[k]);
 	rc = copy_services(p, sub, err);
 	if (rc == GA_OK)
+		rc = ga_problem_set_tenant_policies(sub, p->policies, p->n_policies, err);
+	if (rc == GA_OK)
 		rc = ga_problem_finish(sub, err);
 	if (rc != GA_OK)
 	{
@@ -172,9 +175,35 @@ block_free(const ga_problem *p, const ga_plan *plan, int first, int size,
 	return true;
 }
 
-/* Place job j at step t on pool q, largest size first; false when it does not fit. */
+/* Tenant quotas (model/tenant_quota.h) and the tenants' GPUs in the plan. */
+typedef struct quota_tally
+{
+	ga_quota   *quota;
+	int		   *use;
+} quota_tally;
+
+/* Count every job the plan places; false on out of memory. */
 static bool
-place_on_pool(const ga_problem *p, ga_plan *plan, int j, int q, int t)
+tally_plan(const ga_problem *p, const ga_plan *plan, quota_tally *qt)
+{
+	qt->quota = ga_quota_create(p);
+	qt->use = qt->quota ? calloc(ga_quota_use_len(qt->quota), sizeof(int)) : NULL;
+	if (qt->use == NULL)
+		return false;
+	for (int j = 0; j < p->n_jobs; j++)
+		if (plan->job_size[j] > 0)
+			ga_quota_count(qt->quota, qt->use, p->jobs[j].tenant,
+						   ga_pool_of_gpu(p, plan->job_first_gpu[j]), plan->job_start[j],
+						   planned_end(p, plan, j), plan->job_size[j], p->jobs[j].pinned, 1);
+	return true;
+}
+
+/*
+ * Place job j at step t on pool q, largest size first, where its tenant's
+ * quota admits it (rules R9 and R10); false when it does not fit.
+ */
+static bool
+place_on_pool(const ga_problem *p, ga_plan *plan, quota_tally *qt, int j, int q, int t)
 {
 	const ga_job *job = &p->jobs[j];
 	const ga_pool *pool = &p->pools[q];
@@ -186,12 +215,14 @@ place_on_pool(const ga_problem *p, ga_plan *plan, int j, int q, int t)
 	{
 		int			end = t + ga_job_duration(job, q, size);
 
-		if (job->deadline_step >= 0 && end > job->deadline_step)
+		if ((job->deadline_step >= 0 && end > job->deadline_step) ||
+			!ga_quota_fits(qt->quota, qt->use, job->tenant, q, t, end, size))
 			continue;
 		for (int off = 0; off + size <= pool->n_gpus; off += size)
 			if (block_free(p, plan, pool->first_gpu + off, size, t, end))
 			{
 				ga_plan_place_job(plan, p, j, t, pool->first_gpu + off, size);
+				ga_quota_count(qt->quota, qt->use, job->tenant, q, t, end, size, false, 1);
 				return true;
 			}
 	}
@@ -203,7 +234,7 @@ place_on_pool(const ga_problem *p, ga_plan *plan, int j, int q, int t)
  * preference order, largest size first.
  */
 static void
-place_waiting(const ga_problem *p, ga_plan *plan, int j)
+place_waiting(const ga_problem *p, ga_plan *plan, quota_tally *qt, int j)
 {
 	const ga_job *job = &p->jobs[j];
 	int			earliest = job->release_step;
@@ -217,7 +248,7 @@ place_waiting(const ga_problem *p, ga_plan *plan, int j)
 	}
 	for (int t = earliest; t < plan->n_steps; t++)
 		for (int i = 0; i < ga_job_n_pools(job); i++)
-			if (place_on_pool(p, plan, j, ga_job_pool_at(job, i), t))
+			if (place_on_pool(p, plan, qt, j, ga_job_pool_at(job, i), t))
 				return;
 }
 
@@ -236,7 +267,7 @@ goes_first(const ga_problem *p, int a, int b)
  * first.  Quadratic in the waiting jobs, which are few.
  */
 static void
-place_all_waiting(const ga_problem *p, ga_plan *plan, bool *decided)
+place_all_waiting(const ga_problem *p, ga_plan *plan, quota_tally *qt, bool *decided)
 {
 	for (;;)
 	{
@@ -253,7 +284,7 @@ place_all_waiting(const ga_problem *p, ga_plan *plan, bool *decided)
 		}
 		if (next < 0)
 			return;
-		place_waiting(p, plan, next);
+		place_waiting(p, plan, qt, next);
 		decided[next] = true;
 	}
 }
@@ -287,6 +318,7 @@ ga_chain_solve(const ga_problem *p, ga_chain_planner planner, void *arg,
 	ga_problem *sub = NULL;
 	ga_plan    *inner = NULL;
 	ga_plan    *plan = NULL;
+	quota_tally qt = {NULL, NULL};
 	ga_status	rc = GA_OK;
 
 	*out = NULL;
@@ -296,14 +328,19 @@ ga_chain_solve(const ga_problem *p, ga_chain_planner planner, void *arg,
 		rc = ready_problem(p, map, &sub, err);
 	if (rc == GA_OK)
 		rc = planner(sub, arg, &inner, err);
-	if (rc == GA_OK && (plan = widen_plan(p, sub, map, inner)) == NULL)
+	if (rc == GA_OK && ((plan = widen_plan(p, sub, map, inner)) == NULL ||
+						!tally_plan(p, plan, &qt)))
+	{
+		ga_plan_destroy(plan);
+		plan = NULL;
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory planning job dependencies");
+	}
 	if (rc == GA_OK)
 	{
 		for (int k = 0; k < sub->n_jobs; k++)
 			decided[map[k]] = true;
 		plan->bound += waiting_bound(p, decided);
-		place_all_waiting(p, plan, decided);
+		place_all_waiting(p, plan, &qt, decided);
 		plan->objective = ga_plan_objective(p, plan);
 		plan->gap = isfinite(plan->bound)
 			? (plan->bound - plan->objective) / fmax(fabs(plan->bound), 1e-9) : NAN;
@@ -312,6 +349,8 @@ ga_chain_solve(const ga_problem *p, ga_chain_planner planner, void *arg,
 	}
 	ga_plan_destroy(inner);
 	ga_problem_destroy(sub);
+	ga_quota_destroy(qt.quota);
+	free(qt.use);
 	free(map);
 	free(decided);
 	return rc;

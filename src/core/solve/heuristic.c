@@ -26,6 +26,7 @@
 #include "solve/heuristic.h"
 #include "solve/headroom.h"
 #include "solve/chain.h"
+#include "model/tenant_quota.h"
 #include "model/terminal.h"
 
 #include <limits.h>
@@ -220,6 +221,9 @@ typedef struct fast_ctx
 									 * holds each GPU */
 	uint64_t   *service_bits;	/* [W] scratch: service_leaf */
 	int		   *resv_prefix;	/* [n_gpus + 1]: GPUs some reservation holds */
+	/* tenant quotas (model/tenant_quota.h) */
+	ga_quota   *quota;
+	uint64_t   *quota_bad;		/* [W] scratch: starts R9 or R10 rule out */
 } fast_ctx;
 
 typedef struct fast_state
@@ -236,6 +240,7 @@ typedef struct fast_state
 	int		   *reserved_by;	/* per GPU: service it is set aside for, or -1 */
 	int		   *batch_used;		/* [2 * n_pools * T] usable GPUs in batch
 								 * work, both tiers (tier_used) */
+	int		   *quota_use;		/* the tenants' GPUs (ga_quota_count) */
 } fast_state;
 
 static inline uint64_t *
@@ -869,6 +874,7 @@ typedef struct block_search
 	const ga_job *job;
 	const pool_geom *pg;
 	const uint64_t *bad;		/* the size's bad starts, or NULL */
+	const uint64_t *quota_bad;	/* starts tenant quotas rule out, or NULL */
 	int			g;
 	int			h;				/* log2(g) */
 	int			d;				/* duration at g */
@@ -909,22 +915,28 @@ clear_of_windows(const fast_ctx *c, int tenant, int first, int size, int reach,
  */
 static int
 earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad,
-			  const ga_job *job, int from, int last, int d, int first, int size)
+			  const uint64_t *quota_bad, const ga_job *job, int from, int last,
+			  int d, int first, int size)
 {
 	int			reach = ga_protect_steps(c->p, d);
 	int			t = from;
 
 	for (;;)
 	{
-		int			open;
+		int			open = INT_MAX;
 
 		t = earliest_allowed(m, bad, t, last, d, c->T);
-		if (t < 0 || (c->p->n_windows == 0 && c->p->n_reservations == 0))
+		if (t < 0)
 			return t;
-		open = clear_of_windows(c, job->tenant, first, size, reach, t);
+		if (quota_bad != NULL && bit_is_set(quota_bad, t))
+			open = next_clear(quota_bad, t, last + 1);
+		else if (c->p->n_windows == 0 && c->p->n_reservations == 0)
+			return t;
+		else
+			open = clear_of_windows(c, job->tenant, first, size, reach, t);
 		if (open == t)
 			return t;
-		if (open > last)
+		if (open < 0 || open > last)
 			return -1;
 		t = open;
 	}
@@ -940,7 +952,8 @@ examine_block(const fast_ctx *c, const fast_state *st, block_search *bs, int b)
 	int			limit = bs->best_t < bs->last ? bs->best_t : bs->last;
 	int			first = pg->first_gpu + b * bs->g;
 	int			t = earliest_open(c, m, block_bad_starts(c, st, bs->job, bs->g, bs->d, first, bs->bad),
-								  bs->job, bs->job->release_step, limit, bs->d, first, bs->g);
+								  bs->quota_bad, bs->job, bs->job->release_step, limit, bs->d,
+								  first, bs->g);
 	int			end;
 	int			fit;
 	int			gap;
@@ -1072,6 +1085,28 @@ scan_blocks(const fast_ctx *c, const fast_state *st, block_search *bs,
  * False when the job cannot start inside the horizon (or by its deadline)
  * at this size.
  */
+/*
+ * The starts in [release, last] at which job (on its pool) at g GPUs for d
+ * steps would break R9 or R10 (model/tenant_quota.h) given the grid's
+ * work, in c->quota_bad; NULL when its pool has no tenant policy.  The
+ * check runs over the job's whole run inside the horizon, so a job that
+ * borrows starts only where every later step the lenders have planned
+ * still leaves the borrowed GPUs idle.
+ */
+static const uint64_t *
+quota_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
+				 int g, int d, int last)
+{
+	if (!ga_quota_pool_active(c->quota, job->pool))
+		return NULL;
+	memset(c->quota_bad, 0, sizeof(uint64_t) * c->W);
+	for (int t = job->release_step; t <= last && t < c->T; t++)
+		if (!ga_quota_fits(c->quota, st->quota_use, job->tenant, job->pool, t, t + d, g))
+			c->quota_bad[t >> 6] |= UINT64_C(1) << (t & 63);
+	spend(c, (long) c->T * (d < c->T ? d : c->T));
+	return c->quota_bad;
+}
+
 static bool
 search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 			int g, int lo, int hi, placement *out)
@@ -1087,6 +1122,7 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	if (bs.last < job->release_step)
 		return false;
 	bs.bad = protect_bad_starts(c, st, job, g);
+	bs.quota_bad = quota_bad_starts(c, st, job, g, bs.d, bs.last);
 	spend(c, c->T);
 	scan_blocks(c, st, &bs, 1, pg->log_span);
 	if (bs.best_b < 0)
@@ -1207,6 +1243,8 @@ apply_placement(const fast_ctx *c, fast_state *st, int j, const placement *pl)
 			  pl->start, end < c->T ? end : c->T);
 	count_job(c, st, job, pl->start, pl->first, pl->size, 1);
 	count_after(c, st, job->pool, pl->start, end, pl->size, 1);
+	ga_quota_count(c->quota, st->quota_use, job->tenant, job->pool, pl->start, end,
+				   pl->size, false, 1);
 	ga_plan_place_job(st->plan, c->p, j, pl->start, pl->first, pl->size);
 	st->job_value[j] = pl->run;
 	st->jobs_value += pl->run;
@@ -1240,6 +1278,8 @@ remove_job(const fast_ctx *c, fast_state *st, int j)
 	tree_unmark_job(c, st, pg, first - pg->first_gpu, size, start, to);
 	count_job(c, st, job, start, first, size, -1);
 	count_after(c, st, job->pool, start, end, size, -1);
+	ga_quota_count(c->quota, st->quota_use, job->tenant, job->pool, start, end, size,
+				   false, -1);
 	for (int g = first; g < first + size; g++)
 		for (int t = start; t < to; t++)
 			ga_plan_set(plan, g, t, GA_IDLE);
@@ -1651,6 +1691,7 @@ state_destroy(fast_state *st)
 	free(st->reserved_by);
 	free(st->batch_used);
 	free(st->after_held);
+	free(st->quota_use);
 	free(st);
 }
 
@@ -1668,8 +1709,9 @@ state_create(const fast_ctx *c)
 	st->reserved_by = malloc(sizeof(int) * (c->p->n_gpus > 0 ? c->p->n_gpus : 1));
 	st->batch_used = calloc((size_t) 2 * (c->p->n_pools > 0 ? c->p->n_pools : 1) * c->T, sizeof(int));
 	st->after_held = calloc((size_t) c->p->n_pools * c->term->steps + 1, sizeof(int));
+	st->quota_use = calloc(ga_quota_use_len(c->quota), sizeof(int));
 	if (!st->plan || !st->bits || !st->full || !st->job_value || !st->reserved_by ||
-		!st->batch_used || !st->after_held)
+		!st->batch_used || !st->after_held || !st->quota_use)
 	{
 		state_destroy(st);
 		return NULL;
@@ -1696,6 +1738,7 @@ state_copy(const fast_ctx *c, fast_state *dst, const fast_state *src)
 	memcpy(dst->reserved_by, src->reserved_by, sizeof(int) * p->n_gpus);
 	memcpy(dst->batch_used, src->batch_used, sizeof(int) * (size_t) 2 * p->n_pools * c->T);
 	memcpy(dst->after_held, src->after_held, sizeof(int) * (size_t) p->n_pools * c->term->steps);
+	memcpy(dst->quota_use, src->quota_use, sizeof(int) * ga_quota_use_len(c->quota));
 	dst->service_value = src->service_value;
 	dst->jobs_value = src->jobs_value;
 	dst->terminal_cost = src->terminal_cost;
@@ -1792,6 +1835,8 @@ place_pinned(const fast_ctx *c, fast_state *st)
 					usable_in(p, job->pinned_first_gpu, job->pinned_size), false, 1);
 		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
 					usable_in(p, job->pinned_first_gpu, job->pinned_size), 1);
+		ga_quota_count(c->quota, st->quota_use, job->tenant, job->pool, job->pinned_start,
+					   job->pinned_end, job->pinned_size, true, 1);
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,
 						  job->pinned_first_gpu, job->pinned_size);
 		st->job_value[j] = run_value(c, job, job->pinned_start,
@@ -1986,6 +2031,40 @@ place_in_reservations(const fast_ctx *c, fast_state *st, const int *order)
 	}
 }
 
+/* Whether placement pl of job j (not on st) keeps its tenant within its guarantee. */
+static bool
+within_guarantee(const fast_ctx *c, const fast_state *st, int j, const placement *pl)
+{
+	ga_job		view = placed_view(c, j, pl->first);
+
+	return ga_quota_within_guarantee(c->quota, st->quota_use, view.tenant, view.pool, pl->start,
+									 pl->start + ga_job_duration(&view, view.pool, pl->size),
+									 pl->size);
+}
+
+/*
+ * Work within a tenant's guarantee has first claim on it: before the
+ * claims in order, each job whose best placement keeps its tenant within
+ * its guarantee in the pool at every step of its run goes in, densest
+ * first, so a job that would borrow is placed only around what the
+ * lenders' own work takes (and R10 then keeps it off that).
+ */
+static void
+place_within_guarantees(const fast_ctx *c, fast_state *st, const int *order)
+{
+	for (int i = 0; ga_quota_any(c->quota) && i < c->n_order; i++)
+	{
+		int			j = order[i];
+		placement	pl;
+
+		if (j >= c->p->n_jobs || is_scheduled(st, j) || cancelled(c) ||
+			!find_best_placement(c, st, j, &pl) || !(pl.value > 0))
+			continue;
+		if (within_guarantee(c, st, j, &pl))
+			apply_placement(c, st, j, &pl);
+	}
+}
+
 /*
  * Build a grid from base by serving the claims in order.  A job goes in only
  * when it raises the objective (its run is worth more than the terminal
@@ -1999,6 +2078,7 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 	*aborted = false;
 	state_copy(c, st, base);
 	place_in_reservations(c, st, order);
+	place_within_guarantees(c, st, order);
 	for (int i = 0; i < c->n_order; i++)
 	{
 		int			claim = order[i];
@@ -2110,7 +2190,10 @@ try_insert(const fast_ctx *c, fast_state *st, int j)
 
 /*
  * Take job v off to make room for job u, then put v back wherever it fits;
- * keep the exchange when the two together are worth more.
+ * keep the exchange when the two together are worth more.  A job within
+ * its tenant's guarantee is never moved aside for a job of another tenant
+ * that would not be within its own: the guarantee's first claim
+ * (place_within_guarantees) holds through the moves too.
  */
 static bool
 try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
@@ -2123,12 +2206,17 @@ try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
 	bool		v_back;
 	double		before = state_objective(c, st);
 
+	bool		v_claims;
+
 	current_placement(st, u, &old_u);
 	current_placement(st, v, &old_v);
 	remove_job(c, st, v);
 	if (u_was)
 		remove_job(c, st, u);
-	if (find_best_placement(c, st, u, &new_u))
+	v_claims = ga_quota_any(c->quota) && c->p->jobs[u].tenant != c->p->jobs[v].tenant &&
+		within_guarantee(c, st, v, &old_v);
+	if (find_best_placement(c, st, u, &new_u) &&
+		(!v_claims || within_guarantee(c, st, u, &new_u)))
 	{
 		apply_placement(c, st, u, &new_u);
 		v_back = find_best_placement(c, st, v, &new_v);
@@ -2466,6 +2554,8 @@ ctx_free(fast_ctx *c)
 	free(c->closed_to_services);
 	free(c->service_bits);
 	free(c->resv_prefix);
+	free(c->quota_bad);
+	ga_quota_destroy(c->quota);
 	ga_terminal_destroy(c->term);
 }
 
@@ -2665,6 +2755,10 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 		!c->reserved_until)
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	if (!init_closed_to_services(c))
+		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
+	c->quota = ga_quota_create(p);
+	c->quota_bad = malloc(sizeof(uint64_t) * c->W);
+	if (!c->quota || !c->quota_bad)
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	return init_protect(c);
 }

@@ -34,6 +34,7 @@
  * filled with any job that fits there.
  */
 #include "solve/milp_internal.h"
+#include "model/tenant_quota.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -62,6 +63,8 @@ typedef struct map_state
 	int		   *used;			/* [n_services] churn spent before t */
 	int		   *future;			/* [n_services*(T+1)] count changes after t */
 	bool		best_fit;		/* false: plain lowest block / highest GPU */
+	ga_quota   *quota;			/* tenant quotas (model/tenant_quota.h) */
+	int		   *quota_use;		/* the tenants' GPUs mapped so far */
 } map_state;
 
 static void
@@ -77,6 +80,8 @@ map_state_free(map_state *st)
 	free(st->kept);
 	free(st->used);
 	free(st->future);
+	ga_quota_destroy(st->quota);
+	free(st->quota_use);
 	ga_plan_destroy(st->plan);
 }
 
@@ -195,8 +200,11 @@ map_state_init(map_state *st, const milp_model *m, const int *svc_count,
 	st->kept = calloc(ns, sizeof(int));
 	st->used = calloc(ns, sizeof(int));
 	st->future = calloc((size_t) ns * (T + 1), sizeof(int));
+	st->quota = ga_quota_create(p);
+	st->quota_use = st->quota ? calloc(ga_quota_use_len(st->quota), sizeof(int)) : NULL;
 	if (!st->plan || !st->slack || !st->above || !st->guard || !st->hold || !st->largest || !st->prev_count ||
-		!st->kept || !st->used || !st->future || !milp_occ_copy(&st->occ, &m->base))
+		!st->kept || !st->used || !st->future || !st->quota_use ||
+		!milp_occ_copy(&st->occ, &m->base))
 		return false;
 	memcpy(st->slack, m->cap, sizeof(int) * (size_t) p->n_pools * T);
 	for (int s = 0; s < p->n_services; s++)
@@ -218,8 +226,13 @@ map_state_init(map_state *st, const milp_model *m, const int *svc_count,
 	}
 	for (int j = 0; j < p->n_jobs; j++)
 		if (p->jobs[j].pinned)
+		{
 			ga_plan_place_job(st->plan, p, j, p->jobs[j].pinned_start,
 							  p->jobs[j].pinned_first_gpu, p->jobs[j].pinned_size);
+			ga_quota_count(st->quota, st->quota_use, p->jobs[j].tenant, p->jobs[j].pool,
+						   p->jobs[j].pinned_start, p->jobs[j].pinned_end,
+						   p->jobs[j].pinned_size, true, 1);
+		}
 	return true;
 }
 
@@ -342,6 +355,8 @@ slack_allows(const map_state *st, const ga_job *job, int size, int from)
 	for (int t = from; t < from + d && t < T; t++)
 		if (st->slack[job->pool * T + t] < size)
 			return false;
+	if (!ga_quota_fits(st->quota, st->quota_use, job->tenant, job->pool, from, from + d, size))
+		return false;			/* rules R9 and R10 over its run */
 	return guard_allows(st, job, false, size, from, d) &&
 		guard_allows(st, job, true, size, from, ga_protect_steps(st->m->problem, d));
 }
@@ -359,6 +374,7 @@ commit_job(map_state *st, int j, int start, int first, int size)
 	for (int t = start; t < to; t++)
 		st->slack[job->pool * m->T + t] -= size;
 	guard_run(st, job->pool, start, end - start, size);
+	ga_quota_count(st->quota, st->quota_use, job->tenant, job->pool, start, end, size, false, 1);
 	ga_plan_place_job(st->plan, m->problem, j, start, first, size);
 }
 
