@@ -6,15 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int
-pool_of_gpu(const ga_scenario *scn, int g)
-{
-	for (int q = 0; q < scn->n_pools; q++)
-		if (g >= scn->pools[q].first_gpu && g < scn->pools[q].first_gpu + scn->pools[q].n_gpus)
-			return q;
-	return -1;
-}
-
 /*
  * Decayed GPU-hours of one GPU held from age a1 to age a0 hours before
  * now (a0 <= a1): the integral of 2^(-age / H).
@@ -48,7 +39,7 @@ tally_usage(const ga_scenario *scn, const ga_sim_job_trace *traces, int t,
 			continue;
 		if (sj->submit < now)
 			member[sj->tenant * scn->n_pools + sj->pool] = true;
-		if (tr->start_step < 0 || tr->start_step >= t || (q = pool_of_gpu(scn, tr->first_gpu)) < 0)
+		if (tr->start_step < 0 || tr->start_step >= t || (q = ga_scenario_pool_of_gpu(scn, tr->first_gpu)) < 0)
 			continue;
 		to = tr->end_step < t ? tr->end_step : t;
 		member[sj->tenant * scn->n_pools + q] = true;

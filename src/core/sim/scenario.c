@@ -1115,3 +1115,12 @@ ga_scenario_true_demand(const ga_scenario *scn, int s, int64_t t)
 	}
 	return worst;
 }
+
+int
+ga_scenario_pool_of_gpu(const ga_scenario *scn, int g)
+{
+	for (int q = 0; q < scn->n_pools; q++)
+		if (g >= scn->pools[q].first_gpu && g < scn->pools[q].first_gpu + scn->pools[q].n_gpus)
+			return q;
+	return -1;
+}

@@ -184,6 +184,9 @@ int			ga_scenario_steps(const ga_scenario *scn);
  */
 int			ga_scenario_true_demand(const ga_scenario *scn, int s, int64_t t);
 
+/* The pool holding GPU g, or -1 when none does. */
+int			ga_scenario_pool_of_gpu(const ga_scenario *scn, int g);
+
 /*
  * The windows as a problem's, step 0 starting at minute `now` (steps of
  * step_minutes): a window covering any part of a step closes the whole

@@ -647,16 +647,6 @@ link_jobs(const sim_ctx *c, ga_problem *p)
 	}
 }
 
-/* Pool of the scenario holding GPU g. */
-static int
-scn_pool_of_gpu(const ga_scenario *scn, int g)
-{
-	for (int q = 0; q < scn->n_pools; q++)
-		if (g >= scn->pools[q].first_gpu && g < scn->pools[q].first_gpu + scn->pools[q].n_gpus)
-			return q;
-	return -1;
-}
-
 /*
  * The job's alternative pools, each with its estimated work times the
  * pool's factor: the factor is what the user declares, the estimate what
@@ -693,9 +683,9 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	if (c->jobs[j].state == JOB_RUNNING)
 	{
 		/* it runs on the pool of its block: that pool first, its work there */
-		double		factor = ga_scn_job_factor(sj, scn_pool_of_gpu(c->scn, tr->first_gpu));
+		double		factor = ga_scn_job_factor(sj, ga_scenario_pool_of_gpu(c->scn, tr->first_gpu));
 
-		pj->pool = scn_pool_of_gpu(c->scn, tr->first_gpu);
+		pj->pool = ga_scenario_pool_of_gpu(c->scn, tr->first_gpu);
 		pj->priority = sj->priority / factor;
 		pj->gpus_min = pj->gpus_max = tr->size;
 		pj->work_gpu_steps = estimate_steps(c, j, tr->size) * factor;
@@ -1001,7 +991,7 @@ start_jobs(sim_ctx *c, int t, int k)
 		tr->start_step = t;
 		tr->first_gpu = plan->job_first_gpu[pj];
 		tr->size = plan->job_size[pj];
-		tr->end_step = t + true_duration(c, j, scn_pool_of_gpu(c->scn, tr->first_gpu), tr->size);
+		tr->end_step = t + true_duration(c, j, ga_scenario_pool_of_gpu(c->scn, tr->first_gpu), tr->size);
 		/* past its limit it is stopped, the rest of its work lost */
 		if (c->jobs[j].limit_steps > 0 && tr->end_step > t + c->jobs[j].limit_steps)
 		{
@@ -1184,7 +1174,7 @@ record_jobs(sim_ctx *c, ga_error *err)
 			int			to = tr->end_step < c->T ? tr->end_step : c->T;
 
 			o->gpu_hours = (double) tr->size * (to - tr->start_step) * c->step_h;
-			o->pool_factor = ga_scn_job_factor(sj, scn_pool_of_gpu(c->scn, tr->first_gpu));
+			o->pool_factor = ga_scn_job_factor(sj, ga_scenario_pool_of_gpu(c->scn, tr->first_gpu));
 			o->completed = tr->end_step <= c->T && !c->jobs[j].stopped;
 			o->stopped = c->jobs[j].stopped && tr->end_step <= c->T;
 			o->started_early = started_before_predecessor(c, j);

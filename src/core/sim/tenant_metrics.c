@@ -7,15 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int
-pool_of_gpu(const ga_scenario *scn, int g)
-{
-	for (int q = 0; q < scn->n_pools; q++)
-		if (g >= scn->pools[q].first_gpu && g < scn->pools[q].first_gpu + scn->pools[q].n_gpus)
-			return q;
-	return -1;
-}
-
 static bool
 has_policy(const ga_scenario *scn, int tenant, int pool)
 {
@@ -43,7 +34,7 @@ job_gpu_hours(const ga_scenario *scn, const ga_sim_result *res, int j, int *pool
 	*pool = -1;
 	if (tr->start_step < 0 || to <= tr->start_step)
 		return 0;
-	*pool = pool_of_gpu(scn, tr->first_gpu);
+	*pool = ga_scenario_pool_of_gpu(scn, tr->first_gpu);
 	return (double) tr->size * (to - tr->start_step) * scn->step_minutes / 60.0;
 }
 
