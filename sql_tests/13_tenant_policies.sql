@@ -152,6 +152,9 @@ SET gpualloc.fairshare = off;
 SELECT tenant, factor FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
 RESET gpualloc.fairshare;
 
+-- The planner keeps the quotas: gov_light joins gov_heavy's cohort, so
+-- either may borrow the other's idle guarantee and take the whole pool.
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, borrow_limit => 3, cohort => 'research');
 -- The planner: gov_heavy used the pool over the last day, gov_light not.
 -- Each submits an equal job for all 4 GPUs, gov_heavy first; the one
 -- placed now is gov_light's (not_before keeps both off the fast path).
@@ -288,6 +291,52 @@ SET gpualloc.fairshare_half_life = '1d';
 SELECT gpualloc_internal.roll_up_usage() > 0 AS rolled_again;
 SELECT half_life FROM gpualloc_internal.usage_rollup_state;
 RESET gpualloc.fairshare_half_life;
+
+-- The planner keeps the policies: in a free 4-GPU pool where gov_light may
+-- hold 2 GPUs, of its two 2-GPU jobs one is placed now, the other waits for
+-- it (not_before keeps both off the fast path)
+SELECT gpualloc.add_pool('gov-p', 'L40S', 48, 362, node_size => 4) > 0 AS plan_pool;
+SELECT gpualloc.add_node('gov-p', 0);
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-p', "limit" => 2);
+SELECT count(gpualloc.submit_job('gov-p-' || i, 'training', 'gov-p', 2, 2, tenant => 'gov_light',
+	work_gpu_hours => 8, not_before => now() + interval '1 minute')) AS submitted
+FROM generate_series(1, 2) i;
+UPDATE gpualloc.jobs SET not_before = NULL WHERE name LIKE 'gov-p-%';
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(DISTINCT job_name) AS jobs_placed, count(job_name) AS gpus
+FROM gpualloc.current_allocation WHERE pool = 'gov-p';
+SELECT name, status, pending_code FROM gpualloc.queue WHERE name LIKE 'gov-p-%' ORDER BY status, name;
+-- the first runs 4 hours (8 GPU-hours on 2 GPUs) from the step under way
+SELECT name, status, planned_start - now() > interval '3 hours' AS after_the_first
+FROM gpualloc.queue_plan WHERE name LIKE 'gov-p-%' AND status = 'queued';
+-- submit_job's fast path keeps them too: the plan leaves 2 GPUs idle, yet
+-- gov_light's next job waits at its limit, while gov_heavy's is booked
+SELECT gpualloc.submit_job('gov-p-light', 'training', 'gov-p', 1, 1, tenant => 'gov_light',
+	work_gpu_hours => 1) AS p_light \gset
+SELECT gpualloc.submit_job('gov-p-heavy', 'training', 'gov-p', 1, 1, tenant => 'gov_heavy',
+	work_gpu_hours => 1) AS p_heavy \gset
+SELECT name, status, pending_code FROM gpualloc.queue WHERE job_id IN (:p_light, :p_heavy) ORDER BY name;
+-- and its quota: gov_light guaranteed 3 (it holds 2), gov_heavy 1, no
+-- cohort: no GPU of the pool is unguaranteed and none is lent, so with 2
+-- GPUs free gov_light may take 1 more and gov_heavy 1
+SELECT gpualloc.cancel_job(:p_light), gpualloc.cancel_job(:p_heavy);
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov-p', guarantee => 3),
+	   gpualloc.set_tenant_policy('gov_heavy', 'gov-p', guarantee => 1);
+SELECT gpualloc_internal.quota_max_gpus('gov_heavy', p.pool_id, 1, 2) AS heavy_may_take,
+	   gpualloc_internal.quota_max_gpus('gov_light', p.pool_id, 1, 2) AS light_may_take,
+	   gpualloc_internal.quota_max_gpus('gov_light', p.pool_id, 2, 2) AS light_may_take_2,
+	   gpualloc_internal.quota_max_gpus('gov_light', p.pool_id + 1000, 1, 2) AS no_policy_pool
+FROM gpualloc.pools p WHERE p.name = 'gov-p';
+-- gov_light's 2-GPU job waits on its quota though 2 GPUs are free;
+-- gov_heavy's job of 1 or 2 GPUs is booked on 1
+SELECT gpualloc.submit_job('gov-p-light2', 'training', 'gov-p', 2, 2, tenant => 'gov_light',
+	work_gpu_hours => 1) AS p_light2 \gset
+SELECT name, status, pending_code FROM gpualloc.queue WHERE job_id = :p_light2;
+SELECT gpualloc.submit_job('gov-p-heavy2', 'training', 'gov-p', 1, 2, tenant => 'gov_heavy',
+	work_gpu_hours => 1) AS p_heavy2 \gset
+SELECT name, status, block_size FROM gpualloc.queue WHERE job_id = :p_heavy2;
+SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs
+WHERE name LIKE 'gov-p-%' AND status IN ('queued', 'booked') ORDER BY job_id;
 
 -- a tenant's policies go with it; a pool's with the pool
 SELECT gpualloc.add_pool('gov-tmp', 'L4', 24, 121, node_size => 2) > 0 AS tmp_pool;

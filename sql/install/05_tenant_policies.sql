@@ -126,6 +126,67 @@ BEGIN
 END
 $$;
 
+-- The most GPUs (a power of two in [gpus_min, gpus_max]) a job of a tenant
+-- may take in a pool now without breaking rules R9 and R10 (docs/model.md,
+-- Tenant quotas) with the GPUs each tenant holds now: its tenant stays
+-- within its limit, and the GPUs held above guarantees that neither the
+-- pool's unguaranteed GPUs nor lending within cohorts cover do not rise
+-- above what the running jobs left.  0 when no size may; gpus_max when the
+-- pool has no policy.  submit_job's fast path books no larger block.
+CREATE FUNCTION gpualloc_internal.quota_max_gpus(p_tenant name, p_pool integer, gpus_min integer,
+												 gpus_max integer) RETURNS integer
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+WITH pol AS (
+	SELECT tp.tenant, tp.guarantee AS g, tp.gpu_limit,
+		   CASE WHEN NOT tp.may_borrow OR tp.cohort IS NULL THEN 0
+				ELSE coalesce(tp.borrow_limit, 2147483647) END AS b,
+		   tp.cohort
+	FROM gpualloc.tenant_policies tp WHERE tp.pool_id = p_pool
+), held AS (
+	SELECT j.tenant, count(*)::integer AS u
+	FROM gpualloc.gpus g
+	JOIN gpualloc.allocations a ON a.gpu_id = g.gpu_id AND a.end_seq IS NULL
+	JOIN gpualloc.jobs j ON j.job_id = a.job_id
+	WHERE g.pool_id = p_pool AND EXISTS (SELECT 1 FROM pol)
+	GROUP BY j.tenant
+), tu AS (
+	SELECT coalesce(p.tenant, h.tenant) AS tenant, coalesce(h.u, 0) AS u, coalesce(p.g, 0) AS g,
+		   p.gpu_limit, coalesce(p.b, 0) AS b, p.cohort
+	FROM pol p FULL JOIN held h ON h.tenant = p.tenant
+	UNION ALL
+	SELECT p_tenant, 0, 0, NULL, 0, NULL
+	WHERE NOT EXISTS (SELECT 1 FROM pol WHERE tenant = p_tenant)
+	  AND NOT EXISTS (SELECT 1 FROM held WHERE tenant = p_tenant)
+), sizes AS (
+	SELECT 0 AS s
+	UNION ALL
+	SELECT 1 << k FROM pg_catalog.generate_series(0, 30) k WHERE (1 << k) BETWEEN gpus_min AND gpus_max
+), trial AS (
+	SELECT z.s, t.tenant, t.u + CASE WHEN t.tenant = p_tenant THEN z.s ELSE 0 END AS u,
+		   t.g, t.gpu_limit, t.b, t.cohort
+	FROM sizes z CROSS JOIN tu t
+), lent AS (
+	SELECT c.s, sum(least(c.br, c.idle)) AS lend
+	FROM (SELECT t.s, sum(least(greatest(t.u - t.g, 0), t.b)) AS br, sum(greatest(t.g - t.u, 0)) AS idle
+		  FROM trial t WHERE t.cohort IS NOT NULL GROUP BY t.s, t.cohort) c
+	GROUP BY c.s
+), excess AS (
+	SELECT t.s,
+		   sum(greatest(t.u - t.g, 0))
+		   - ((SELECT count(*) FROM gpualloc.gpus g WHERE g.pool_id = p_pool)
+			  - (SELECT coalesce(sum(p.g), 0) FROM pol p))
+		   - coalesce((SELECT l.lend FROM lent l WHERE l.s = t.s), 0) AS e,
+		   bool_and(t.tenant <> p_tenant OR t.gpu_limit IS NULL OR t.u <= t.gpu_limit) AS within_limit
+	FROM trial t GROUP BY t.s
+)
+SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM pol) THEN gpus_max
+			ELSE coalesce(max(x.s) FILTER (WHERE x.s > 0 AND x.within_limit AND x.e <= greatest(0, z.e)), 0)::integer
+	   END
+FROM excess x CROSS JOIN (SELECT e FROM excess WHERE s = 0) z
+$$;
+
 -- The GPU-hours each tenant's jobs held per pool over [lo, as_of], each
 -- hour weighted by 2^(-age / H) at as_of: the integral of 2^(-age / H) over
 -- a row's span is H / ln 2 * (2^(-end / H) - 2^(-begin / H)).  With min_seq,

@@ -229,12 +229,13 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.gpus_min, q.gpu
 			WHEN 'dependency' THEN pg_catalog.format('waits for job %s to end (%s)', q.after_job_id, q.after_kind)
 			WHEN 'limit' THEN pg_catalog.format('limit: tenant %s holds %s GPUs of pool %s; its limit there is %s',
 												q.tenant, q.tenant_gpus, q.pool, q.gpu_limit)
-			WHEN 'quota' THEN pg_catalog.format('quota: tenant %s holds %s GPUs of pool %s against a guarantee of %s; %s more go beyond the GPUs the pool leaves unguaranteed and %s',
+			WHEN 'quota' THEN pg_catalog.format('quota: tenant %s holds %s GPUs of pool %s against a guarantee of %s; %s more would take it %s above its guarantee, which the GPUs the pool leaves unguaranteed do not cover, and %s',
 												q.tenant, coalesce(q.tenant_gpus, 0), q.pool, coalesce(q.guarantee, 0), q.gpus_min,
+												greatest(coalesce(q.tenant_gpus, 0) + q.gpus_min - coalesce(q.guarantee, 0), 0),
 												CASE WHEN q.cohort IS NULL THEN 'it is in no cohort to borrow from'
 													 WHEN q.borrow_limit = 0 THEN pg_catalog.format('it may not borrow from cohort %s', q.cohort)
-													 WHEN q.borrow_limit = 2147483647 THEN pg_catalog.format('the idle guarantees cohort %s lends', q.cohort)
-													 ELSE pg_catalog.format('the idle guarantees cohort %s lends (up to %s)', q.cohort, q.borrow_limit) END)
+													 WHEN q.borrow_limit = 2147483647 THEN pg_catalog.format('the idle guarantees cohort %s lends do not either', q.cohort)
+													 ELSE pg_catalog.format('borrowing up to %s from cohort %s does not either', q.borrow_limit, q.cohort) END)
 			WHEN 'no_plan' THEN 'no plan yet'
 			WHEN 'new' THEN 'submitted after the latest plan: waiting for the next'
 			WHEN 'maintenance'

@@ -171,6 +171,7 @@ COMMENT ON TABLE gpualloc_internal.usage_rollup_state IS 'When the fair-share us
 COMMENT ON TABLE gpualloc_internal.usage_rollup IS 'Each tenant''s decayed GPU-hours per pool as of usage_rollup_state.as_of.';
 COMMENT ON FUNCTION gpualloc_internal.held_usage(timestamptz, timestamptz, double precision, bigint) IS 'GPU-hours each tenant''s jobs held per pool over [lo, as_of], decayed to as_of; with min_seq only the rows open or ended after that change set.';
 COMMENT ON FUNCTION gpualloc_internal.decayed_usage(timestamptz) IS 'Each tenant''s decayed usage per pool as of a moment: the rollup decayed plus the rows since, or the last 20 half-lives of rows.';
+COMMENT ON FUNCTION gpualloc_internal.quota_max_gpus(name, integer, integer, integer) IS 'The most GPUs (a power of two between gpus_min and gpus_max) a job of the tenant may take in the pool now within rules R9 and R10, given the GPUs each tenant holds; 0 when none, gpus_max when the pool has no policy (submit_job''s fast path).';
 COMMENT ON FUNCTION gpualloc_internal.roll_up_usage() IS 'Roll the fair-share usage up to now when missing, made with another half-life, or over an hour old (the background planner calls it).';
 COMMENT ON FUNCTION gpualloc_internal.fairshare(timestamptz) IS 'Every tenant''s fair share per pool as of a moment (what the planner reads): weight, share, decayed GPU-hours, normalized usage, factor, priority factor (factor over the pool''s highest).';
 COMMENT ON FUNCTION gpualloc_internal.check_gpu_count(text, integer) IS 'A number of GPUs: 0 or more (NULL passes).';

@@ -112,6 +112,16 @@ static GaSavedQuery book_query = {
 	2, {INT4ARRAYOID, INT8ARRAYOID}, NULL
 };
 
+/*
+ * The most GPUs the job's tenant may take in its pool now within its quota
+ * (rules R9 and R10 on the GPUs each tenant holds; gpus_max when the pool
+ * has no tenant policy, 0 when no size may).
+ */
+static GaSavedQuery quota_query = {
+	"SELECT gpualloc_internal.quota_max_gpus($1, $2, $3, $4)",
+	4, {NAMEOID, INT4OID, INT4OID, INT4OID}, NULL
+};
+
 static Datum
 result_value(uint64 row, int col, bool *isnull)
 {
@@ -256,6 +266,20 @@ book(const GaFastPathJob *job, const FreeGpus *f, const Block *b)
 	ga_saved_query_expect(&book_query, args, NULL, SPI_OK_SELECT);
 }
 
+/* The job's largest size within its tenant's quota now; 0 when none fits. */
+static int
+quota_max_gpus(const GaFastPathJob *job)
+{
+	Datum		args[4] = {DirectFunctionCall1(namein, CStringGetDatum(job->tenant)),
+		Int32GetDatum(job->pool_id), Int32GetDatum(job->gpus_min), Int32GetDatum(job->gpus_max)};
+	bool		isnull;
+	Datum		d;
+
+	ga_saved_query_expect(&quota_query, args, NULL, SPI_OK_SELECT);
+	d = result_value(0, 1, &isnull);
+	return isnull ? 0 : DatumGetInt32(d);
+}
+
 /*
  * Book the job on a free block when there is one; returns the block's first
  * topology index, or -1.  Inside SPI.  Nothing free even before others'
@@ -268,6 +292,7 @@ ga_submit_fast_path(const GaFastPathJob *job)
 {
 	FreeGpus	f;
 	Block		b;
+	GaFastPathJob within_quota;
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 
 	/* a job waiting for another starts only once the planner sees that one ended */
@@ -276,7 +301,12 @@ ga_submit_fast_path(const GaFastPathJob *job)
 	if (!free_block_now(job, &f, &b))
 		return -1;
 	ga_saved_query_expect(&commit_lock_query, NULL, NULL, SPI_OK_SELECT);
-	if (!free_block_now(job, &f, &b))
+	/* under the lock, the GPUs each tenant holds are settled: no larger block than its quota allows */
+	within_quota = *job;
+	within_quota.gpus_max = quota_max_gpus(job);
+	if (within_quota.gpus_max < job->gpus_min)
+		return -1;
+	if (!free_block_now(&within_quota, &f, &b))
 		return -1;
 	/* a job that would miss its deadline even starting now is left to the planner */
 	if (job->has_deadline &&

@@ -18,6 +18,7 @@
 
 #include "gpualloc_pg.h"
 #include "model/advance_reservation.h"
+#include "model/tenant_quota.h"
 #include "model/overrun.h"
 
 static void
@@ -667,6 +668,84 @@ load_reservations(GaBuild *build)
 	pfree(pieces);
 }
 
+/*
+ * Each tenant's policy per pool (gpualloc.tenant_policies), as the core's
+ * rules R9 and R10 read it: no limit is GA_NO_LIMIT; a tenant that may not
+ * borrow, or has no cohort to borrow from, has borrow limit 0, and one that
+ * may borrow without a bound may borrow the whole pool; cohorts are
+ * numbered by name.
+ */
+#define TENANT_POLICIES_SQL \
+	"SELECT ti.idx, tp.pool_id, tp.guarantee, coalesce(tp.gpu_limit, -1), " \
+	"       CASE WHEN NOT tp.may_borrow OR tp.cohort IS NULL THEN 0 ELSE coalesce(tp.borrow_limit, -1) END, " \
+	"       tp.weight, " \
+	"       CASE WHEN tp.cohort IS NULL THEN -1 " \
+	"            ELSE (pg_catalog.dense_rank() OVER (ORDER BY tp.cohort NULLS LAST) - 1)::integer END " \
+	"FROM gpualloc.tenant_policies tp JOIN " TENANT_RANKS " ti ON ti.tenant = tp.tenant " \
+	"ORDER BY tp.pool_id, ti.idx"
+
+/*
+ * A pool that lost GPUs after its guarantees were set may be guaranteed
+ * more than it has: its guarantees are scaled down to fit for this plan
+ * (each rounded down), so planning goes on, and the operator is told.
+ */
+static void
+fit_guarantees(GaBuild *build, ga_tenant_policy *tp, int n)
+{
+	ga_problem *p = build->problem;
+
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		int			sum = 0;
+
+		for (int i = 0; i < n; i++)
+			sum += tp[i].pool == q ? tp[i].guarantee : 0;
+		if (sum <= p->pools[q].n_gpus)
+			continue;
+		ereport(WARNING,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("guarantees of pool \"%s\" sum to %d GPUs; the pool has %d",
+						p->pools[q].name, sum, p->pools[q].n_gpus),
+				 errdetail("This plan scales each guarantee of the pool down in proportion."),
+				 errhint("Lower the guarantees with gpualloc.set_tenant_policy, or add nodes back.")));
+		for (int i = 0; i < n; i++)
+			if (tp[i].pool == q)
+				tp[i].guarantee = (int) ((int64) tp[i].guarantee * p->pools[q].n_gpus / sum);
+	}
+}
+
+static void
+load_tenant_policies(GaBuild *build)
+{
+	ga_tenant_policy *tp;
+	ga_error	err;
+	int			n;
+
+	run_query(TENANT_POLICIES_SQL, 0, NULL, NULL);
+	n = (int) SPI_processed;
+	tp = palloc(sizeof(ga_tenant_policy) * (n + 1));
+	for (int r = 0; r < n; r++)
+	{
+		int			q = pool_index(build, int_column(r, 2, 0));
+		int			borrow = int_column(r, 5, 0);
+
+		tp[r].tenant = int_column(r, 1, 0);
+		tp[r].pool = q;
+		tp[r].guarantee = int_column(r, 3, 0);
+		tp[r].limit = int_column(r, 4, GA_NO_LIMIT);
+		tp[r].borrow_limit = borrow < 0 ? build->problem->pools[q].n_gpus : borrow;
+		tp[r].weight = float_column(r, 6, 1);
+		tp[r].cohort = int_column(r, 7, -1);
+	}
+	fit_guarantees(build, tp, n);
+	if (ga_problem_set_tenant_policies(build->problem, tp, n, &err) != GA_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("the tenant policies do not form valid quotas"),
+				 errdetail("%s", err.message)));
+	pfree(tp);
+}
+
 static int
 count_rows(const char *sql)
 {
@@ -745,6 +824,7 @@ ga_build_problem(TimestampTz now)
 	load_services(build, now);
 	load_windows(build);
 	load_reservations(build);
+	load_tenant_policies(build);
 
 	if (ga_problem_finish(build->problem, &err) != GA_OK)
 		ereport(ERROR,

@@ -379,6 +379,44 @@ TEST(quota_fast_gives_guarantee_first_claim)
 }
 
 /*
+ * First claim holds whatever the priorities: in a pool of 4 guaranteed half
+ * to each of two tenants of one cohort, tenant 1's job of 4 GPUs, worth
+ * far more, would borrow tenant 0's idle half; tenant 0's small job within
+ * its guarantee, worth least of all, starts first, and tenant 1's big job
+ * after it.
+ */
+TEST(quota_fast_first_claim_beats_priority)
+{
+	ga_params	params = {.n_steps = 48, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 4, 3, 0, &params);
+	int			tenant[3] = {1, 0, 0};
+	int			size[3] = {4, 4, 2};
+	double		priority[3] = {2, 0.5, 0.25};
+	ga_tenant_policy tps[2] = {policy(0, 2, 4, 4, 0), policy(1, 2, GA_NO_LIMIT, 2, 0)};
+	ga_solve_options opts = {.time_limit_ms = 2000};
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].n_gpus = 4;
+	for (int j = 0; j < 3; j++)
+	{
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
+		p->jobs[j].priority = priority[j];
+		p->jobs[j].gpus_min = p->jobs[j].gpus_max = size[j];
+		p->jobs[j].work_gpu_steps = 4 * size[j];
+		p->jobs[j].tenant = tenant[j];
+	}
+	set_policies(p, tps, 2);
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
+	expect_legal(p, plan);
+	CHECK_INT_EQ(plan->job_start[2], 0);
+	CHECK(plan->job_start[0] >= 4);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
  * The quota baseline keeps each tenant's queue in strict arrival order
  * but lets another tenant's head pass: tenant 0's job of 8 GPUs waits for
  * its job of 4 to end, its later job of 2 waits behind it, while tenant

@@ -2191,9 +2191,10 @@ try_insert(const fast_ctx *c, fast_state *st, int j)
 /*
  * Take job v off to make room for job u, then put v back wherever it fits;
  * keep the exchange when the two together are worth more.  A job within
- * its tenant's guarantee is never moved aside for a job of another tenant
- * that would not be within its own: the guarantee's first claim
- * (place_within_guarantees) holds through the moves too.
+ * its tenant's guarantee is never moved aside for a job that would not be
+ * within its own, even of the same tenant: that one could borrow, and
+ * then be moved aside in turn by another tenant's, and the guarantee's
+ * first claim (place_within_guarantees) must hold through the moves too.
  */
 static bool
 try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
@@ -2213,8 +2214,7 @@ try_exchange(const fast_ctx *c, fast_state *st, int u, int v)
 	remove_job(c, st, v);
 	if (u_was)
 		remove_job(c, st, u);
-	v_claims = ga_quota_any(c->quota) && c->p->jobs[u].tenant != c->p->jobs[v].tenant &&
-		within_guarantee(c, st, v, &old_v);
+	v_claims = ga_quota_any(c->quota) && within_guarantee(c, st, v, &old_v);
 	if (find_best_placement(c, st, u, &new_u) &&
 		(!v_claims || within_guarantee(c, st, u, &new_u)))
 	{
