@@ -115,10 +115,12 @@ static GaSavedQuery book_query = {
 /*
  * The most GPUs the job's tenant may take in its pool now within its quota
  * (rules R9 and R10 on the GPUs each tenant holds; gpus_max when the pool
- * has no tenant policy, 0 when no size may).
+ * has no tenant policy, 0 when no size may).  A pool without a policy
+ * costs one index probe.
  */
 static GaSavedQuery quota_query = {
-	"SELECT gpualloc_internal.quota_max_gpus($1, $2, $3, $4)",
+	"SELECT CASE WHEN EXISTS (SELECT 1 FROM gpualloc.tenant_policies tp WHERE tp.pool_id = $2) "
+	"            THEN gpualloc_internal.quota_max_gpus($1, $2, $3, $4) ELSE $4 END",
 	4, {NAMEOID, INT4OID, INT4OID, INT4OID}, NULL
 };
 

@@ -10,6 +10,7 @@
  *   job 2 "infer": 1-2 GPUs, 4 GPU-steps, after quant (any), limit 3 steps.
  */
 #include "unit.h"
+#include "model/advance_reservation.h"
 #include "model/problem_split.h"
 #include "model/serial.h"
 #include "model/validate.h"
@@ -280,6 +281,42 @@ TEST(chain_every_planner_places_the_chain_in_order)
 		/* a successor of a job not started never starts at step 0 */
 		CHECK(plan->job_start[1] > 0 && plan->job_start[2] > plan->job_start[1]);
 		CHECK_NEAR(plan->objective, ga_plan_objective(p, plan), 1e-9);
+		ga_plan_destroy(plan);
+	}
+	ga_problem_destroy(p);
+}
+
+/*
+ * The ready jobs are planned apart from the waiting ones, but under the
+ * same closures: a maintenance window on GPUs 0-1 and another tenant's
+ * advance reservation of GPUs 2-3, both over steps 0-3, leave the chain's
+ * first job nowhere to run before step 4 in every planner.
+ */
+TEST(chain_ready_jobs_keep_out_of_windows_and_reservations)
+{
+	ga_problem *p = chain_problem_unfinished();
+	ga_window	w = {.pool = 0, .first_gpu = 0, .n_gpus = 2, .start_step = 0, .end_step = 4};
+	ga_advance_reservation r = {.cells = {.pool = 0, .first_gpu = 2, .n_gpus = 2, .start_step = 0, .end_step = 4},
+	.tenant = 1};
+	ga_solve_options opt = {.time_limit_ms = 2000};
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_set_advance_reservations(p, &r, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	for (int mode = 0; mode < 4; mode++)
+	{
+		ga_plan    *plan = NULL;
+		ga_status	rc = mode == 0 ? ga_solve_fast(p, &opt, &plan, &err)
+			: mode == 1 ? ga_solve_full(p, &opt, &plan, &err)
+			: baseline_plan(p, mode == 2, &plan, &err);
+
+		CHECK_INT_EQ(rc, GA_OK);
+		if (rc != GA_OK)
+			continue;
+		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "mode %d: %s", mode, err.message);
+		CHECK_MSG(plan->job_size[0] == 0 || plan->job_start[0] >= 4, "mode %d starts job 0 at %d", mode,
+				  plan->job_start[0]);
 		ga_plan_destroy(plan);
 	}
 	ga_problem_destroy(p);

@@ -2,6 +2,7 @@
  * chain.c — ready jobs to the planner, waiting jobs placed after (chain.h).
  */
 #include "solve/chain.h"
+#include "model/advance_reservation.h"
 #include "model/tenant_quota.h"
 
 #include <math.h>
@@ -101,6 +102,11 @@ ready_problem(const ga_problem *p, int *map, ga_problem **out, ga_error *err)
 	rc = copy_services(p, sub, err);
 	if (rc == GA_OK)
 		rc = ga_problem_set_tenant_policies(sub, p->policies, p->n_policies, err);
+	/* the ready jobs keep out of windows and others' reservations as the whole's would */
+	if (rc == GA_OK)
+		rc = ga_problem_set_windows(sub, p->windows, p->n_windows, err);
+	if (rc == GA_OK)
+		rc = ga_problem_set_advance_reservations(sub, p->reservations, p->n_reservations, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(sub, err);
 	if (rc != GA_OK)
