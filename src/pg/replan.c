@@ -62,6 +62,19 @@ take_planner_lock(bool wait)
 }
 
 /*
+ * How long a phase of a run took, at DEBUG1 (log_min_messages = debug1 or
+ * client_min_messages = debug1 shows where a slow run spends its time).
+ */
+static void
+log_phase(const char *what, TimestampTz *since)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	elog(DEBUG1, "gpualloc: %s in %.1f ms", what, (double) (now - *since) / 1000.0);
+	*since = now;
+}
+
+/*
  * The whole run inside the caller's SPI connection: build, solve (full falls
  * back to fast), store, commit step 0.  Returns false, having done nothing,
  * when wait_for_lock is false and another planner is running.
@@ -72,6 +85,7 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 {
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 	GaBuild    *build;
+	TimestampTz phase_start;
 	char		why[GA_ERROR_MESSAGE_LEN * 2];
 
 	/*
@@ -85,7 +99,9 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 				 errhint("Call it outside an explicit REPEATABLE READ or SERIALIZABLE transaction.")));
 	if (!take_planner_lock(wait_for_lock))
 		return false;
+	phase_start = GetCurrentTimestamp();
 	build = ga_build_problem(now);
+	log_phase("built the problem", &phase_start);
 	r->plan_id = ga_store_plan_run(mode, trigger);
 	r->mode = mode;
 	r->status = "succeeded";
@@ -97,6 +113,7 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 		r->status = "fallback";
 		r->plan = ga_pg_solve_pools(build, "fast", GA_FAST_DEFAULT_MS, why, sizeof(why));
 	}
+	log_phase("solved", &phase_start);
 	if (r->plan != NULL && !(isfinite(r->plan->objective)))
 	{
 		/* a plan whose value is not a number ranks nothing: never commit it */
@@ -118,7 +135,9 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 		snprintf(r->message, sizeof(r->message), "%d queued jobs have no work estimate and were not planned",
 				 build->jobs_without_estimate);
 	ga_store_plan_result(r->plan_id, build, r->plan, r->status, r->message[0] ? r->message : NULL);
+	log_phase("stored the plan", &phase_start);
 	r->gpus_changed = ga_commit_current_step(r->plan_id, build, r->plan);
+	log_phase("committed the current step", &phase_start);
 	return true;
 }
 
