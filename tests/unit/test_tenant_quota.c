@@ -22,14 +22,15 @@
 #define N_STEPS 4
 
 /*
- * Pool "a" of `n_gpus` GPUs, 4 steps, n_jobs jobs "j0".. of 1-8 GPUs and
- * 40 GPU-steps of work (so a job runs past the horizon), tenants as
- * given; no service.
+ * Pool "a" of n_gpus GPUs over n_steps, job j of exactly size[j] GPUs,
+ * tenant[j], priority[j] (1 when NULL) and steps_per_run * size[j]
+ * GPU-steps of work; no service.  Unfinished.
  */
 static ga_problem *
-quota_problem(int n_gpus, int n_jobs, const int *tenants)
+sized_problem(int n_gpus, int n_steps, int n_jobs, const int *tenant, const int *size,
+			  const double *priority, int steps_per_run)
 {
-	ga_params	params = {.n_steps = N_STEPS, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_params	params = {.n_steps = n_steps, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
 	ga_problem *p = ga_problem_create(1, n_gpus, n_jobs, 0, &params);
 
 	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
@@ -37,12 +38,30 @@ quota_problem(int n_gpus, int n_jobs, const int *tenants)
 	for (int j = 0; j < n_jobs; j++)
 	{
 		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
-		p->jobs[j].priority = 1;
-		p->jobs[j].gpus_min = 1;
-		p->jobs[j].gpus_max = 8;
-		p->jobs[j].work_gpu_steps = 40;
-		p->jobs[j].tenant = tenants[j];
+		p->jobs[j].priority = priority ? priority[j] : 1;
+		p->jobs[j].gpus_min = p->jobs[j].gpus_max = size[j];
+		p->jobs[j].work_gpu_steps = steps_per_run * size[j];
+		p->jobs[j].tenant = tenant[j];
 	}
+	return p;
+}
+
+/*
+ * Pool "a" of `n_gpus` GPUs, 4 steps, n_jobs jobs "j0".. of 1-8 GPUs and
+ * 40 GPU-steps of work (so a job runs past the horizon), tenants as
+ * given; no service.
+ */
+static ga_problem *
+quota_problem(int n_gpus, int n_jobs, const int *tenants)
+{
+	int			size[64];
+	ga_problem *p;
+
+	for (int j = 0; j < n_jobs; j++)
+		size[j] = 8;
+	p = sized_problem(n_gpus, N_STEPS, n_jobs, tenants, size, NULL, 5);
+	for (int j = 0; j < n_jobs; j++)
+		p->jobs[j].gpus_min = 1;
 	return p;
 }
 
@@ -387,26 +406,15 @@ TEST(quota_fast_gives_guarantee_first_claim)
  */
 TEST(quota_fast_first_claim_beats_priority)
 {
-	ga_params	params = {.n_steps = 48, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
-	ga_problem *p = ga_problem_create(1, 4, 3, 0, &params);
 	int			tenant[3] = {1, 0, 0};
 	int			size[3] = {4, 4, 2};
 	double		priority[3] = {2, 0.5, 0.25};
+	ga_problem *p = sized_problem(4, 48, 3, tenant, size, priority, 4);
 	ga_tenant_policy tps[2] = {policy(0, 2, 4, 4, 0), policy(1, 2, GA_NO_LIMIT, 2, 0)};
 	ga_solve_options opts = {.time_limit_ms = 2000};
 	ga_plan    *plan = NULL;
 	ga_error	err;
 
-	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
-	p->pools[0].n_gpus = 4;
-	for (int j = 0; j < 3; j++)
-	{
-		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
-		p->jobs[j].priority = priority[j];
-		p->jobs[j].gpus_min = p->jobs[j].gpus_max = size[j];
-		p->jobs[j].work_gpu_steps = 4 * size[j];
-		p->jobs[j].tenant = tenant[j];
-	}
 	set_policies(p, tps, 2);
 	CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
 	expect_legal(p, plan);
@@ -425,25 +433,14 @@ TEST(quota_fast_first_claim_beats_priority)
  */
 TEST(quota_baseline_queues_per_tenant)
 {
-	ga_params	params = {.n_steps = 8, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
-	ga_problem *p = ga_problem_create(1, 8, 4, 0, &params);
 	int			tenant[4] = {0, 0, 1, 0};
 	int			size[4] = {4, 8, 2, 2};
+	ga_problem *p = sized_problem(8, 8, 4, tenant, size, NULL, 2);
 	ga_tenant_policy tp = policy(1, 0, 2, 0, -1);
 	ga_reservation *r = NULL;
 	ga_plan    *plan = NULL;
 	ga_error	err;
 
-	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
-	p->pools[0].n_gpus = 8;
-	for (int j = 0; j < 4; j++)
-	{
-		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
-		p->jobs[j].priority = 1;
-		p->jobs[j].gpus_min = p->jobs[j].gpus_max = size[j];
-		p->jobs[j].work_gpu_steps = 2 * size[j];
-		p->jobs[j].tenant = tenant[j];
-	}
 	set_policies(p, &tp, 1);
 	CHECK_INT_EQ(ga_reservation_from_demand(p, 0, &r, &err), GA_OK);
 	CHECK_INT_EQ(ga_plan_quota(p, r, &plan, &err), GA_OK);
