@@ -238,7 +238,7 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 	   -- the pool it is booked or runs on, else the one the latest plan gives it
 	   CASE WHEN q.status IN ('running', 'booked') THEN q.pool
 			ELSE (SELECT pp.name FROM gpualloc.pools pp WHERE pp.pool_id = p.pool_id) END AS planned_pool,
-	   q.pending_code
+	   q.pending_code, q.gpus_min, q.gpus_max
 FROM gpualloc.queue q
 -- (views call no internal function: their callers may not; an internal view
 -- is read with the view owner's rights)

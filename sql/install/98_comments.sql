@@ -64,7 +64,7 @@ COMMENT ON VIEW gpualloc_internal.tenant_quota_state IS 'Per tenant and pool wit
 COMMENT ON VIEW gpualloc_internal.latest_planned_jobs IS 'Each job''s block in the latest successful plan: pool, planned start, first GPU, size.';
 COMMENT ON VIEW gpualloc.executor_work IS 'What an executor acts on: booked and running jobs with their command and the nodes and slots of their GPUs.';
 COMMENT ON VIEW gpualloc.planner_status IS 'The background planner''s health: alive, last run and success, consecutive failures, last error, next run due, plan age.';
-COMMENT ON VIEW gpualloc.queue_plan IS 'The queue against the latest plan: planned start and end, waiting time, deadline misses, why a job waits, and the priority the planner gives it (a queued job''s times its tenant''s priority factor).';
+COMMENT ON VIEW gpualloc.queue_plan IS 'The queue against the latest plan: planned start and end, waiting time, deadline misses, why a job waits, the priority the planner gives it (a queued job''s times its tenant''s priority factor), and its size range.';
 COMMENT ON VIEW gpualloc.plan_history IS 'Planning runs with their solve time, objective, bound and gap.';
 COMMENT ON VIEW gpualloc.utilization_hourly IS 'utilization() over all history.';
 COMMENT ON VIEW gpualloc.tenant_value_hourly IS 'tenant_value() over all history.';

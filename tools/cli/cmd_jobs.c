@@ -18,8 +18,8 @@ static cli_opt queue_opts[] = {
 };
 
 /*
- * queue_plan has each job's planned or real start, its estimated finish and
- * why it waits; queue adds the size range.  Without --all or --tenant only
+ * queue_plan has each job's planned or real start, its estimated finish,
+ * its size range and why it waits.  Without --all or --tenant only
  * the jobs of tenants the caller is a member of are listed (as squeue --me
  * would), the same rule that decides which jobs a submitter may see and
  * cancel.
@@ -27,14 +27,13 @@ static cli_opt queue_opts[] = {
 static const char queue_sql[] =
 "SELECT p.job_id, p.name, p.tenant, p.pool, p.status AS state, p.priority,"
 "   CASE WHEN p.gpus IS NOT NULL THEN p.gpus::text"
-"        WHEN q.gpus_min = q.gpus_max THEN q.gpus_min::text"
-"        ELSE q.gpus_min || '-' || q.gpus_max END AS gpus,"
+"        WHEN p.gpus_min = p.gpus_max THEN p.gpus_min::text"
+"        ELSE p.gpus_min || '-' || p.gpus_max END AS gpus,"
 "   CASE WHEN p.gpus = 1 THEN p.block_first::text"
 "        WHEN p.block_first IS NOT NULL AND p.gpus IS NOT NULL"
 "        THEN p.block_first || '-' || (p.block_first + p.gpus - 1) END AS block,"
 "   p.planned_start AS start, p.est_finish, p.pending_reason AS reason"
 " FROM gpualloc.queue_plan p"
-" JOIN gpualloc.queue q ON q.job_id = p.job_id"
 " WHERE ($1::text IS NULL OR p.tenant::text = $1)"
 "   AND ($2::text IS NULL OR p.pool = $2)"
 "   AND ($3::boolean OR $1::text IS NOT NULL OR p.tenant IN ("
@@ -70,7 +69,7 @@ const cli_command cli_cmd_queue = {
 	"  -t, --tenant T     only tenant T's jobs\n"
 	"  -P, --pool P       only pool P\n"
 	"\n"
-	"Reads gpualloc.queue_plan and gpualloc.queue (gpualloc_reader or gpualloc_admin).\n",
+	"Reads gpualloc.queue_plan (gpualloc_reader or gpualloc_admin).\n",
 	queue_opts, 0, 0, NULL, run_queue
 };
 
