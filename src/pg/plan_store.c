@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -318,6 +319,14 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan)
 	args[2] = int_array(job, job_null, n, INT8OID);
 	args[3] = int_array(svc, svc_null, n, INT4OID);
 	args[4] = int_array(booked, NULL, build->n_booked, INT8OID);
+
+	/*
+	 * The commit lock is held until this transaction commits, and a commit
+	 * waits for its WAL to reach the disk.  The plan's rows, written above,
+	 * are most of that WAL: flushed now, before the lock, so submissions
+	 * that book wait for the allocation's few rows only.
+	 */
+	XLogFlush(GetXLogInsertRecPtr());
 	run_write("SELECT gpualloc_internal.commit_plan_step($1, $2, $3, $4, $5)", 5, types, args, NULL, SPI_OK_SELECT);
 	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }

@@ -57,7 +57,7 @@ quota_problem(int n_gpus, int n_jobs, const int *tenants)
 	int			size[64];
 	ga_problem *p;
 
-	for (int j = 0; j < n_jobs; j++)
+	for (int j = 0; j < 64; j++)
 		size[j] = 8;
 	p = sized_problem(n_gpus, N_STEPS, n_jobs, tenants, size, NULL, 5);
 	for (int j = 0; j < n_jobs; j++)
