@@ -359,7 +359,8 @@ table_classes(const ga_metrics *m)
 
 /*
  * Per-tenant figures of a run whose scenario has tenant policies
- * (sim/tenant_metrics.h): GPU-hours against entitlement, value, waits.
+ * (sim/tenant_metrics.h): GPU-hours demanded, received and entitled,
+ * value, waits.
  */
 static void
 table_tenants(const ga_scenario *scn, const ga_sim_result *res)
@@ -371,11 +372,12 @@ table_tenants(const ga_scenario *scn, const ga_sim_result *res)
 		return;
 	f = malloc(sizeof(ga_tenant_figures) * (scn->n_tenants + 1));
 	n = f ? ga_tenant_figures_compute(scn, res, f) : -1;
-	printf("\n| tenant | jobs | GPU-h | entitled GPU-h | received / entitled | value | wait p50 h | wait p95 h |\n"
-		   "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("\n| tenant | jobs | demand GPU-h | GPU-h | entitled GPU-h | received / entitled | value | wait p50 h | wait p95 h |\n"
+		   "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < n; i++)
 	{
 		printf("| %s | %d |", scn->tenants[f[i].tenant], f[i].jobs);
+		cell(f[i].demand_gpu_hours, "%.1f");
 		cell(f[i].gpu_hours, "%.1f");
 		cell(f[i].entitled_gpu_hours, "%.1f");
 		cell(f[i].entitled_gpu_hours > 0 ? f[i].gpu_hours / f[i].entitled_gpu_hours : NAN, "%.2f");

@@ -139,6 +139,7 @@ check "compare with tenants.csv succeeds" test $? -eq 0
 check "every policy reports jain_index" test "$(grep -o '"jain_index": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
 check "every policy reports min_entitlement_share" test "$(grep -o '"min_entitlement_share": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
 "$SIM" run "$tmp/tenants" --policy quota --perfect-knowledge > "$tmp/tenants.txt" 2>"$tmp/err"
+check "the per-tenant table shows demand" grep -q "^| tenant | jobs | demand GPU-h | GPU-h | entitled GPU-h |" "$tmp/tenants.txt"
 check "run prints the per-tenant table" grep -q '^| red | ' "$tmp/tenants.txt"
 check "run prints Jain's index" grep -q "^Jain's index" "$tmp/tenants.txt"
 check "without tenants.csv jain_index is null" grep -q '"jain_index": null' "$tmp/cmp.json"
