@@ -296,6 +296,43 @@ TEST(tenant_entitlement_is_water_filled_and_capped_by_demand)
 }
 
 /*
+ * fast and full plan with the fair-share factors, as the extension's
+ * planner does (fairshare plans so too, backfill not): on 4 GPUs, A's job
+ * holds them all for the first 2 hours; at 01:00 A and B each submit a
+ * 4-GPU job of 2 hours, A's at priority 1.2, B's at 1.  At 02:00 A's factor
+ * is 2^-2 against B's 1, so B's job is planned first; backfill, on the
+ * jobs' own priorities, starts A's.  The value still counts the jobs' own
+ * priorities: 1 * 8 + 1 * 4 + 1.2 * 4 GPU-hours whoever goes first.
+ */
+TEST(sim_fast_and_full_plan_with_fair_share)
+{
+	static const char *four = "pool,node,gpus\nh100,n0,4\n";
+	static const char *queued =
+		"job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features,tenant\n"
+		"a0,quantization,h100,1,2026-03-02 00:00,4,4,8,,A\n"
+		"a1,quantization,h100,1.2,2026-03-02 01:00,4,4,4,,A\n"
+		"b1,quantization,h100,1,2026-03-02 01:00,4,4,4,,B\n";
+	const char *dir = tscn_write(settings, four, services, demand, queued, NULL);
+	ga_policy	policies[] = {GA_POLICY_FAST, GA_POLICY_FULL, GA_POLICY_FAIRSHARE, GA_POLICY_BACKFILL};
+
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+	{
+		ga_sim_result *res = tscn_simulate(dir, policies[i], true);
+		bool		b_first = policies[i] != GA_POLICY_BACKFILL;
+
+		if (res == NULL)
+			continue;
+		CHECK_INT_EQ(res->jobs[0].start_step, 0);
+		CHECK_MSG(res->jobs[b_first ? 2 : 1].start_step == 4 && res->jobs[b_first ? 1 : 2].start_step == 6,
+				  "%s: a1 starts at step %d, b1 at %d", ga_policy_name(policies[i]),
+				  res->jobs[1].start_step, res->jobs[2].start_step);
+		CHECK_NEAR(res->metrics.value, 8 + 4 + 1.2 * 4, 1e-9);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+}
+
+/*
  * The fair-share factors reproduce docs/model.md's worked figures: in a
  * 4-GPU pool with H = 168 h, tenant A held all 4 GPUs from 72 h to 48 h
  * before now and B one GPU from 24 h to 23 h before: A's priority factor

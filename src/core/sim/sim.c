@@ -775,10 +775,13 @@ fill_reservations(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 }
 
 /*
- * The fairshare baseline: every queued job's priority times its tenant's
- * fair-share priority factor in its pool (sim/fairshare.h), as Slurm's
- * multifactor priority with the fair-share factor; running jobs keep
- * theirs, jobs of no tenant too.
+ * Every queued job's priority times its tenant's fair-share priority
+ * factor in its pool (sim/fairshare.h), as Slurm's multifactor priority
+ * with the fair-share factor; running jobs keep theirs, jobs of no tenant
+ * too.  The fairshare baseline plans so, and fast and full do as the
+ * extension's planner does with gpualloc.fairshare on (its default;
+ * src/pg/problem_build.c).  Only the plan sees these priorities: the
+ * metrics count the jobs' own (record_jobs).
  */
 static ga_status
 apply_fairshare(sim_ctx *c, ga_problem *p, int t, ga_error *err)
@@ -795,6 +798,13 @@ apply_fairshare(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 			p->jobs[k].priority *= factor[p->jobs[k].tenant * scn->n_pools + p->jobs[k].pool];
 	free(factor);
 	return rc;
+}
+
+/* The policies whose plans see fair-share priorities (apply_fairshare). */
+static bool
+plans_with_fairshare(ga_policy policy)
+{
+	return policy == GA_POLICY_FAIRSHARE || policy == GA_POLICY_FAST || policy == GA_POLICY_FULL;
 }
 
 static ga_status
@@ -825,7 +835,7 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 		if (job_in_problem(c, j, t))
 			fill_job(c, &p->jobs[n++], j, t);
 	link_jobs(c, p);
-	rc = c->opt->policy == GA_POLICY_FAIRSHARE ? apply_fairshare(c, p, t, err) : GA_OK;
+	rc = plans_with_fairshare(c->opt->policy) ? apply_fairshare(c, p, t, err) : GA_OK;
 	if (rc == GA_OK)
 		rc = fill_services(c, p, t, err);
 	if (rc == GA_OK)
