@@ -2,7 +2,7 @@
  * gen_scenarios.c — writes the benchmark scenarios (scenario format v1, see
  * docs/model.md, Scenario format) from fixed seeds and from the real traces in data/real.
  *
- *   gen_scenarios [--out DIR] [--data DIR] [--stats]
+ *   gen_scenarios [--out DIR] [--data DIR] [--stats] [--seed-shift K]
  *
  * Scenarios 1-7 are synthetic: hourly service traffic with a daily and a
  * weekly shape and autocorrelated noise, three weeks of it before the window
@@ -25,7 +25,9 @@
  * Every random draw comes from a private splitmix64 stream seeded per
  * scenario, and everything printed is rounded, so the output is the same
  * byte for byte on every run.  --stats prints the offered load of each
- * scenario on stderr.
+ * scenario on stderr.  --seed-shift K (K > 0) writes only the scenarios
+ * with tenant quotas, each drawn with its seed plus K: variants for tuning
+ * constants on scenarios that are not the benchmark's own.
  */
 #include "forecast/forecast_common.h"
 #include "model/calendar.h"
@@ -1947,6 +1949,34 @@ static const real_spec reals[] = {
 
 #define N_REAL (int) (sizeof(reals) / sizeof(reals[0]))
 
+/*
+ * The scenarios with tenant quotas, each drawn with its seed plus `shift`
+ * (same names, same tenants.csv): a tuning set apart from the benchmark.
+ */
+static bool
+generate_tuning(const char *out, long shift, bool stats)
+{
+	bool		ok = true;
+
+	for (int i = 0; i < N_SCENARIOS; i++)
+	{
+		scenario_spec s = scenarios[i];
+		bool		quotas = false;
+
+		for (int k = 0; k < N_TENANT_SPECS && !quotas; k++)
+			quotas = strcmp(tenant_specs[k].dir, s.dir) == 0;
+		if (!quotas)
+			continue;
+		s.seed += (uint64_t) shift;
+		if (!generate_synthetic(out, &s, stats))
+		{
+			fprintf(stderr, "failed to write %s\n", s.dir);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1954,6 +1984,7 @@ main(int argc, char **argv)
 	const char *data = "data/real";
 	bool		stats = false;
 	bool		ok = true;
+	long		shift = 0;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -1963,12 +1994,18 @@ main(int argc, char **argv)
 			data = argv[++i];
 		else if (strcmp(argv[i], "--stats") == 0)
 			stats = true;
+		else if (strcmp(argv[i], "--seed-shift") == 0 && i + 1 < argc &&
+				 (shift = strtol(argv[++i], NULL, 10)) > 0)
+			continue;
 		else
 		{
-			fprintf(stderr, "usage: %s [--out DIR] [--data DIR] [--stats]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--out DIR] [--data DIR] [--stats] [--seed-shift K (K > 0)]\n",
+					argv[0]);
 			return 2;
 		}
 	}
+	if (shift > 0)
+		return generate_tuning(out, shift, stats) ? 0 : 1;
 	for (int i = 0; i < N_SCENARIOS; i++)
 		if (!generate_synthetic(out, &scenarios[i], stats))
 		{

@@ -18,7 +18,10 @@
  *                   --overrun-margin M (share by which the protect rule
  *                   lengthens a job's estimated run, default 0.6),
  *                   --first-pool-only (plan each job on its first pool
- *                   only, its alt_pools ignored)
+ *                   only, its alt_pools ignored),
+ *                   --need-quantile Q, --need-lookback H and
+ *                   --need-profile daily|flat (the tenants' forecast needs
+ *                   of fast and full, sim/tenant_need.h)
  */
 #include "sim/oracle.h"
 #include "sim/sim.h"
@@ -43,6 +46,9 @@ typedef struct cli
 	double		protect_quantile;
 	double		headroom;
 	double		overrun_margin;
+	double		need_quantile;
+	double		need_lookback;
+	int			need_daily;		/* -1: the default */
 	int			n_policies;
 	ga_policy	policies[GA_N_POLICIES];
 	int			n_dirs;
@@ -69,6 +75,12 @@ usage(FILE *f)
 			"         --overrun-margin M  share by which the protect rule lengthens a job's\n"
 			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
 			"         --first-pool-only  plan each job on its first pool only (alt_pools ignored)\n"
+			"         --need-quantile Q  the quantile of a tenant's recent want of its guarantee\n"
+			"                       that fast and full keep from being lent (0 to 1, default 0.5;\n"
+			"                       ignored with --perfect-knowledge)\n"
+			"         --need-lookback H  hours of that recent want (0.5 to 720, default 72)\n"
+			"         --need-profile daily|flat  the want at the same time of day only, or all\n"
+			"                       of it for every step ahead (default daily)\n"
 			"policies: fifo, backfill, fast, full, quota, fairshare, oracle\n");
 }
 
@@ -134,6 +146,9 @@ parse_args(cli *c, int argc, char **argv)
 	c->protect_quantile = -1;
 	c->headroom = -1;
 	c->overrun_margin = -1;
+	c->need_quantile = -1;
+	c->need_lookback = -1;
+	c->need_daily = -1;
 	if (argc < 3 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "compare") != 0))
 		return false;
 	c->compare = strcmp(argv[1], "compare") == 0;
@@ -198,6 +213,19 @@ parse_args(cli *c, int argc, char **argv)
 		else if (strcmp(a, "--overrun-margin") == 0 && has_val)
 		{
 			if (!parse_in_range(a, argv[++i], 0, 10, "a share from 0 to 10", &c->overrun_margin))
+				return false;
+		}
+		else if (strcmp(a, "--need-quantile") == 0 && has_val)
+		{
+			if (!parse_in_range(a, argv[++i], 0, 1, "a quantile from 0 to 1", &c->need_quantile))
+				return false;
+		}
+		else if (strcmp(a, "--need-profile") == 0 && has_val &&
+				 (strcmp(argv[i + 1], "daily") == 0 || strcmp(argv[i + 1], "flat") == 0))
+			c->need_daily = strcmp(argv[++i], "daily") == 0;
+		else if (strcmp(a, "--need-lookback") == 0 && has_val)
+		{
+			if (!parse_in_range(a, argv[++i], 0.5, 720, "hours from 0.5 to 720", &c->need_lookback))
 				return false;
 		}
 		else if (strcmp(a, "--oracle-coverage") == 0 && has_val)
@@ -359,7 +387,8 @@ table_classes(const ga_metrics *m)
 
 /*
  * Per-tenant figures of a run whose scenario has tenant policies
- * (sim/tenant_metrics.h): GPU-hours against entitlement, value, waits.
+ * (sim/tenant_metrics.h): GPU-hours demanded, received and entitled,
+ * value, waits.
  */
 static void
 table_tenants(const ga_scenario *scn, const ga_sim_result *res)
@@ -371,11 +400,12 @@ table_tenants(const ga_scenario *scn, const ga_sim_result *res)
 		return;
 	f = malloc(sizeof(ga_tenant_figures) * (scn->n_tenants + 1));
 	n = f ? ga_tenant_figures_compute(scn, res, f) : -1;
-	printf("\n| tenant | jobs | GPU-h | entitled GPU-h | received / entitled | value | wait p50 h | wait p95 h |\n"
-		   "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("\n| tenant | jobs | demand GPU-h | GPU-h | entitled GPU-h | received / entitled | value | wait p50 h | wait p95 h |\n"
+		   "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < n; i++)
 	{
 		printf("| %s | %d |", scn->tenants[f[i].tenant], f[i].jobs);
+		cell(f[i].demand_gpu_hours, "%.1f");
 		cell(f[i].gpu_hours, "%.1f");
 		cell(f[i].entitled_gpu_hours, "%.1f");
 		cell(f[i].entitled_gpu_hours > 0 ? f[i].gpu_hours / f[i].entitled_gpu_hours : NAN, "%.2f");
@@ -411,6 +441,12 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 		opt.headroom = c->headroom;
 	if (c->overrun_margin >= 0)
 		opt.overrun_margin = c->overrun_margin;
+	if (c->need_quantile >= 0)
+		opt.need_quantile = c->need_quantile;
+	if (c->need_lookback > 0)
+		opt.need_lookback_hours = c->need_lookback;
+	if (c->need_daily >= 0)
+		opt.need_daily = c->need_daily;
 	opt.oracle_coverage = c->oracle_coverage;
 	rc = ga_simulate(scn, &opt, &res, &err);
 	if (rc != GA_OK)

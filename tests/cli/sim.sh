@@ -98,6 +98,9 @@ expect_error "unknown policy is named" 'unknown policy "lifo"' run "$dir" --poli
 expect_error "--quantile out of range names the rule" '--quantile needs a quantile from 0.5 to 0.999' run "$dir" --policy fast --quantile 2
 expect_error "--protect-quantile out of range names the rule" '--protect-quantile needs a quantile from 0.5 to 0.999' run "$dir" --policy fast --protect-quantile 0.3
 expect_error "--headroom out of range names the rule" '--headroom needs a share from 0 to 1' run "$dir" --policy fast --headroom 1.5
+expect_error "--need-quantile out of range names the rule" '--need-quantile needs a quantile from 0 to 1' run "$dir" --policy fast --need-quantile 1.5
+expect_error "--need-lookback out of range names the rule" '--need-lookback needs hours from 0.5 to 720' run "$dir" --policy fast --need-lookback 0
+expect_error "--need-profile takes daily or flat" 'unknown or incomplete option "--need-profile"' run "$dir" --policy fast --need-profile weekly
 expect_error "--overrun-margin out of range names the rule" '--overrun-margin needs a share from 0 to 10' run "$dir" --policy fast --overrun-margin -1
 check "the protect settings are taken" sh -c '"$1" run "$2" --policy fast --protect-quantile 0.999 --headroom 0.5 --overrun-margin 0 --json > /dev/null' sh "$SIM" "$dir"
 expect_error "--oracle-coverage out of range names the rule" '--oracle-coverage needs a coverage share from 0 to 1' run "$dir" --policy oracle --oracle-coverage -1
@@ -139,8 +142,11 @@ check "compare with tenants.csv succeeds" test $? -eq 0
 check "every policy reports jain_index" test "$(grep -o '"jain_index": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
 check "every policy reports min_entitlement_share" test "$(grep -o '"min_entitlement_share": [0-9.e+-]*' "$tmp/tenants.json" | wc -l)" -eq 5
 "$SIM" run "$tmp/tenants" --policy quota --perfect-knowledge > "$tmp/tenants.txt" 2>"$tmp/err"
+check "the per-tenant table shows demand" grep -q "^| tenant | jobs | demand GPU-h | GPU-h | entitled GPU-h |" "$tmp/tenants.txt"
 check "run prints the per-tenant table" grep -q '^| red | ' "$tmp/tenants.txt"
 check "run prints Jain's index" grep -q "^Jain's index" "$tmp/tenants.txt"
+"$SIM" run "$tmp/tenants" --policy fast --need-quantile 1 --need-lookback 6 --need-profile flat > "$tmp/needs.txt" 2>"$tmp/err"
+check "fast runs with forecast needs set on the command line" grep -q "^Jain's index" "$tmp/needs.txt"
 check "without tenants.csv jain_index is null" grep -q '"jain_index": null' "$tmp/cmp.json"
 printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,1,0,1,\n' > "$tmp/tenants/tenants.csv"
 expect_error "a bad tenants.csv row names file, line, column and rule" 'tenants.csv: line 2, column "limit"' run "$tmp/tenants" --policy fast

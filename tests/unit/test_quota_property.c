@@ -1,7 +1,8 @@
 /*
  * test_quota_property.c — on generated problems whose jobs belong to
  * tenants with random quotas (guarantees, limits, borrowing, cohorts),
- * every planner's plan keeps rules R9 and R10: the fast and full modes'
+ * every planner's plan keeps rules R9 and R10, most problems carrying the
+ * tenants' forecast needs R10 keeps from being lent: the fast and full modes'
  * plans pass the whole validator (full's mapping keeps the quotas itself:
  * the validator refuses none of its plans), the baselines' (fifo,
  * backfill, quota; they may break a service's churn limit by design)
@@ -37,6 +38,38 @@ static int
 draw(uint64_t *state, int lo, int hi)
 {
 	return lo + (int) (next_draw(state) % (uint64_t) (hi - lo + 1));
+}
+
+/*
+ * Forecast needs for most policies: per step 0 or a level up to two GPUs
+ * past the guarantee, changing at a random step, so borrowing must end
+ * before a lender's need begins (and a need past the guarantee claims no
+ * more than the guarantee).
+ */
+static void
+add_random_needs(ga_problem *p, const ga_tenant_policy *tps, int n, uint64_t *state)
+{
+	int			T = p->params.n_steps;
+	ga_tenant_need needs[N_TENANTS * 4];
+	int		   *gpus = malloc(sizeof(int) * ((size_t) n * T + 1));
+	int			k = 0;
+	ga_error	err;
+
+	for (int i = 0; i < n; i++)
+	{
+		int			before = draw(state, 0, 1) ? 0 : draw(state, 0, tps[i].guarantee + 2);
+		int			after = draw(state, 0, tps[i].guarantee + 2);
+		int			change = draw(state, 0, T);
+
+		if (draw(state, 0, 3) == 0)
+			continue;
+		needs[k] = (ga_tenant_need) {tps[i].tenant, tps[i].pool, gpus + (size_t) k * T};
+		for (int t = 0; t < T; t++)
+			needs[k].gpus[t] = t < change ? before : after;
+		k++;
+	}
+	CHECK_INT_EQ(ga_problem_set_tenant_needs(p, needs, k, &err), GA_OK);
+	free(gpus);
 }
 
 /*
@@ -87,6 +120,8 @@ add_random_quotas(ga_problem *p, uint64_t seed)
 		}
 	}
 	CHECK_INT_EQ(ga_problem_set_tenant_policies(p, tps, n, &err), GA_OK);
+	if (seed % 4 != 1)
+		add_random_needs(p, tps, n, &state);
 	CHECK_MSG(ga_problem_finish(p, &err) == GA_OK, "%s", err.message);
 }
 

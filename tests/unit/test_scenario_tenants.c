@@ -164,23 +164,26 @@ TEST(sim_runs_keep_tenant_limits)
 }
 
 /*
- * A hand-made run: a (vision) and b (speech) over steps 0-1, c (speech)
- * over steps 2-3, 4 GPUs each, d never: vision received 4 GPU-hours,
- * speech 8.  Guaranteed 2 and 6 GPUs (equal weights), they are entitled
- * to 3 and 9 of the 12; with weights 3 and 1 and no guarantee, to 9 and 3.
+ * A hand-made run: a (vision) and b (speech) over steps 0-1, 4 GPUs each,
+ * c (speech) and d never.  Each job could have used 4 GPU-hours (2 steps
+ * at 4 GPUs), so vision's demand is 4, speech's 8; 8 GPU-hours ran.
+ * Guaranteed 2 and 6 GPUs, shares of 2 and 6 pass no demand: vision is
+ * entitled to 2, speech to 6.  With weights 3 and 1 and no guarantee,
+ * vision's share of 6 passes its demand of 4: it is entitled to 4 and the
+ * surplus goes to speech, entitled to 4 (not 2).
  */
 TEST(tenant_fairness_of_a_hand_made_run)
 {
 	const char *const policies[2] = {"vision,h100,2,,0,1,\nspeech,h100,6,,0,1,\n",
 	"vision,h100,0,,0,3,\nspeech,h100,0,,0,1,\n"};
-	const double entitled[2][2] = {{3, 9}, {9, 3}};
+	const double entitled[2][2] = {{2, 6}, {4, 4}};
 
 	for (int k = 0; k < 2; k++)
 	{
 		const char *dir = write_tenants(policies[k]);
 		ga_error	err;
 		ga_scenario *scn = ga_scenario_read(dir, &err);
-		ga_sim_job_trace traces[4] = {{0, 2, 0, 4}, {0, 2, 4, 4}, {2, 4, 4, 4}, {-1, -1, -1, -1}};
+		ga_sim_job_trace traces[4] = {{0, 2, 0, 4}, {0, 2, 4, 4}, {-1, -1, -1, -1}, {-1, -1, -1, -1}};
 		ga_sim_result res = {.n_jobs = 4, .jobs = traces};
 		ga_tenant_figures f[3];
 		double		jain,
@@ -193,20 +196,140 @@ TEST(tenant_fairness_of_a_hand_made_run)
 		CHECK_INT_EQ(ga_tenant_figures_compute(scn, &res, f), 2);
 		CHECK_INT_EQ(f[0].jobs, 1);
 		CHECK_NEAR(f[0].gpu_hours, 4, 1e-9);
-		CHECK_NEAR(f[1].gpu_hours, 8, 1e-9);
+		CHECK_NEAR(f[1].gpu_hours, 4, 1e-9);
+		CHECK_NEAR(f[0].demand_gpu_hours, 4, 1e-9);
+		CHECK_NEAR(f[1].demand_gpu_hours, 8, 1e-9);
 		CHECK_NEAR(f[0].entitled_gpu_hours, entitled[k][0], 1e-9);
 		CHECK_NEAR(f[1].entitled_gpu_hours, entitled[k][1], 1e-9);
-		CHECK_NEAR(f[1].value, 3 * 8, 1e-9);
-		CHECK_NEAR(f[1].wait_p50_h, 0.5, 1e-9);
-		CHECK_NEAR(f[1].wait_p95_h, 0.95, 1e-9);
+		CHECK_NEAR(f[1].value, 3 * 4, 1e-9);
+		CHECK_NEAR(f[1].wait_p50_h, 4, 1e-9);	/* 0 and 8 (c censored) */
+		CHECK_NEAR(f[1].wait_p95_h, 7.6, 1e-9);
 		ga_tenant_fairness(f, 2, &jain, &min_share);
 		x[0] = 4 / entitled[k][0];
-		x[1] = 8 / entitled[k][1];
+		x[1] = 4 / entitled[k][1];
 		CHECK_NEAR(jain, (x[0] + x[1]) * (x[0] + x[1]) / (2 * (x[0] * x[0] + x[1] * x[1])), 1e-12);
 		CHECK_NEAR(min_share, fmin(x[0], x[1]), 1e-12);
 		ga_scenario_destroy(scn);
 		tscn_remove(dir);
 	}
+}
+
+/*
+ * Demand and water-filling over three tenants (8 GPUs, 16 steps of half an
+ * hour).  Demands: a (vision, 1 GPU, 1 GPU-hour) 1; b (speech, ran at 2
+ * GPUs of its 4, 3 GPU-hours of work: 3 steps at 2) 3 at the size it ran
+ * at; c (audio, 4 GPUs, 16 GPU-hours) 16 and d (audio, submitted at 07:30
+ * for 8 GPU-hours at 4 GPUs) only its last step's 2: audio's demand is 18;
+ * e, submitted at the window's end, is not counted.  Received: a 1, b 2
+ * (steps 0-1 at 2), c 6 (steps 0-2 at 4): 9 GPU-hours shared.
+ *
+ * Guarantees 2, 2, 2: thirds of 3 pass vision's demand, held at 1; halves
+ * of the 8 left pass speech's 3, held at 3; audio gets 5.  Guarantees 1, 1,
+ * 6: eighths give vision 1.125, held at 1; the 8 left give speech 8/7 and
+ * audio 48/7, under their demands.  Guarantees 2, 2 and audio none: the
+ * guaranteed take 1 and 3, audio by weight the 5 they leave.
+ */
+static const char *three_jobs =
+"job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features,tenant\n"
+"a,quantization,h100,1,2026-03-02 00:00,1,1,1,,vision\n"
+"b,quantization,h100,1,2026-03-02 00:00,2,4,3,,speech\n"
+"c,quantization,h100,1,2026-03-02 00:00,4,4,16,,audio\n"
+"d,quantization,h100,1,2026-03-02 07:30,4,4,8,,audio\n"
+"e,quantization,h100,1,2026-03-02 08:00,4,4,8,,vision\n";
+
+TEST(tenant_entitlement_is_water_filled_and_capped_by_demand)
+{
+	const char *const policies[3] = {
+		"vision,h100,2,,0,1,\nspeech,h100,2,,0,1,\naudio,h100,2,,0,1,\n",
+		"vision,h100,1,,0,1,\nspeech,h100,1,,0,1,\naudio,h100,6,,0,1,\n",
+	"vision,h100,2,,0,1,\nspeech,h100,2,,0,1,\naudio,h100,0,,0,1,\n"};
+	const double entitled[3][3] = {{1, 3, 5}, {1, 8.0 / 7, 48.0 / 7}, {1, 3, 5}};
+	const double received[3] = {1, 2, 6};
+
+	for (int k = 0; k < 3; k++)
+	{
+		const char *dir = tscn_write(settings, gpus, services, demand, three_jobs, NULL);
+		ga_error	err;
+		ga_scenario *scn;
+		ga_sim_job_trace traces[5] = {{0, 2, 0, 1}, {0, 2, 2, 2}, {0, 3, 4, 4},
+		{-1, -1, -1, -1}, {-1, -1, -1, -1}};
+		ga_sim_result res = {.n_jobs = 5, .jobs = traces};
+		ga_tenant_figures f[3];
+		double		jain,
+					min_share,
+					sum = 0,
+					sum_sq = 0,
+					least = INFINITY;
+		char		text[512];
+
+		snprintf(text, sizeof(text), "%s%s", header, policies[k]);
+		tscn_add_file(dir, "tenants.csv", text);
+		scn = ga_scenario_read(dir, &err);
+		CHECK_MSG(scn != NULL, "%s", err.message);
+		if (scn == NULL)
+		{
+			tscn_remove(dir);
+			continue;
+		}
+		CHECK_INT_EQ(ga_tenant_figures_compute(scn, &res, f), 3);
+		CHECK_NEAR(f[0].demand_gpu_hours, 1, 1e-9);
+		CHECK_NEAR(f[1].demand_gpu_hours, 3, 1e-9);
+		CHECK_NEAR(f[2].demand_gpu_hours, 18, 1e-9);
+		for (int i = 0; i < 3; i++)
+		{
+			double		x = received[i] / entitled[k][i];
+
+			CHECK_NEAR(f[i].gpu_hours, received[i], 1e-9);
+			CHECK_MSG(fabs(f[i].entitled_gpu_hours - entitled[k][i]) < 1e-9,
+					  "case %d tenant %d: entitled %g, want %g", k, i,
+					  f[i].entitled_gpu_hours, entitled[k][i]);
+			sum += x;
+			sum_sq += x * x;
+			least = fmin(least, x);
+		}
+		ga_tenant_fairness(f, 3, &jain, &min_share);
+		CHECK_NEAR(jain, sum * sum / (3 * sum_sq), 1e-12);
+		CHECK_NEAR(min_share, least, 1e-12);
+		ga_scenario_destroy(scn);
+		tscn_remove(dir);
+	}
+}
+
+/*
+ * fast and full plan with the fair-share factors, as the extension's
+ * planner does (fairshare plans so too, backfill not): on 4 GPUs, A's job
+ * holds them all for the first 2 hours; at 01:00 A and B each submit a
+ * 4-GPU job of 2 hours, A's at priority 1.2, B's at 1.  At 02:00 A's factor
+ * is 2^-2 against B's 1, so B's job is planned first; backfill, on the
+ * jobs' own priorities, starts A's.  The value still counts the jobs' own
+ * priorities: 1 * 8 + 1 * 4 + 1.2 * 4 GPU-hours whoever goes first.
+ */
+TEST(sim_fast_and_full_plan_with_fair_share)
+{
+	static const char *four = "pool,node,gpus\nh100,n0,4\n";
+	static const char *queued =
+		"job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features,tenant\n"
+		"a0,quantization,h100,1,2026-03-02 00:00,4,4,8,,A\n"
+		"a1,quantization,h100,1.2,2026-03-02 01:00,4,4,4,,A\n"
+		"b1,quantization,h100,1,2026-03-02 01:00,4,4,4,,B\n";
+	const char *dir = tscn_write(settings, four, services, demand, queued, NULL);
+	ga_policy	policies[] = {GA_POLICY_FAST, GA_POLICY_FULL, GA_POLICY_FAIRSHARE, GA_POLICY_BACKFILL};
+
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+	{
+		ga_sim_result *res = tscn_simulate(dir, policies[i], true);
+		bool		b_first = policies[i] != GA_POLICY_BACKFILL;
+
+		if (res == NULL)
+			continue;
+		CHECK_INT_EQ(res->jobs[0].start_step, 0);
+		CHECK_MSG(res->jobs[b_first ? 2 : 1].start_step == 4 && res->jobs[b_first ? 1 : 2].start_step == 6,
+				  "%s: a1 starts at step %d, b1 at %d", ga_policy_name(policies[i]),
+				  res->jobs[1].start_step, res->jobs[2].start_step);
+		CHECK_NEAR(res->metrics.value, 8 + 4 + 1.2 * 4, 1e-9);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
 }
 
 /*

@@ -142,6 +142,7 @@ ga_problem_destroy(ga_problem *p)
 	free(p->windows);
 	free(p->reservations);
 	free(p->policies);
+	ga_tenant_needs_free(p);
 	free(p->gpu_usable);
 	free(p->jobs);
 	free(p->services);
@@ -527,6 +528,8 @@ ga_problem_finish(ga_problem *p, ga_error *err)
 		if ((rc = check_reservation(p, i, err)) != GA_OK)
 			return rc;
 	if ((rc = ga_tenant_policies_check(p, err)) != GA_OK)
+		return rc;
+	if ((rc = ga_tenant_needs_check(p, err)) != GA_OK)
 		return rc;
 	for (int s = 0; s < p->n_services; s++)
 		lift_protect(&p->services[s], p->params.n_steps);

@@ -116,6 +116,22 @@ typedef struct ga_tenant_policy
 								 * borrows nothing */
 } ga_tenant_policy;
 
+/*
+ * A tenant's forecast need in one pool: the GPUs its own work is expected
+ * to ask for at each step of the horizon (>= 0), work not yet submitted
+ * included.  Rule R10 lends only the part of a guarantee that neither the
+ * tenant's planned work nor this forecast claims (docs/model.md, Tenant
+ * quotas), so borrowed GPUs are back before the lender needs them.  Set by
+ * ga_problem_set_tenant_needs (model/tenant_quota.h); without one a
+ * tenant's need is 0 at every step.
+ */
+typedef struct ga_tenant_need
+{
+	int			tenant;			/* the index jobs carry, >= 0 */
+	int			pool;			/* index into problem->pools */
+	int		   *gpus;			/* [params.n_steps], owned by the problem */
+} ga_tenant_need;
+
 typedef struct ga_job
 {
 	int64_t		id;				/* the caller's key (jobs.job_id) */
@@ -323,6 +339,10 @@ typedef struct ga_problem
 	int			n_policies;		/* tenant quotas, set by
 								 * ga_problem_set_tenant_policies */
 	ga_tenant_policy *policies;
+
+	int			n_needs;		/* tenants' forecast needs, set by
+								 * ga_problem_set_tenant_needs */
+	ga_tenant_need *needs;
 
 	double	   *decay;			/* [n_steps], filled by ga_problem_finish */
 	double		tail_decay;		/* decay at step n_steps, the first past the

@@ -345,6 +345,29 @@ fill_policies(const ga_problem *p, const int *part, int k, ga_part *pt,
 	return rc;
 }
 
+/* The tenants' forecast needs in the part's pools, the pools renumbered. */
+static ga_status
+fill_needs(const ga_problem *p, const int *part, int k, ga_part *pt,
+		   const int *pool_of, ga_error *err)
+{
+	ga_tenant_need *needs = malloc(sizeof(ga_tenant_need) * (p->n_needs > 0 ? p->n_needs : 1));
+	int			n = 0;
+	ga_status	rc;
+
+	if (needs == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory splitting the problem");
+	for (int i = 0; i < p->n_needs; i++)
+	{
+		if (part[p->needs[i].pool] != k)
+			continue;
+		needs[n] = p->needs[i];
+		needs[n++].pool = pool_of[p->needs[i].pool];
+	}
+	rc = ga_problem_set_tenant_needs(pt->problem, needs, n, err);
+	free(needs);
+	return rc;
+}
+
 static ga_status
 build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
 		   int *pool_of, int *gpu_of, ga_error *err)
@@ -365,6 +388,8 @@ build_part(const ga_problem *p, const int *part, int k, ga_part *pt,
 	if ((rc = fill_reservations(p, part, k, pt, pool_of, gpu_of, err)) != GA_OK)
 		return rc;
 	if ((rc = fill_policies(p, part, k, pt, pool_of, err)) != GA_OK)
+		return rc;
+	if ((rc = fill_needs(p, part, k, pt, pool_of, err)) != GA_OK)
 		return rc;
 	return ga_problem_finish(pt->problem, err);
 }

@@ -76,6 +76,7 @@ typedef struct reader
 	size_t		pos;
 	size_t		len;
 	bool		short_read;		/* a field ran past the end */
+	uint32_t	version;		/* the buffer's format version */
 } reader;
 
 static void
@@ -162,9 +163,11 @@ get_header(reader *r, uint32_t kind, ga_error *err)
 	if (r->short_read || head[0] != SERIAL_MAGIC)
 		return ga_error_set(err, GA_EINVAL, "serialised %s: not a gpualloc buffer",
 							kind == KIND_PLAN ? "plan" : "problem");
-	if (head[1] != GA_SERIAL_VERSION)
-		return ga_error_set(err, GA_EINVAL, "serialised %s: format version %u, this build reads %d",
-							kind == KIND_PLAN ? "plan" : "problem", head[1], GA_SERIAL_VERSION);
+	if (head[1] != GA_SERIAL_VERSION && head[1] != GA_SERIAL_VERSION_NO_NEEDS)
+		return ga_error_set(err, GA_EINVAL, "serialised %s: format version %u, this build reads %d and %d",
+							kind == KIND_PLAN ? "plan" : "problem", head[1],
+							GA_SERIAL_VERSION_NO_NEEDS, GA_SERIAL_VERSION);
+	r->version = head[1];
 	if (head[2] != kind)
 		return ga_error_set(err, GA_EINVAL, "serialised %s: the buffer holds a %s",
 							kind == KIND_PLAN ? "plan" : "problem", head[2] == KIND_PLAN ? "plan" : "problem");
@@ -294,6 +297,14 @@ put_problem(writer *w, const ga_problem *p, size_t total)
 	put_i32(w, p->n_policies);
 	for (int i = 0; i < p->n_policies; i++)
 		put_policy(w, &p->policies[i]);
+	put_i32(w, p->n_needs);
+	for (int i = 0; i < p->n_needs; i++)
+	{
+		put_i32(w, p->needs[i].tenant);
+		put_i32(w, p->needs[i].pool);
+		for (int t = 0; t < pr->n_steps; t++)
+			put_i32(w, p->needs[i].gpus[t]);
+	}
 }
 
 size_t
@@ -493,6 +504,47 @@ get_policies(reader *r, ga_problem *p, ga_error *err)
 	return rc;
 }
 
+/*
+ * The tenants' forecast needs, checked by ga_problem_finish; a buffer of
+ * the format before them has none.
+ */
+static ga_status
+get_needs(reader *r, ga_problem *p, ga_error *err)
+{
+	int			T = p->params.n_steps;
+	int32_t		n;
+	ga_tenant_need *needs;
+	int		   *gpus;
+	ga_status	rc;
+
+	if (r->version == GA_SERIAL_VERSION_NO_NEEDS)
+		return GA_OK;
+	n = get_i32(r);
+	if (r->short_read || !room_for(r, n, (2 + (size_t) T) * sizeof(int32_t)))
+		return ga_error_set(err, GA_EINVAL, "serialised problem: %d tenant needs do not fit in its %zu bytes",
+							(int) n, r->len);
+	needs = malloc(sizeof(ga_tenant_need) * (n > 0 ? n : 1));
+	gpus = malloc(sizeof(int) * ((size_t) n * T + 1));
+	if (needs == NULL || gpus == NULL)
+	{
+		free(needs);
+		free(gpus);
+		return ga_error_set(err, GA_ENOMEM, "out of memory reading a problem");
+	}
+	for (int i = 0; i < n; i++)
+	{
+		needs[i].tenant = get_i32(r);
+		needs[i].pool = get_i32(r);
+		needs[i].gpus = gpus + (size_t) i * T;
+		for (int t = 0; t < T; t++)
+			needs[i].gpus[t] = get_i32(r);
+	}
+	rc = ga_problem_set_tenant_needs(p, needs, n, err);
+	free(needs);
+	free(gpus);
+	return rc;
+}
+
 static ga_status
 get_body(reader *r, ga_problem *p, ga_error *err)
 {
@@ -516,6 +568,8 @@ get_body(reader *r, ga_problem *p, ga_error *err)
 	if ((rc = get_reservations(r, p, err)) != GA_OK)
 		return rc;
 	if ((rc = get_policies(r, p, err)) != GA_OK)
+		return rc;
+	if ((rc = get_needs(r, p, err)) != GA_OK)
 		return rc;
 	if (r->short_read || r->pos != r->len)
 		return ga_error_set(err, GA_EINVAL, "serialised problem: the fields do not fill its %zu bytes", r->len);

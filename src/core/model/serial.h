@@ -8,7 +8,7 @@
  * host's byte order (a buffer never leaves the machine): 32-bit integers,
  * 64-bit integers, doubles, bytes for names and flags.  No pointer is
  * stored.  A reader refuses a buffer of another
- * kind or version, a truncated one, or one whose counts do not fit its
+ * kind or of a version it does not read (below), a truncated one, or one whose counts do not fit its
  * length, with GA_EINVAL naming what is wrong; it never reads past the
  * length it is given.
  *
@@ -24,8 +24,13 @@
 
 #include "model/plan.h"
 
-/* Bump when the layout changes: a reader takes only its own version. */
-#define GA_SERIAL_VERSION 5
+/*
+ * Bump when the layout changes.  A reader takes its own version and
+ * version 5, the layout before the tenants' forecast needs (a problem
+ * without any; plans are laid out alike in both).
+ */
+#define GA_SERIAL_VERSION 6
+#define GA_SERIAL_VERSION_NO_NEEDS 5
 
 /* Bytes ga_problem_write needs for this problem. */
 size_t		ga_problem_serial_size(const ga_problem *problem);

@@ -30,6 +30,88 @@ ga_problem_set_tenant_policies(ga_problem *p, const ga_tenant_policy *policies,
 	return GA_OK;
 }
 
+void
+ga_tenant_needs_free(ga_problem *p)
+{
+	for (int i = 0; p->needs != NULL && i < p->n_needs; i++)
+		free(p->needs[i].gpus);
+	free(p->needs);
+	p->needs = NULL;
+	p->n_needs = 0;
+}
+
+ga_status
+ga_problem_set_tenant_needs(ga_problem *p, const ga_tenant_need *needs,
+							int n_needs, ga_error *err)
+{
+	int			T = p->params.n_steps;
+	ga_tenant_need *copy;
+
+	if (n_needs < 0)
+		return ga_error_set(err, GA_EINVAL, "tenant need count must not be negative");
+	copy = calloc(n_needs > 0 ? n_needs : 1, sizeof(ga_tenant_need));
+	if (copy == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory copying tenant needs");
+	for (int i = 0; i < n_needs; i++)
+	{
+		copy[i] = needs[i];
+		copy[i].gpus = malloc(sizeof(int) * (T > 0 ? T : 1));
+		if (copy[i].gpus == NULL)
+		{
+			for (int k = 0; k <= i; k++)
+				free(copy[k].gpus);
+			free(copy);
+			return ga_error_set(err, GA_ENOMEM, "out of memory copying tenant needs");
+		}
+		memcpy(copy[i].gpus, needs[i].gpus, sizeof(int) * T);
+	}
+	ga_tenant_needs_free(p);
+	p->needs = copy;
+	p->n_needs = n_needs;
+	return GA_OK;
+}
+
+static const ga_tenant_need *
+need_of(const ga_problem *p, int tenant, int pool)
+{
+	for (int i = 0; i < p->n_needs; i++)
+		if (p->needs[i].tenant == tenant && p->needs[i].pool == pool)
+			return &p->needs[i];
+	return NULL;
+}
+
+int
+ga_tenant_need_at(const ga_problem *p, int tenant, int pool, int t)
+{
+	const ga_tenant_need *n = need_of(p, tenant, pool);
+
+	return n != NULL && t >= 0 && t < p->params.n_steps ? n->gpus[t] : 0;
+}
+
+ga_status
+ga_tenant_needs_check(const ga_problem *p, ga_error *err)
+{
+	for (int i = 0; i < p->n_needs; i++)
+	{
+		const ga_tenant_need *n = &p->needs[i];
+
+		if (n->tenant < 0)
+			return ga_error_set(err, GA_EINVAL, "tenant need %d: tenant must not be negative, got %d",
+								i, n->tenant);
+		if (n->pool < 0 || n->pool >= p->n_pools)
+			return ga_error_set(err, GA_EINVAL, "tenant need %d: pool index %d is out of range",
+								i, n->pool);
+		if (need_of(p, n->tenant, n->pool) != n)
+			return ga_error_set(err, GA_EINVAL, "tenant need %d: tenant %d already has a need in pool \"%s\"",
+								i, n->tenant, p->pools[n->pool].name);
+		for (int t = 0; t < p->params.n_steps; t++)
+			if (n->gpus[t] < 0)
+				return ga_error_set(err, GA_EINVAL, "tenant need %d: GPUs at step %d must not be negative, got %d",
+									i, t, n->gpus[t]);
+	}
+	return GA_OK;
+}
+
 const ga_tenant_policy *
 ga_tenant_policy_of(const ga_problem *p, int tenant, int pool)
 {
@@ -122,6 +204,8 @@ struct ga_quota
 	int		   *unguaranteed;	/* [n_pools] F_q */
 	slot_rule  *rule;			/* [n_pools * K] */
 	int		   *by_cohort;		/* [n_pools * K] slots grouped by cohort */
+	int		   *need;			/* [n_pools * T * K] forecast needs, 0
+								 * where none was given */
 	bool		any;
 };
 
@@ -209,6 +293,26 @@ fill_pool(ga_quota *q, const ga_problem *p, int qi)
 	q->unguaranteed[qi] = p->pools[qi].n_gpus - guaranteed;
 }
 
+/* Each slot's forecast need per pool and step. */
+static bool
+fill_needs(ga_quota *q, const ga_problem *p)
+{
+	q->need = calloc((size_t) (q->n_pools > 0 ? q->n_pools : 1) * q->T * q->K + 1, sizeof(int));
+	if (q->need == NULL)
+		return false;
+	for (int i = 0; i < p->n_needs; i++)
+	{
+		const ga_tenant_need *n = &p->needs[i];
+		int			s = slot_of(q, n->tenant);
+
+		if (q->tenant_of[s] != n->tenant)
+			continue;			/* a tenant of no job or policy: lends nothing */
+		for (int t = 0; t < q->T; t++)
+			q->need[((size_t) n->pool * q->T + t) * q->K + s] = n->gpus[t];
+	}
+	return true;
+}
+
 ga_quota *
 ga_quota_create(const ga_problem *p)
 {
@@ -235,6 +339,11 @@ ga_quota_create(const ga_problem *p)
 	}
 	for (int qi = 0; qi < p->n_pools; qi++)
 		fill_pool(q, p, qi);
+	if (!fill_needs(q, p))
+	{
+		ga_quota_destroy(q);
+		return NULL;
+	}
 	return q;
 }
 
@@ -248,6 +357,7 @@ ga_quota_destroy(ga_quota *q)
 	free(q->unguaranteed);
 	free(q->rule);
 	free(q->by_cohort);
+	free(q->need);
 	free(q);
 }
 
@@ -294,14 +404,15 @@ ga_quota_count(const ga_quota *q, int *use, int tenant, int pool, int start,
 }
 
 /*
- * E(u) of R10 at one pool and step, with `extra` GPUs more for slot `who`
- * (tenant_quota.h).
+ * E(u) of R10 at one pool and step t, with `extra` GPUs more for slot
+ * `who` (tenant_quota.h).
  */
 static long
-excess(const ga_quota *q, int pool, const int *u, int who, int extra)
+excess(const ga_quota *q, int pool, int t, const int *u, int who, int extra)
 {
 	const slot_rule *rule = q->rule + (size_t) pool * q->K;
 	const int  *order = q->by_cohort + (size_t) pool * q->K;
+	const int  *need = q->need + ((size_t) pool * q->T + t) * q->K;
 	long		over = 0;
 	long		borrowed = 0;
 	int			i = 0;
@@ -317,10 +428,11 @@ excess(const ga_quota *q, int pool, const int *u, int who, int extra)
 			int			s = order[i];
 			long		held = u[s] + (s == who ? extra : 0);
 			long		above = held > rule[s].guarantee ? held - rule[s].guarantee : 0;
+			long		claimed = held > need[s] ? held : need[s];
 
 			over += above;
 			want += above < rule[s].borrow ? above : rule[s].borrow;
-			idle += held < rule[s].guarantee ? rule[s].guarantee - held : 0;
+			idle += claimed < rule[s].guarantee ? rule[s].guarantee - claimed : 0;
 		}
 		if (cohort >= 0)
 			borrowed += want < idle ? want : idle;
@@ -340,8 +452,8 @@ step_fits(const ga_quota *q, const int *use, int pool, int t, int s, int gpus)
 	if (r->limit != GA_NO_LIMIT &&
 		all[s] + gpus > (r->limit > pinned[s] ? r->limit : pinned[s]))
 		return false;
-	allowed = excess(q, pool, pinned, -1, 0);
-	return excess(q, pool, all, s, gpus) <= (allowed > 0 ? allowed : 0);
+	allowed = excess(q, pool, t, pinned, -1, 0);
+	return excess(q, pool, t, all, s, gpus) <= (allowed > 0 ? allowed : 0);
 }
 
 bool

@@ -14,9 +14,14 @@
  *        their guarantees that neither F_q nor lawful borrowing covers:
  *          E(u) = sum_i max(0, u_i - g_i) - F_q
  *                 - sum_c min(sum_(i in c) min(max(0, u_i - g_i), b_i),
- *                             sum_(i in c) max(0, g_i - u_i)),
+ *                             sum_(i in c) max(0, g_i - max(u_i, n_i))),
  *        c ranging over cohorts: a cohort lends its members' idle
  *        guarantees to its members only, each up to its borrow limit.
+ *        n_i is tenant i's forecast need at the step (ga_tenant_need; 0
+ *        without one): a guarantee is lendable only where neither the
+ *        lender's planned work nor its forecast need claims it, so a job
+ *        runs on borrowed GPUs only if it ends before the lender's
+ *        forecast need for them begins.
  *
  * Jobs already running (pinned) are never preempted, so they are exempt as
  * in R6 and R8: with p_i the GPUs of tenant i's pinned jobs, the rules are
@@ -47,6 +52,24 @@ ga_status	ga_problem_set_tenant_policies(ga_problem *problem,
  * pool's guarantees summing to no more than its GPUs.
  */
 ga_status	ga_tenant_policies_check(const ga_problem *problem, ga_error *err);
+
+/*
+ * Give the problem its tenants' forecast needs (copied, each need's gpus
+ * params.n_steps ints; replaces any before), at most one per (tenant,
+ * pool).  Checked by ga_problem_finish (ga_tenant_needs_check): tenant >=
+ * 0, a known pool, every step's GPUs >= 0, one per (tenant, pool).
+ */
+ga_status	ga_problem_set_tenant_needs(ga_problem *problem,
+										const ga_tenant_need *needs,
+										int n_needs, ga_error *err);
+ga_status	ga_tenant_needs_check(const ga_problem *problem, ga_error *err);
+
+/* Free the needs (ga_problem_destroy does). */
+void		ga_tenant_needs_free(ga_problem *problem);
+
+/* The forecast need of `tenant` in `pool` at step t; 0 without one. */
+int			ga_tenant_need_at(const ga_problem *problem, int tenant, int pool,
+							  int t);
 
 /* The policy of `tenant` in `pool`, or NULL when it has none there. */
 const ga_tenant_policy *ga_tenant_policy_of(const ga_problem *problem,

@@ -102,11 +102,13 @@ cohort_of(const ga_problem *p, int tenant, int q)
 }
 
 /*
- * E(u) of R10 for the counts u[0..n) of pool q: GPUs above guarantees
- * minus the unguaranteed GPUs minus what each cohort may lend its own.
+ * E(u) of R10 for the counts u[0..n) of pool q at step t: GPUs above
+ * guarantees minus the unguaranteed GPUs minus what each cohort may lend
+ * its own, a guarantee being lendable where neither its tenant's work nor
+ * its forecast need claims it.
  */
 static long
-quota_excess(const ga_problem *p, int q, const pool_tally *pt, const int *u)
+quota_excess(const ga_problem *p, int q, int t, const pool_tally *pt, const int *u)
 {
 	long		over = 0;
 	long		lent = 0;
@@ -133,11 +135,13 @@ quota_excess(const ga_problem *p, int q, const pool_tally *pt, const int *u)
 			int			gk = guarantee_of(p, pt->tenant[k], q);
 			long		above = u[k] > gk ? u[k] - gk : 0;
 			int			b = borrow_of(p, pt->tenant[k], q);
+			int			need = ga_tenant_need_at(p, pt->tenant[k], q, t);
+			long		claimed = u[k] > need ? u[k] : need;
 
 			if (cohort_of(p, pt->tenant[k], q) != c)
 				continue;
 			want += above < b ? above : b;
-			idle += u[k] < gk ? gk - u[k] : 0;
+			idle += claimed < gk ? gk - claimed : 0;
 		}
 		lent += want < idle ? want : idle;
 	}
@@ -162,11 +166,11 @@ check_step(const ga_problem *p, int q, const pool_tally *pt, int t, ga_error *er
 								"R9: tenant %d holds %d GPUs of pool \"%s\" at step %d, above its limit %d",
 								pt->tenant[i], held[i], p->pools[q].name, t, tp->limit);
 	}
-	exempt = quota_excess(p, q, pt, pinned);
-	e = quota_excess(p, q, pt, held);
+	exempt = quota_excess(p, q, t, pt, pinned);
+	e = quota_excess(p, q, t, pt, held);
 	if (e > 0 && e > exempt)
 		return ga_error_set(err, GA_EILLEGAL,
-							"R10: at step %d tenants hold %ld GPUs of pool \"%s\" above their guarantees that neither its unguaranteed GPUs nor borrowing within a cohort covers",
+							"R10: at step %d tenants hold %ld GPUs of pool \"%s\" above their guarantees that neither its unguaranteed GPUs nor borrowing within a cohort covers (a guarantee lends only what its tenant's work and forecast need leave idle)",
 							t, e, p->pools[q].name);
 	return GA_OK;
 }

@@ -12,6 +12,7 @@
 #include "model/tenant_quota.h"
 #include "sim/tenant_metrics.h"
 #include "sim/fairshare.h"
+#include "sim/tenant_need.h"
 #include "solve/solve.h"
 #include "model/validate.h"
 
@@ -108,6 +109,9 @@ ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
 	opt->overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
 	opt->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	opt->validate = true;
+	opt->need_quantile = GA_SIM_NEED_QUANTILE_DEFAULT;
+	opt->need_lookback_hours = GA_SIM_NEED_LOOKBACK_HOURS_DEFAULT;
+	opt->need_daily = GA_SIM_NEED_DAILY_DEFAULT;
 }
 
 static int64_t
@@ -775,10 +779,13 @@ fill_reservations(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 }
 
 /*
- * The fairshare baseline: every queued job's priority times its tenant's
- * fair-share priority factor in its pool (sim/fairshare.h), as Slurm's
- * multifactor priority with the fair-share factor; running jobs keep
- * theirs, jobs of no tenant too.
+ * Every queued job's priority times its tenant's fair-share priority
+ * factor in its pool (sim/fairshare.h), as Slurm's multifactor priority
+ * with the fair-share factor; running jobs keep theirs, jobs of no tenant
+ * too.  The fairshare baseline plans so, and fast and full do as the
+ * extension's planner does with gpualloc.fairshare on (its default;
+ * src/pg/problem_build.c).  Only the plan sees these priorities: the
+ * metrics count the jobs' own (record_jobs).
  */
 static ga_status
 apply_fairshare(sim_ctx *c, ga_problem *p, int t, ga_error *err)
@@ -795,6 +802,43 @@ apply_fairshare(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 			p->jobs[k].priority *= factor[p->jobs[k].tenant * scn->n_pools + p->jobs[k].pool];
 	free(factor);
 	return rc;
+}
+
+/*
+ * The tenants' forecast needs (sim/tenant_need.h) for fast and full, the
+ * planners with forecasts; the baselines lend idle guarantees as systems
+ * without forecasts do, on the planned work alone.
+ */
+static ga_status
+fill_tenant_needs(sim_ctx *c, ga_problem *p, int t, ga_error *err)
+{
+	const ga_scenario *scn = c->scn;
+	ga_sim_need_options no = {c->opt->need_quantile, c->opt->need_lookback_hours, c->opt->perfect,
+	c->opt->need_daily};
+	ga_tenant_need *needs;
+	int		   *gpus;
+	int			n = 0;
+	ga_status	rc;
+
+	if (scn->n_policies == 0 ||
+		(c->opt->policy != GA_POLICY_FAST && c->opt->policy != GA_POLICY_FULL))
+		return GA_OK;
+	needs = malloc(sizeof(ga_tenant_need) * scn->n_policies);
+	gpus = malloc(sizeof(int) * (size_t) scn->n_policies * c->H);
+	rc = needs && gpus ? ga_sim_tenant_needs(scn, c->res->jobs, t, c->H, &no, needs, gpus, &n, err)
+		: ga_error_set(err, GA_ENOMEM, "out of memory forecasting tenant needs");
+	if (rc == GA_OK)
+		rc = ga_problem_set_tenant_needs(p, needs, n, err);
+	free(needs);
+	free(gpus);
+	return rc;
+}
+
+/* The policies whose plans see fair-share priorities (apply_fairshare). */
+static bool
+plans_with_fairshare(ga_policy policy)
+{
+	return policy == GA_POLICY_FAIRSHARE || policy == GA_POLICY_FAST || policy == GA_POLICY_FULL;
 }
 
 static ga_status
@@ -825,7 +869,7 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 		if (job_in_problem(c, j, t))
 			fill_job(c, &p->jobs[n++], j, t);
 	link_jobs(c, p);
-	rc = c->opt->policy == GA_POLICY_FAIRSHARE ? apply_fairshare(c, p, t, err) : GA_OK;
+	rc = plans_with_fairshare(c->opt->policy) ? apply_fairshare(c, p, t, err) : GA_OK;
 	if (rc == GA_OK)
 		rc = fill_services(c, p, t, err);
 	if (rc == GA_OK)
@@ -834,6 +878,8 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 		rc = fill_reservations(c, p, t, err);
 	if (rc == GA_OK)
 		rc = ga_problem_set_tenant_policies(p, scn->policies, scn->n_policies, err);
+	if (rc == GA_OK)
+		rc = fill_tenant_needs(c, p, t, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);
 	if (rc != GA_OK)

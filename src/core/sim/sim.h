@@ -66,6 +66,10 @@ typedef struct ga_sim_options
 	bool		validate;		/* check every fast/full plan with ga_validate */
 	bool		first_pool_only;	/* plan each job on its first pool only,
 									 * its alt_pools ignored */
+	double		need_quantile;	/* fast and full: the tenants' forecast
+								 * needs (sim/tenant_need.h) */
+	double		need_lookback_hours;
+	bool		need_daily;
 } ga_sim_options;
 
 /*
@@ -73,7 +77,8 @@ typedef struct ga_sim_options
  * protect quantile GA_PROTECT_QUANTILE_DEFAULT, headroom
  * GA_HEADROOM_DEFAULT, overrun margin GA_OVERRUN_MARGIN_DEFAULT, oracle
  * coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on, every pool of a job
- * used.
+ * used, tenant needs at GA_SIM_NEED_QUANTILE_DEFAULT over
+ * GA_SIM_NEED_LOOKBACK_HOURS_DEFAULT.
  */
 void		ga_sim_options_default(ga_sim_options *opt, ga_policy policy);
 

@@ -4,16 +4,27 @@
  * each tenant's GPU-hours against its entitlement, value and waits, and
  * two fairness figures over them.
  *
- * A tenant has demand in pool q when one of its jobs counted by the
- * metrics (submitted before the window's end) names q as its first pool
- * and the tenant has a policy there.  Its entitled share of q is its
- * guarantee over the guarantees of the tenants with demand there, or,
- * when none of them is guaranteed anything, its weight over theirs; the
- * pool's GPU-hours to share are those the jobs of those tenants ran on q
- * inside the window.  A tenant's entitlement is the sum over pools of
- * share times GPU-hours; it receives the GPU-hours its jobs ran on the
- * pools where it has demand.  With x_i = received / entitled over the
- * tenants with a positive entitlement:
+ * Jobs counted are those submitted before the window's end.  A job
+ * counts in the pool it ran on, or its first pool when it never started,
+ * if its tenant has a policy there.  Its demand is the GPU-hours it could
+ * have used inside the window: its true work there in whole steps at its
+ * block (gpus_max, at most the pool's largest block, when it never
+ * started), but at most every step from the first one at or after its
+ * submission to the window's end at gpus_max.  Dependencies are ignored,
+ * so this is an upper bound: a job never receives more than its demand.
+ * A tenant's demand in q is the sum over its jobs counting there; it
+ * receives the GPU-hours they ran there.
+ *
+ * Entitlement is max-min fair and capped by demand: in each pool the
+ * GPU-hours the tenants received there are divided among those with
+ * demand in proportion to their guarantees, none getting more than its
+ * demand, the surplus shared again among the others until no share
+ * passes a demand (water-filling).  What the guaranteed tenants leave
+ * (all of them at their demand) is divided the same way among the
+ * tenants guaranteed nothing there, by weight.  So a tenant that asked
+ * for less than its share is entitled to what it asked, and the rest
+ * goes to the others.  With x_i = received / entitled over the tenants
+ * with a positive entitlement:
  *
  *   jain_index             (sum x_i)^2 / (n * sum x_i^2), from 1/n (one
  *                          tenant got everything) to 1 (every tenant got
@@ -35,6 +46,7 @@ typedef struct ga_tenant_figures
 	int			tenant;			/* index into scenario->tenants */
 	int			jobs;			/* jobs counted */
 	double		gpu_hours;		/* received (see above) */
+	double		demand_gpu_hours;	/* could have used (see above) */
 	double		entitled_gpu_hours;
 	double		value;			/* priority * GPU-hours run / pool factor,
 								 * over all its jobs */
