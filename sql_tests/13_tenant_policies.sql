@@ -338,6 +338,47 @@ SELECT name, status, block_size FROM gpualloc.queue WHERE job_id = :p_heavy2;
 SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs
 WHERE name LIKE 'gov-p-%' AND status IN ('queued', 'booked') ORDER BY job_id;
 
+-- Borrowing never blocks a lender: in a 4-GPU pool shared half and half by
+-- one cohort, gov_heavy has held its 2 GPUs around the clock for the last
+-- 3 days and holds none this minute.  gov_light's job of 4 GPUs would
+-- borrow that idle half, but gov_heavy's forecast need (the median of what
+-- it held at the same time of day) claims it at every step: the job waits.
+SELECT gpualloc.add_pool('gov-n', 'L40S', 48, 362, node_size => 4) > 0 AS need_pool;
+SELECT gpualloc.add_node('gov-n', 0);
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-n', guarantee => 2, cohort => 'lab2'),
+	   gpualloc.set_tenant_policy('gov_light', 'gov-n', guarantee => 2, borrow_limit => 2, cohort => 'lab2');
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, status,
+						   submitted_at, started_at, finished_at, block_first, block_size)
+SELECT 'gov-n-history', 'training', 'gov_heavy', p.pool_id, 1, 2, 2, 'succeeded',
+	   now() - interval '80 hours', now() - interval '80 hours', now() - interval '1 minute', 0, 2
+FROM gpualloc.pools p WHERE p.name = 'gov-n';
+INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq, end_seq)
+SELECT g.gpu_id, j.job_id, tstzrange(j.started_at, j.finished_at), 0, 0
+FROM gpualloc.jobs j JOIN gpualloc.gpus g ON g.pool_id = j.pool_id AND g.slot < 2
+WHERE j.name = 'gov-n-history';
+SELECT n.tenant, min(n.gpus) AS least_need, max(n.gpus) AS most_need, count(*) AS steps
+FROM gpualloc_internal.tenant_needs n
+JOIN gpualloc.pools p ON p.pool_id = n.pool_id AND p.name = 'gov-n'
+GROUP BY n.tenant ORDER BY n.tenant;
+SELECT gpualloc.submit_job('gov-n-borrow', 'training', 'gov-n', 4, 4, tenant => 'gov_light',
+	work_gpu_hours => 8, not_before => now() + interval '1 minute') AS n_job \gset
+UPDATE gpualloc.jobs SET not_before = NULL WHERE job_id = :n_job;
+SELECT status FROM gpualloc.replan('fast');
+SELECT name, status, planned_start IS NULL AS not_in_the_plan, pending_code, pending_reason
+FROM gpualloc.queue_plan WHERE job_id = :n_job;
+-- nor does submit_job's fast path lend that half, though the plan leaves it idle
+SELECT gpualloc.submit_job('gov-n-fast', 'training', 'gov-n', 4, 4, tenant => 'gov_light',
+	work_gpu_hours => 8) AS n_fast \gset
+SELECT name, status, pending_code FROM gpualloc.queue WHERE job_id = :n_fast;
+SELECT gpualloc.cancel_job(:n_fast);
+-- without the forecast (a lookback of 0) only planned work claims a
+-- guarantee, and the job borrows the idle half at once
+SET gpualloc.lender_need_lookback = 0;
+SELECT status FROM gpualloc.replan('fast');
+SELECT name, status FROM gpualloc.jobs WHERE job_id = :n_job;
+RESET gpualloc.lender_need_lookback;
+SELECT gpualloc.cancel_job(:n_job);
+
 -- a tenant's policies go with it; a pool's with the pool
 SELECT gpualloc.add_pool('gov-tmp', 'L4', 24, 121, node_size => 2) > 0 AS tmp_pool;
 SELECT gpualloc.add_node('gov-tmp', 0);

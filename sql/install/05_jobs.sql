@@ -116,6 +116,8 @@ CREATE FUNCTION gpualloc.submit_job(name text, kind text, pool text,
 RETURNS bigint
 SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
+-- short queries: compiling them would cost more than it saves
+SET jit = off
 AS 'MODULE_PATHNAME', 'gpualloc_submit_job'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 

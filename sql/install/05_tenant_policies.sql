@@ -131,10 +131,13 @@ $$;
 -- Tenant quotas) with the GPUs each tenant holds now: its tenant stays
 -- within its limit, and the GPUs held above guarantees that neither the
 -- pool's unguaranteed GPUs nor lending within cohorts cover do not rise
--- above what the running jobs left.  0 when no size may; gpus_max when the
--- pool has no policy.  submit_job's fast path books no larger block.
+-- above what the running jobs left.  A guarantee lends only what neither
+-- its tenant's GPUs nor its forecast need over the job's `run` claim.  0
+-- when no size may; gpus_max when the pool has no policy.  submit_job's
+-- fast path books no larger block.
 CREATE FUNCTION gpualloc_internal.quota_max_gpus(p_tenant name, p_pool integer, gpus_min integer,
-												 gpus_max integer) RETURNS integer
+												 gpus_max integer, run interval DEFAULT interval '0')
+RETURNS integer
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
@@ -151,12 +154,22 @@ WITH pol AS (
 	JOIN gpualloc.jobs j ON j.job_id = a.job_id
 	WHERE g.pool_id = p_pool AND EXISTS (SELECT 1 FROM pol)
 	GROUP BY j.tenant
+), needs AS (
+	-- the most each needs over the steps of the job's run from the one under way
+	SELECT n.tenant, max(n.gpus) AS need
+	FROM gpualloc_internal.tenant_needs n
+	WHERE n.pool_id = p_pool
+	  AND n.step <= ceil(extract(epoch FROM run)
+						 / extract(epoch FROM coalesce(pg_catalog.current_setting('gpualloc.step', true),
+													   '30min')::interval))
+	GROUP BY n.tenant
 ), tu AS (
 	SELECT coalesce(p.tenant, h.tenant) AS tenant, coalesce(h.u, 0) AS u, coalesce(p.g, 0) AS g,
-		   p.gpu_limit, coalesce(p.b, 0) AS b, p.cohort
+		   p.gpu_limit, coalesce(p.b, 0) AS b, p.cohort,
+		   coalesce((SELECT n.need FROM needs n WHERE n.tenant = p.tenant), 0) AS n
 	FROM pol p FULL JOIN held h ON h.tenant = p.tenant
 	UNION ALL
-	SELECT p_tenant, 0, 0, NULL, 0, NULL
+	SELECT p_tenant, 0, 0, NULL, 0, NULL, 0
 	WHERE NOT EXISTS (SELECT 1 FROM pol WHERE tenant = p_tenant)
 	  AND NOT EXISTS (SELECT 1 FROM held WHERE tenant = p_tenant)
 ), sizes AS (
@@ -165,11 +178,11 @@ WITH pol AS (
 	SELECT 1 << k FROM pg_catalog.generate_series(0, 30) k WHERE (1 << k) BETWEEN gpus_min AND gpus_max
 ), trial AS (
 	SELECT z.s, t.tenant, t.u + CASE WHEN t.tenant = p_tenant THEN z.s ELSE 0 END AS u,
-		   t.g, t.gpu_limit, t.b, t.cohort
+		   t.g, t.gpu_limit, t.b, t.cohort, t.n
 	FROM sizes z CROSS JOIN tu t
 ), lent AS (
 	SELECT c.s, sum(least(c.br, c.idle)) AS lend
-	FROM (SELECT t.s, sum(least(greatest(t.u - t.g, 0), t.b)) AS br, sum(greatest(t.g - t.u, 0)) AS idle
+	FROM (SELECT t.s, sum(least(greatest(t.u - t.g, 0), t.b)) AS br, sum(greatest(t.g - greatest(t.u, t.n), 0)) AS idle
 		  FROM trial t WHERE t.cohort IS NOT NULL GROUP BY t.s, t.cohort) c
 	GROUP BY c.s
 ), excess AS (
@@ -186,6 +199,82 @@ SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM pol) THEN gpus_max
 	   END
 FROM excess x CROSS JOIN (SELECT e FROM excess WHERE s = 0) z
 $$;
+
+-- Each guaranteed tenant's forecast need per pool over the horizon of a
+-- plan made now (docs/model.md, Tenant quotas: rule R10 lends no guarantee
+-- its tenant's need claims).  Its want at a moment is the GPUs its jobs
+-- held in the pool plus the largest size (at most the pool's largest block)
+-- of each of its jobs waiting then for the pool as first choice, at most
+-- its guarantee; sampled at every step (gpualloc.step) of the
+-- gpualloc.lender_need_lookback before the step under way.  The need at a
+-- step of the horizon (0 = the step under way, to gpualloc.horizon) is the
+-- median of the wants sampled within an hour of the same time of day,
+-- rounded up: a daily profile.  No row for a pool where the tenant is
+-- guaranteed nothing, nor with a lookback of 0.  A view, not a function,
+-- so that the queue's views may read it with their owner's rights.
+CREATE VIEW gpualloc_internal.tenant_needs AS
+WITH st AS (
+	-- sample i (1..n_samples) is the moment plan_start - i * step; horizon
+	-- step k starts at plan_start + k * step, so the two lie (k + i) steps
+	-- apart, and at the same time of day within an hour when (k + i) modulo
+	-- a day's steps is within an hour's steps of 0
+	SELECT s.lookback, plan_start, step_s,
+		   floor(extract(epoch FROM s.lookback)::float8 / step_s)::integer AS n_samples,
+		   greatest(1, ceil(extract(epoch FROM s.horizon)::float8 / step_s)::integer) AS n_steps,
+		   round(86400 / step_s)::integer AS day, round(3600 / step_s)::integer AS near
+	FROM (SELECT coalesce(pg_catalog.current_setting('gpualloc.step', true), '30min')::interval AS step,
+				 coalesce(pg_catalog.current_setting('gpualloc.lender_need_lookback', true), '3d')::interval
+					 AS lookback,
+				 coalesce(pg_catalog.current_setting('gpualloc.horizon', true), '1d')::interval AS horizon) s,
+		 LATERAL (SELECT extract(epoch FROM s.step)::float8 AS step_s) e,
+		 LATERAL (SELECT pg_catalog.to_timestamp(floor(extract(epoch FROM now())::float8 / e.step_s) * e.step_s)
+				  AS plan_start) ps
+), pol AS (
+	SELECT tp.tenant, tp.pool_id, tp.guarantee AS g,
+		   (SELECT (1 << floor(log(2, greatest(count(*), 1)::numeric))::integer)
+			FROM gpualloc.gpus gg WHERE gg.pool_id = tp.pool_id) AS widest
+	FROM gpualloc.tenant_policies tp, st
+	WHERE tp.guarantee > 0 AND st.n_samples > 0
+), held AS (
+	-- each allocation row of the tenant's jobs counts at the samples it covers
+	SELECT p.tenant, p.pool_id, i, count(*)::integer AS gpus
+	FROM st, pol p
+	JOIN gpualloc.gpus g ON g.pool_id = p.pool_id
+	JOIN gpualloc.allocations a ON a.gpu_id = g.gpu_id AND a.job_id IS NOT NULL
+	JOIN gpualloc.jobs j ON j.job_id = a.job_id AND j.tenant = p.tenant,
+		 LATERAL pg_catalog.generate_series(
+			 greatest(1, floor(extract(epoch FROM st.plan_start - coalesce(upper(a.during), st.plan_start))::float8
+							   / st.step_s)::integer + 1),
+			 least(st.n_samples, floor(extract(epoch FROM st.plan_start - lower(a.during))::float8
+									   / st.step_s)::integer)) i
+	WHERE a.during && tstzrange(st.plan_start - st.lookback, st.plan_start)
+	GROUP BY p.tenant, p.pool_id, i
+), waiting AS (
+	-- each job of the tenant counts from its submission (or not_before) to
+	-- its start, booking or end, at the samples in between
+	SELECT p.tenant, p.pool_id, i, sum(least(j.gpus_max, p.widest))::integer AS gpus
+	FROM st, pol p
+	JOIN gpualloc.jobs j ON j.tenant = p.tenant AND coalesce(j.requested_pool_id, j.pool_id) = p.pool_id,
+		 LATERAL (SELECT greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)) AS lo,
+						 coalesce(least(j.started_at, j.finished_at,
+										CASE WHEN j.status = 'booked' THEN j.booked_at END), st.plan_start) AS hi) w,
+		 LATERAL pg_catalog.generate_series(
+			 greatest(1, floor(extract(epoch FROM st.plan_start - w.hi)::float8 / st.step_s)::integer + 1),
+			 least(st.n_samples, floor(extract(epoch FROM st.plan_start - w.lo)::float8 / st.step_s)::integer)) i
+	WHERE j.submitted_at < st.plan_start
+	  AND (j.finished_at IS NULL OR j.finished_at > st.plan_start - st.lookback)
+	GROUP BY p.tenant, p.pool_id, i
+), wants AS (
+	SELECT p.tenant, p.pool_id, p.g, x.i, least(p.g, coalesce(h.gpus, 0) + coalesce(w.gpus, 0)) AS want
+	FROM st CROSS JOIN pol p CROSS JOIN LATERAL pg_catalog.generate_series(1, st.n_samples) x(i)
+	LEFT JOIN held h ON h.tenant = p.tenant AND h.pool_id = p.pool_id AND h.i = x.i
+	LEFT JOIN waiting w ON w.tenant = p.tenant AND w.pool_id = p.pool_id AND w.i = x.i
+)
+SELECT w.tenant, w.pool_id, k AS step,
+	   least(ceil(percentile_cont(0.5) WITHIN GROUP (ORDER BY w.want) - 1e-9), max(w.g))::integer AS gpus
+FROM st, wants w, pg_catalog.generate_series(0, st.n_steps - 1) k
+WHERE (k + w.i) % st.day <= st.near OR (k + w.i) % st.day >= st.day - st.near
+GROUP BY w.tenant, w.pool_id, k;
 
 -- The GPU-hours each tenant's jobs held per pool over [lo, as_of], each
 -- hour weighted by 2^(-age / H) at as_of: the integral of 2^(-age / H) over

@@ -49,8 +49,9 @@ GROUP BY b.job_id, l.plan_id, l.plan_start, l.step;
 -- when it may not borrow), and the pool's and the cohort's sums the excess
 -- E(u) is made of: the pool's GPUs no tenant is guaranteed (f), the GPUs
 -- held above guarantees (s), the GPUs lent within cohorts (lend), the
--- cohort's borrowed (br, up to each borrow limit) and idle guarantees (idle),
--- and the GPUs of the pool no workload holds and not down (free).  E(u) =
+-- cohort's borrowed (br, up to each borrow limit) and idle guarantees (idle:
+-- what neither a tenant's GPUs nor its forecast need now, n, claim), and
+-- the GPUs of the pool no workload holds and not down (free).  E(u) =
 -- s - f - lend; the planner keeps it at most 0, or where running jobs left
 -- it above, never raises it.
 CREATE VIEW gpualloc_internal.tenant_quota_state AS
@@ -67,13 +68,17 @@ WITH pol AS (
 	JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
 	WHERE a.end_seq IS NULL AND g.pool_id IN (SELECT pool_id FROM pol)
 	GROUP BY j.tenant, g.pool_id
+), needs AS (
+	SELECT n.tenant, n.pool_id, n.gpus AS need FROM gpualloc_internal.tenant_needs n WHERE n.step = 0
 ), tu AS (
 	SELECT coalesce(p.tenant, h.tenant) AS tenant, coalesce(p.pool_id, h.pool_id) AS pool_id,
-		   coalesce(h.u, 0) AS u, coalesce(p.g, 0) AS g, p.gpu_limit, coalesce(p.b, 0) AS b, p.cohort
+		   coalesce(h.u, 0) AS u, coalesce(p.g, 0) AS g, p.gpu_limit, coalesce(p.b, 0) AS b, p.cohort,
+		   coalesce(n.need, 0) AS n
 	FROM pol p FULL JOIN held h ON h.tenant = p.tenant AND h.pool_id = p.pool_id
+	LEFT JOIN needs n ON n.tenant = p.tenant AND n.pool_id = p.pool_id
 ), coh AS (
 	SELECT t.pool_id, t.cohort, sum(least(greatest(t.u - t.g, 0), t.b))::bigint AS br,
-		   sum(greatest(t.g - t.u, 0))::bigint AS idle
+		   sum(greatest(t.g - greatest(t.u, t.n), 0))::bigint AS idle
 	FROM tu t WHERE t.cohort IS NOT NULL
 	GROUP BY t.pool_id, t.cohort
 ), pools AS (
@@ -89,7 +94,7 @@ WITH pol AS (
 	GROUP BY t.pool_id
 )
 SELECT t.tenant, t.pool_id, t.u, t.g, t.gpu_limit, t.b, t.cohort, p.f, p.s, p.lend, p.free,
-	   c.br, c.idle
+	   c.br, c.idle, t.n
 FROM tu t
 JOIN pools p ON p.pool_id = t.pool_id
 LEFT JOIN coh c ON c.pool_id = t.pool_id AND c.cohort = t.cohort;
@@ -190,10 +195,11 @@ WITH latest AS (
 				   - (qp.lend - coalesce(least(e.br, e.idle), 0)
 					  + coalesce(least(e.br - least(greatest(e.u - e.g, 0), e.b)
 											+ least(greatest(e.u + q.gpus_min - e.g, 0), e.b),
-									   e.idle - greatest(e.g - e.u, 0) + greatest(e.g - e.u - q.gpus_min, 0)), 0))
+									   e.idle - greatest(e.g - greatest(e.u, e.n), 0)
+											+ greatest(e.g - greatest(e.u + q.gpus_min, e.n), 0)), 0))
 				   AS excess_after
 		FROM (SELECT coalesce(qs.u, 0) AS u, coalesce(qs.g, 0) AS g, coalesce(qs.b, 0) AS b,
-					 qs.br, qs.idle) e
+					 coalesce(qs.n, 0) AS n, qs.br, qs.idle) e
 	) quota ON true
 	-- the first job it still waits for, if any
 	LEFT JOIN LATERAL (SELECT d.after_job_id, d.kind FROM gpualloc.job_dependencies d
@@ -234,8 +240,8 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.gpus_min, q.gpu
 												greatest(coalesce(q.tenant_gpus, 0) + q.gpus_min - coalesce(q.guarantee, 0), 0),
 												CASE WHEN q.cohort IS NULL THEN 'it is in no cohort to borrow from'
 													 WHEN q.borrow_limit = 0 THEN pg_catalog.format('it may not borrow from cohort %s', q.cohort)
-													 WHEN q.borrow_limit = 2147483647 THEN pg_catalog.format('the idle guarantees cohort %s lends do not either', q.cohort)
-													 ELSE pg_catalog.format('borrowing up to %s from cohort %s does not either', q.borrow_limit, q.cohort) END)
+													 WHEN q.borrow_limit = 2147483647 THEN pg_catalog.format('the idle guarantees cohort %s lends (less its members'' forecast needs) do not either', q.cohort)
+													 ELSE pg_catalog.format('borrowing up to %s from cohort %s (less its members'' forecast needs) does not either', q.borrow_limit, q.cohort) END)
 			WHEN 'no_plan' THEN 'no plan yet'
 			WHEN 'new' THEN 'submitted after the latest plan: waiting for the next'
 			WHEN 'maintenance'

@@ -36,6 +36,8 @@ CREATE FUNCTION gpualloc.replan(mode text DEFAULT 'fast', time_limit interval DE
 RETURNS record
 SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
+-- short queries: compiling them would cost more than it saves
+SET jit = off
 AS 'MODULE_PATHNAME', 'gpualloc_replan'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT;
 

@@ -114,14 +114,17 @@ static GaSavedQuery book_query = {
 
 /*
  * The most GPUs the job's tenant may take in its pool now within its quota
- * (rules R9 and R10 on the GPUs each tenant holds; gpus_max when the pool
+ * (rules R9 and R10 on the GPUs each tenant holds, lending no guarantee its
+ * tenant's forecast need claims over the job's longest run, at gpus_min;
+ * gpus_max when the pool
  * has no tenant policy, 0 when no size may).  A pool without a policy
  * costs one index probe.
  */
 static GaSavedQuery quota_query = {
 	"SELECT CASE WHEN EXISTS (SELECT 1 FROM gpualloc.tenant_policies tp WHERE tp.pool_id = $2) "
-	"            THEN gpualloc_internal.quota_max_gpus($1, $2, $3, $4) ELSE $4 END",
-	4, {NAMEOID, INT4OID, INT4OID, INT4OID}, NULL
+	"            THEN gpualloc_internal.quota_max_gpus($1, $2, $3, $4, pg_catalog.make_interval(secs => $5)) "
+	"            ELSE $4 END",
+	5, {NAMEOID, INT4OID, INT4OID, INT4OID, FLOAT8OID}, NULL
 };
 
 static Datum
@@ -272,8 +275,9 @@ book(const GaFastPathJob *job, const FreeGpus *f, const Block *b)
 static int
 quota_max_gpus(const GaFastPathJob *job)
 {
-	Datum		args[4] = {DirectFunctionCall1(namein, CStringGetDatum(job->tenant)),
-		Int32GetDatum(job->pool_id), Int32GetDatum(job->gpus_min), Int32GetDatum(job->gpus_max)};
+	Datum		args[5] = {DirectFunctionCall1(namein, CStringGetDatum(job->tenant)),
+		Int32GetDatum(job->pool_id), Int32GetDatum(job->gpus_min), Int32GetDatum(job->gpus_max),
+	Float8GetDatum(3600.0 * run_hours(job, job->gpus_min))};
 	bool		isnull;
 	Datum		d;
 

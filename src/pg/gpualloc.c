@@ -38,6 +38,7 @@ int			gpualloc_max_parallel_pools = -1;
 double		gpualloc_queue_depth = 4.0;
 bool		gpualloc_fairshare = true;
 int			gpualloc_fairshare_half_life_minutes = 7 * 24 * 60;
+int			gpualloc_lender_need_lookback_minutes = 72 * 60;
 
 static const struct config_enum_entry on_gpu_failure_options[] = {
 	{"requeue", GA_ON_GPU_FAILURE_REQUEUE, false},
@@ -128,6 +129,12 @@ define_fairshare_gucs(void)
 							"Half-life of past GPU-hours in a tenant's fair-share usage.",
 							"An hour used this long ago counts half as much as one used now.",
 							&gpualloc_fairshare_half_life_minutes, 7 * 24 * 60, 60, 366 * 24 * 60,
+							PGC_SUSET, GUC_UNIT_MIN, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.lender_need_lookback",
+							"How far back a guaranteed tenant's own need is learnt from, to keep it from being lent.",
+							"Each step's need is the median of what the tenant held or waited for at the same "
+							"time of day over this span, at most its guarantee; 0 turns the forecast off.",
+							&gpualloc_lender_need_lookback_minutes, 72 * 60, 0, 31 * 24 * 60,
 							PGC_SUSET, GUC_UNIT_MIN, NULL, NULL, NULL);
 }
 

@@ -33,6 +33,7 @@ extern int	gpualloc_max_parallel_pools;
 extern double gpualloc_queue_depth;
 extern bool gpualloc_fairshare;
 extern int	gpualloc_fairshare_half_life_minutes;
+extern int	gpualloc_lender_need_lookback_minutes;
 
 #define GA_ON_GPU_FAILURE_REQUEUE 0
 #define GA_ON_GPU_FAILURE_FAIL 1

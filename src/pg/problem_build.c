@@ -746,6 +746,47 @@ load_tenant_policies(GaBuild *build)
 	pfree(tp);
 }
 
+/*
+ * Each guaranteed tenant's forecast need per pool and step (the view
+ * gpualloc_internal.tenant_needs), learnt over gpualloc.lender_need_lookback:
+ * rule R10 lends no part of a guarantee its tenant is expected to need, so
+ * a job runs on borrowed GPUs only if it ends before the lender's need.
+ */
+#define TENANT_NEEDS_SQL \
+	"SELECT ti.idx, n.pool_id, n.step, n.gpus " \
+	"FROM gpualloc_internal.tenant_needs n JOIN " TENANT_RANKS " ti ON ti.tenant = n.tenant " \
+	"ORDER BY n.pool_id, ti.idx, n.step"
+
+static void
+load_tenant_needs(GaBuild *build)
+{
+	int			T = build->problem->params.n_steps;
+	ga_tenant_need *needs;
+	int			n = 0;
+	ga_error	err;
+
+	/* the view plans from the step under way, as this build does */
+	Assert(build->plan_start == ga_pg_step_floor(GetCurrentTransactionStartTimestamp(), build->step_minutes));
+	run_query(TENANT_NEEDS_SQL, 0, NULL, NULL);
+	needs = palloc(sizeof(ga_tenant_need) * (SPI_processed + 1));
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		int			tenant = int_column(r, 1, 0);
+		int			pool = pool_index(build, int_column(r, 2, 0));
+		int			t = int_column(r, 3, 0);
+
+		if (n == 0 || needs[n - 1].tenant != tenant || needs[n - 1].pool != pool)
+			needs[n++] = (ga_tenant_need) {tenant, pool, palloc0(sizeof(int) * T)};
+		if (t >= 0 && t < T)
+			needs[n - 1].gpus[t] = int_column(r, 4, 0);
+	}
+	if (ga_problem_set_tenant_needs(build->problem, needs, n, &err) != GA_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("the tenants' forecast needs do not form valid quotas"),
+				 errdetail("%s", err.message)));
+}
+
 static int
 count_rows(const char *sql)
 {
@@ -825,6 +866,7 @@ ga_build_problem(TimestampTz now)
 	load_windows(build);
 	load_reservations(build);
 	load_tenant_policies(build);
+	load_tenant_needs(build);
 
 	if (ga_problem_finish(build->problem, &err) != GA_OK)
 		ereport(ERROR,

@@ -385,6 +385,12 @@ gpualloc_worker_main(Datum arg)
 	 * schema other roles can create objects in.
 	 */
 	SetConfigOption("search_path", GPUALLOC_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+	/*
+	 * Its queries are short; JIT-compiling one whose estimate crosses
+	 * jit_above_cost (a cross join of a tenant's samples and steps, say)
+	 * would cost hundreds of milliseconds for nothing.
+	 */
+	SetConfigOption("jit", "off", PGC_SUSET, PGC_S_OVERRIDE);
 	pgstat_report_appname("gpualloc planner");
 
 	if (ga_shared != NULL)
