@@ -69,6 +69,22 @@ for dir in $SCENARIOS; do
 			rm -f "$out"
 		fi
 		echo "bench: $dir ($knowledge) $(($(date +%s) - started)) s" >&2
+		# with tenant policies: the allocator also without them and without
+		# borrowing (rows fast-no-quotas, fast-no-borrowing, ...), what the
+		# quotas cost in value and what borrowing gives in utilisation
+		if [ -f "$dir/tenants.csv" ]; then
+			for quotas in off no-borrowing; do
+				out="$tmp/$n-$knowledge-$quotas.json"
+				# shellcheck disable=SC2086 # the options are meant to split
+				if ! "$SIM" compare "$dir" --json $opt $full_opt --policies fast,full --quotas "$quotas" > "$out"; then
+					echo "bench: $dir ($knowledge, quotas $quotas): the simulator reported a failure (above)" >&2
+					failed=1
+				fi
+				if [ ! -s "$out" ]; then
+					rm -f "$out"
+				fi
+			done
+		fi
 	done
 done
 

@@ -49,11 +49,15 @@ typedef struct cli
 	double		need_quantile;
 	double		need_lookback;
 	int			need_daily;		/* -1: the default */
+	ga_sim_quotas quotas;
 	int			n_policies;
 	ga_policy	policies[GA_N_POLICIES];
 	int			n_dirs;
 	char	  **dirs;
 } cli;
+
+/* Appended to a policy's name in the output: what --quotas hid from it. */
+static const char *policy_suffix = "";
 
 static void
 usage(FILE *f)
@@ -81,6 +85,9 @@ usage(FILE *f)
 			"         --need-lookback H  hours of that recent want (0.5 to 720, default 72)\n"
 			"         --need-profile daily|flat  the want at the same time of day only, or all\n"
 			"                       of it for every step ahead (default daily)\n"
+			"         --quotas on|off|no-borrowing  what the policies see of tenants.csv: all of\n"
+			"                       it (default), nothing, or no borrowing; a run without all of it\n"
+			"                       is labelled POLICY-no-quotas or POLICY-no-borrowing\n"
 			"policies: fifo, backfill, fast, full, quota, fairshare, oracle\n");
 }
 
@@ -223,6 +230,16 @@ parse_args(cli *c, int argc, char **argv)
 		else if (strcmp(a, "--need-profile") == 0 && has_val &&
 				 (strcmp(argv[i + 1], "daily") == 0 || strcmp(argv[i + 1], "flat") == 0))
 			c->need_daily = strcmp(argv[++i], "daily") == 0;
+		else if (strcmp(a, "--quotas") == 0 && has_val &&
+				 (strcmp(argv[i + 1], "on") == 0 || strcmp(argv[i + 1], "off") == 0 ||
+				  strcmp(argv[i + 1], "no-borrowing") == 0))
+		{
+			i++;
+			c->quotas = strcmp(argv[i], "on") == 0 ? GA_SIM_QUOTAS_ON
+				: strcmp(argv[i], "off") == 0 ? GA_SIM_QUOTAS_OFF : GA_SIM_QUOTAS_NO_BORROWING;
+			policy_suffix = c->quotas == GA_SIM_QUOTAS_OFF ? "-no-quotas"
+				: c->quotas == GA_SIM_QUOTAS_NO_BORROWING ? "-no-borrowing" : "";
+		}
 		else if (strcmp(a, "--need-lookback") == 0 && has_val)
 		{
 			if (!parse_in_range(a, argv[++i], 0.5, 720, "hours from 0.5 to 720", &c->need_lookback))
@@ -287,7 +304,7 @@ json_object(const char *scenario, ga_policy policy, bool perfect,
 {
 	printf("{\"scenario\": ");
 	json_string(scenario);
-	printf(", \"policy\": \"%s\", \"knowledge\": \"%s\", ", ga_policy_name(policy),
+	printf(", \"policy\": \"%s%s\", \"knowledge\": \"%s\", ", ga_policy_name(policy), policy_suffix,
 		   perfect ? "perfect" : "forecast");
 	json_num("utilization", m->utilization, false);
 	json_num("value", m->value, false);
@@ -352,7 +369,7 @@ static void
 table_row(ga_policy policy, const ga_metrics *m, double floor)
 {
 	if (isnan(floor) || floor == 0)
-		printf("| %s%s |", ga_policy_name(policy), m->is_bound ? " (bound)" : "");
+		printf("| %s%s%s |", ga_policy_name(policy), policy_suffix, m->is_bound ? " (bound)" : "");
 	else
 		printf("| %s (bound, coverage floor %.4g%%) |", ga_policy_name(policy), 100 * floor);
 	cell(100 * m->utilization, "%.1f");
@@ -447,6 +464,7 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 		opt.need_lookback_hours = c->need_lookback;
 	if (c->need_daily >= 0)
 		opt.need_daily = c->need_daily;
+	opt.quotas = c->quotas;
 	opt.oracle_coverage = c->oracle_coverage;
 	rc = ga_simulate(scn, &opt, &res, &err);
 	if (rc != GA_OK)

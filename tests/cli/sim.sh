@@ -147,6 +147,11 @@ check "run prints the per-tenant table" grep -q '^| red | ' "$tmp/tenants.txt"
 check "run prints Jain's index" grep -q "^Jain's index" "$tmp/tenants.txt"
 "$SIM" run "$tmp/tenants" --policy fast --need-quantile 1 --need-lookback 6 --need-profile flat > "$tmp/needs.txt" 2>"$tmp/err"
 check "fast runs with forecast needs set on the command line" grep -q "^Jain's index" "$tmp/needs.txt"
+"$SIM" compare "$tmp/tenants" --perfect-knowledge --json --policies fast --quotas off > "$tmp/noquota.json" 2>"$tmp/err"
+check "--quotas off labels the run fast-no-quotas" grep -q '"policy": "fast-no-quotas"' "$tmp/noquota.json"
+"$SIM" run "$tmp/tenants" --policy fast --perfect-knowledge --quotas no-borrowing > "$tmp/noborrow.txt" 2>"$tmp/err"
+check "--quotas no-borrowing labels the table row" grep -q '^| fast-no-borrowing |' "$tmp/noborrow.txt"
+expect_error "--quotas takes on, off or no-borrowing" 'unknown or incomplete option "--quotas"' run "$tmp/tenants" --policy fast --quotas maybe
 check "without tenants.csv jain_index is null" grep -q '"jain_index": null' "$tmp/cmp.json"
 printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,1,0,1,\n' > "$tmp/tenants/tenants.csv"
 expect_error "a bad tenants.csv row names file, line, column and rule" 'tenants.csv: line 2, column "limit"' run "$tmp/tenants" --policy fast

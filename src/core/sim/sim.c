@@ -112,6 +112,7 @@ ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
 	opt->need_quantile = GA_SIM_NEED_QUANTILE_DEFAULT;
 	opt->need_lookback_hours = GA_SIM_NEED_LOOKBACK_HOURS_DEFAULT;
 	opt->need_daily = GA_SIM_NEED_DAILY_DEFAULT;
+	opt->quotas = GA_SIM_QUOTAS_ON;
 }
 
 static int64_t
@@ -841,6 +842,30 @@ plans_with_fairshare(ga_policy policy)
 	return policy == GA_POLICY_FAIRSHARE || policy == GA_POLICY_FAST || policy == GA_POLICY_FULL;
 }
 
+/*
+ * The scenario's tenant policies as the options let the planners see them:
+ * all, none, or none borrowing.
+ */
+static ga_status
+set_tenant_policies(const sim_ctx *c, ga_problem *p, ga_error *err)
+{
+	const ga_scenario *scn = c->scn;
+	ga_tenant_policy *tps;
+	ga_status	rc;
+
+	if (c->opt->quotas == GA_SIM_QUOTAS_OFF || scn->n_policies == 0)
+		return GA_OK;
+	tps = malloc(sizeof(ga_tenant_policy) * scn->n_policies);
+	if (tps == NULL)
+		return ga_error_set(err, GA_ENOMEM, "out of memory copying tenant policies");
+	memcpy(tps, scn->policies, sizeof(ga_tenant_policy) * scn->n_policies);
+	for (int i = 0; c->opt->quotas == GA_SIM_QUOTAS_NO_BORROWING && i < scn->n_policies; i++)
+		tps[i].borrow_limit = 0;
+	rc = ga_problem_set_tenant_policies(p, tps, scn->n_policies, err);
+	free(tps);
+	return rc;
+}
+
 static ga_status
 build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 {
@@ -877,8 +902,8 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	if (rc == GA_OK)
 		rc = fill_reservations(c, p, t, err);
 	if (rc == GA_OK)
-		rc = ga_problem_set_tenant_policies(p, scn->policies, scn->n_policies, err);
-	if (rc == GA_OK)
+		rc = set_tenant_policies(c, p, err);
+	if (rc == GA_OK && c->opt->quotas != GA_SIM_QUOTAS_OFF)
 		rc = fill_tenant_needs(c, p, t, err);
 	if (rc == GA_OK)
 		rc = ga_problem_finish(p, err);

@@ -49,6 +49,18 @@ typedef enum ga_policy
 const char *ga_policy_name(ga_policy policy);
 bool		ga_policy_parse(const char *name, ga_policy *policy);
 
+/*
+ * What the planners see of the scenario's tenant policies (tenants.csv):
+ * all of them; none (the allocator's value without quotas, to compare
+ * with); or all with every borrow limit 0 (no tenant borrows).
+ */
+typedef enum ga_sim_quotas
+{
+	GA_SIM_QUOTAS_ON,
+	GA_SIM_QUOTAS_OFF,
+	GA_SIM_QUOTAS_NO_BORROWING
+} ga_sim_quotas;
+
 typedef struct ga_sim_options
 {
 	ga_policy	policy;
@@ -70,6 +82,8 @@ typedef struct ga_sim_options
 								 * needs (sim/tenant_need.h) */
 	double		need_lookback_hours;
 	bool		need_daily;
+	ga_sim_quotas quotas;		/* the planners' view of the policies; the
+								 * per-tenant figures always use them all */
 } ga_sim_options;
 
 /*
@@ -78,7 +92,7 @@ typedef struct ga_sim_options
  * GA_HEADROOM_DEFAULT, overrun margin GA_OVERRUN_MARGIN_DEFAULT, oracle
  * coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on, every pool of a job
  * used, tenant needs at GA_SIM_NEED_QUANTILE_DEFAULT over
- * GA_SIM_NEED_LOOKBACK_HOURS_DEFAULT.
+ * GA_SIM_NEED_LOOKBACK_HOURS_DEFAULT, quotas on.
  */
 void		ga_sim_options_default(ga_sim_options *opt, ga_policy policy);
 
