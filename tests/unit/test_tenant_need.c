@@ -2,7 +2,8 @@
  * test_tenant_need.c — tenants' forecast needs (ga_tenant_need): the
  * problem checks them; rule R10 lends a guarantee only where neither its
  * tenant's work nor its need claims it, in the validator and in the
- * planners' accounting alike, running jobs exempt; needs survive
+ * planners' accounting alike, running jobs exempt, and fast keeps them
+ * when it plans ready jobs apart from waiting ones; needs survive
  * serialisation (a buffer of the format before them still reads) and
  * splitting; and the simulator forecasts them from what it has observed
  * only (sim/tenant_need.h).
@@ -14,6 +15,7 @@
 #include "model/tenant_quota.h"
 #include "model/validate.h"
 #include "sim/tenant_need.h"
+#include "solve/solve.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -321,4 +323,52 @@ TEST(need_sim_forecasts_from_the_past_only)
 	}
 	ga_scenario_destroy(scn);
 	tscn_remove(dir);
+}
+
+/*
+ * A problem with a dependency is planned ready jobs first (solve/chain.c):
+ * the ready jobs' problem keeps the needs, so fast's plan of tenant 1's
+ * job, which would borrow all of tenant 0's guarantee for 4 steps, keeps
+ * the 3 GPUs tenant 0 needs from step 2 and passes the validator.
+ */
+TEST(need_kept_when_planning_dependencies)
+{
+	static const int need[N_STEPS] = {0, 0, 3, 3};
+	ga_params	params = {.n_steps = N_STEPS, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 8, 3, 0, &params);
+	ga_tenant_policy tps[2] = {
+		{.tenant = 0, .pool = 0, .guarantee = 4, .limit = GA_NO_LIMIT, .borrow_limit = 4, .weight = 1, .cohort = 0},
+		{.tenant = 1, .pool = 0, .guarantee = 4, .limit = GA_NO_LIMIT, .borrow_limit = 4, .weight = 1, .cohort = 0}};
+	int			gpus[N_STEPS];
+	ga_tenant_need n = {0, 0, gpus};
+	ga_solve_options opts = {.time_limit_ms = 1000};
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	memcpy(gpus, need, sizeof(gpus));
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].n_gpus = 8;
+	for (int j = 0; j < 3; j++)
+	{
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
+		p->jobs[j].priority = 1;
+		p->jobs[j].gpus_min = 8;
+		p->jobs[j].gpus_max = 8;
+		p->jobs[j].work_gpu_steps = 32;
+		p->jobs[j].tenant = 1;
+	}
+	p->jobs[2].n_preds = 1;		/* waits for j1: the plan goes through the chain */
+	p->jobs[2].preds[0] = 1;
+	CHECK_INT_EQ(ga_problem_set_tenant_policies(p, tps, 2, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_set_tenant_needs(p, &n, 1, &err), GA_OK);
+	CHECK_MSG(ga_problem_finish(p, &err) == GA_OK, "%s", err.message);
+	CHECK_MSG(ga_solve_fast(p, &opts, &plan, &err) == GA_OK, "%s", err.message);
+	if (plan != NULL)
+	{
+		ga_error_clear(&err);
+		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "%s", err.message);
+		CHECK(plan->job_size[0] <= 0 && plan->job_size[1] <= 0);	/* no 8-GPU run fits before step 2 ends */
+	}
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
 }

@@ -108,6 +108,8 @@ ready_problem(const ga_problem *p, int *map, ga_problem **out, ga_error *err)
 	if (rc == GA_OK)
 		rc = ga_problem_set_advance_reservations(sub, p->reservations, p->n_reservations, err);
 	if (rc == GA_OK)
+		rc = ga_problem_set_tenant_needs(sub, p->needs, p->n_needs, err);
+	if (rc == GA_OK)
 		rc = ga_problem_finish(sub, err);
 	if (rc != GA_OK)
 	{
