@@ -3,6 +3,18 @@
 -- the planner multiplies into the priority of its queued jobs
 -- (src/pg/fairshare.c, docs/model.md "Fair share").
 
+-- Each policy as rules R9 and R10 read it (docs/model.md, Tenant quotas):
+-- the guarantee g, the limit (NULL: none), and the borrow limit b: 0 for a
+-- tenant that may not borrow or has no cohort to borrow from, 2147483647
+-- (no bound) for one that may borrow without a borrow_limit.  The one
+-- place the planner, the fast path and the queue's reasons take it from.
+CREATE VIEW gpualloc_internal.quota_rules AS
+SELECT tp.tenant, tp.pool_id, tp.guarantee AS g, tp.gpu_limit,
+	   CASE WHEN NOT tp.may_borrow OR tp.cohort IS NULL THEN 0
+			ELSE coalesce(tp.borrow_limit, 2147483647) END AS b,
+	   tp.weight, tp.cohort
+FROM gpualloc.tenant_policies tp;
+
 -- A policy's GPU counts: a whole number of GPUs, at least 0.
 CREATE FUNCTION gpualloc_internal.check_gpu_count(field text, value integer) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
@@ -142,11 +154,8 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 WITH pol AS (
-	SELECT tp.tenant, tp.guarantee AS g, tp.gpu_limit,
-		   CASE WHEN NOT tp.may_borrow OR tp.cohort IS NULL THEN 0
-				ELSE coalesce(tp.borrow_limit, 2147483647) END AS b,
-		   tp.cohort
-	FROM gpualloc.tenant_policies tp WHERE tp.pool_id = p_pool
+	SELECT r.tenant, r.g, r.gpu_limit, r.b, r.cohort
+	FROM gpualloc_internal.quota_rules r WHERE r.pool_id = p_pool
 ), held AS (
 	SELECT j.tenant, count(*)::integer AS u
 	FROM gpualloc.gpus g

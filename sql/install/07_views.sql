@@ -56,11 +56,7 @@ GROUP BY b.job_id, l.plan_id, l.plan_start, l.step;
 -- it above, never raises it.
 CREATE VIEW gpualloc_internal.tenant_quota_state AS
 WITH pol AS (
-	SELECT tp.tenant, tp.pool_id, tp.guarantee AS g, tp.gpu_limit,
-		   CASE WHEN NOT tp.may_borrow OR tp.cohort IS NULL THEN 0
-				ELSE coalesce(tp.borrow_limit, 2147483647) END AS b,
-		   tp.cohort
-	FROM gpualloc.tenant_policies tp
+	SELECT r.tenant, r.pool_id, r.g, r.gpu_limit, r.b, r.cohort FROM gpualloc_internal.quota_rules r
 ), held AS (
 	SELECT j.tenant, g.pool_id, count(*)::integer AS u
 	FROM gpualloc.allocations a

@@ -60,6 +60,7 @@ COMMENT ON COLUMN gpualloc.allocations.end_seq IS 'The change set that ended the
 -- Views
 COMMENT ON VIEW gpualloc.current_allocation IS 'Every GPU with the workload it holds now (NULL: idle) and the change set that began it.';
 COMMENT ON VIEW gpualloc.queue IS 'Queued, booked and running jobs: running first, then booked, then queued, most valuable first; a booked job shows its block; a job that has not started says why it waits (pending_code, pending_reason).';
+COMMENT ON VIEW gpualloc_internal.quota_rules IS 'Each tenant policy as rules R9 and R10 read it: guarantee g, limit, borrow limit b (0: may not borrow or no cohort; 2147483647: no bound), weight, cohort. Read by the planner, the fast path and the queue''s reasons.';
 COMMENT ON VIEW gpualloc_internal.tenant_quota_state IS 'Per tenant and pool with a policy, now: GPUs held, guarantee, limit, borrow limit, cohort, and the pool''s and cohort''s sums of the quota excess E(u) (docs/model.md, Tenant quotas).';
 COMMENT ON VIEW gpualloc_internal.latest_planned_jobs IS 'Each job''s block in the latest successful plan: pool, planned start, first GPU, size.';
 COMMENT ON VIEW gpualloc.executor_work IS 'What an executor acts on: booked and running jobs with their command and the nodes and slots of their GPUs.';

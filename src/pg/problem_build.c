@@ -669,20 +669,16 @@ load_reservations(GaBuild *build)
 }
 
 /*
- * Each tenant's policy per pool (gpualloc.tenant_policies), as the core's
- * rules R9 and R10 read it: no limit is GA_NO_LIMIT; a tenant that may not
- * borrow, or has no cohort to borrow from, has borrow limit 0, and one that
- * may borrow without a bound may borrow the whole pool; cohorts are
- * numbered by name.
+ * Each tenant's policy per pool as rules R9 and R10 read it
+ * (gpualloc_internal.quota_rules): no limit is GA_NO_LIMIT; a borrow limit
+ * without bound is the whole pool; cohorts are numbered by name.
  */
 #define TENANT_POLICIES_SQL \
-	"SELECT ti.idx, tp.pool_id, tp.guarantee, coalesce(tp.gpu_limit, -1), " \
-	"       CASE WHEN NOT tp.may_borrow OR tp.cohort IS NULL THEN 0 ELSE coalesce(tp.borrow_limit, -1) END, " \
-	"       tp.weight, " \
-	"       CASE WHEN tp.cohort IS NULL THEN -1 " \
-	"            ELSE (pg_catalog.dense_rank() OVER (ORDER BY tp.cohort NULLS LAST) - 1)::integer END " \
-	"FROM gpualloc.tenant_policies tp JOIN " TENANT_RANKS " ti ON ti.tenant = tp.tenant " \
-	"ORDER BY tp.pool_id, ti.idx"
+	"SELECT ti.idx, r.pool_id, r.g, coalesce(r.gpu_limit, -1), r.b, r.weight, " \
+	"       CASE WHEN r.cohort IS NULL THEN -1 " \
+	"            ELSE (pg_catalog.dense_rank() OVER (ORDER BY r.cohort NULLS LAST) - 1)::integer END " \
+	"FROM gpualloc_internal.quota_rules r JOIN " TENANT_RANKS " ti ON ti.tenant = r.tenant " \
+	"ORDER BY r.pool_id, ti.idx"
 
 /*
  * A pool that lost GPUs after its guarantees were set may be guaranteed
@@ -728,12 +724,13 @@ load_tenant_policies(GaBuild *build)
 	{
 		int			q = pool_index(build, int_column(r, 2, 0));
 		int			borrow = int_column(r, 5, 0);
+		int			pool_gpus = build->problem->pools[q].n_gpus;
 
 		tp[r].tenant = int_column(r, 1, 0);
 		tp[r].pool = q;
 		tp[r].guarantee = int_column(r, 3, 0);
 		tp[r].limit = int_column(r, 4, GA_NO_LIMIT);
-		tp[r].borrow_limit = borrow < 0 ? build->problem->pools[q].n_gpus : borrow;
+		tp[r].borrow_limit = borrow < pool_gpus ? borrow : pool_gpus;
 		tp[r].weight = float_column(r, 6, 1);
 		tp[r].cohort = int_column(r, 7, -1);
 	}
