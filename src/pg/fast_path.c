@@ -113,12 +113,11 @@ static GaSavedQuery book_query = {
 };
 
 /*
- * The most GPUs the job's tenant may take in its pool now within its quota
- * (rules R9 and R10 on the GPUs each tenant holds, lending no guarantee its
- * tenant's forecast need claims over the job's longest run, at gpus_min;
- * gpus_max when the pool
- * has no tenant policy, 0 when no size may).  A pool without a policy
- * costs one index probe.
+ * The most GPUs the job's tenant may take in its pool now within its quota:
+ * rules R9 and R10 on the GPUs each tenant holds, lending no guarantee its
+ * tenant's forecast need claims over the job's longest run (at gpus_min).
+ * gpus_max when the pool has no tenant policy, which costs one index
+ * probe; 0 when no size may.
  */
 static GaSavedQuery quota_query = {
 	"SELECT CASE WHEN EXISTS (SELECT 1 FROM gpualloc.tenant_policies tp WHERE tp.pool_id = $2) "
