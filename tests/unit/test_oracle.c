@@ -323,6 +323,55 @@ TEST(oracle_floor_is_validated_and_lowered_when_unreachable)
 	tscn_remove(dir);
 }
 
+/*
+ * Coverage is bounded by the GPUs a service may be served on: chat needs
+ * 8 GPUs over hours 4-7 (steps 8-15 of 30 minutes), and a window closes 4
+ * of the pool's 8 GPUs over hour 6 (steps 12-13), so at most 56 of the 64
+ * GPU-steps demanded are served.  Every policy, with perfect knowledge and
+ * keeping the window, serves no more.  The planners also keep chat's churn
+ * limit (2 a step), so they hold 8, 8, 8, 6, 4, 4, 6, 8 over steps 8-15:
+ * 52, the most that limit allows.
+ */
+TEST(oracle_coverage_keeps_windows)
+{
+	char		demand[2048];
+	int			n = sprintf(demand, "service,ts,traffic\n");
+	const char *dir;
+	ga_sim_result *oracle;
+
+	for (int h = 0; h < 12; h++)
+		n += sprintf(demand + n, "chat,2026-03-02 %02d:00,%d\n", h, h >= 4 && h < 8 ? 800 : 0);
+	dir = tscn_write(tiny_settings, "pool,node,gpus\nh100,n0,8\n",
+					 "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n"
+					 "chat,h100,1,100,2,0,8\n", demand, tiny_jobs, NULL);
+	tscn_add_file(dir, "windows.csv", "pool,first_gpu,gpus,start,end\n"
+				  "h100,4,4,2026-03-02 06:00,2026-03-02 07:00\n");
+	oracle = tscn_simulate(dir, GA_POLICY_ORACLE, true);
+	CHECK(oracle != NULL);
+	if (oracle != NULL)
+	{
+		CHECK_NEAR(oracle->metrics.coverage, 56.0 / 64.0, 1e-9);
+		for (int p = GA_POLICY_FIFO; p <= GA_POLICY_FULL; p++)
+		{
+			ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, true);
+
+			CHECK(res != NULL);
+			if (res == NULL)
+				continue;
+			CHECK_MSG(res->metrics.window_violations == 0, "policy %d: %g window violations",
+					  p, res->metrics.window_violations);
+			CHECK_MSG(res->metrics.coverage <= oracle->metrics.coverage + 1e-9,
+					  "policy %d: coverage %g above the bound %g", p,
+					  res->metrics.coverage, oracle->metrics.coverage);
+			if (p == GA_POLICY_FAST || p == GA_POLICY_FULL)
+				CHECK_NEAR(res->metrics.coverage, 52.0 / 64.0, 1e-9);
+			ga_sim_result_destroy(res);
+		}
+	}
+	ga_sim_result_destroy(oracle);
+	tscn_remove(dir);
+}
+
 /* Hourly traffic of two services over 9 days from 2026-02-23. */
 static char *
 two_service_demand(unsigned seed)

@@ -161,7 +161,33 @@ orc_levels(orc *o)
 	o->n_series = scn->n_pools + o->n_levels;
 }
 
-/* Serving caps per service and step, and the coverage bound. */
+/*
+ * GPUs of pool p open to services over step t: not in a maintenance window
+ * nor in any advance reservation (a service is no tenant's), as the
+ * simulator's window_violations counts them.
+ */
+static int
+orc_open_gpus(const orc *o, int p, int t)
+{
+	const ga_scenario *scn = o->scn;
+	const ga_pool *pool = &scn->pools[p];
+	int64_t		from = scn->start + (int64_t) t * scn->step_minutes;
+	int			open = 0;
+
+	if (scn->n_windows == 0 && scn->n_reservations == 0)
+		return pool->n_gpus;
+	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
+		open += !ga_scenario_closed(scn, -1, g, from, from + scn->step_minutes);
+	return open;
+}
+
+/*
+ * Serving caps per service and step, and the coverage bound: true demand
+ * up to max_gpus and the GPUs of the service's pool open then (a run that
+ * keeps the windows serves nothing on closed GPUs).  Churn limits are
+ * dropped here as everywhere in the model: the baselines' static
+ * reservations do not keep them.
+ */
 static void
 orc_services(orc *o)
 {
@@ -174,7 +200,7 @@ orc_services(orc *o)
 		for (int t = 0; t < o->T; t++)
 		{
 			int			d = ga_scenario_true_demand(scn, s, scn->start + (int64_t) t * scn->step_minutes);
-			int			c = d < svc->max_gpus ? d : svc->max_gpus;
+			double		c = fmin(d, fmin(svc->max_gpus, orc_open_gpus(o, svc->pool, t)));
 
 			o->demanded += d;
 			o->served_cap[(size_t) s * o->T + t] = c;

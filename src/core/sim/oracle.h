@@ -10,7 +10,9 @@
  * the pool in every step from s to min(s + d_jg, T), where d_jg =
  * max(1, ceil(work_j / g)) is the job's true duration, computed exactly as
  * the simulator computes it.  Service s may be served(s, t) GPUs at step
- * t, 0 <= served(s, t) <= u_st = min(its true demand, max_gpus).  Rows:
+ * t, 0 <= served(s, t) <= u_st = min(its true demand, max_gpus, the
+ * GPUs of its pool that no maintenance window or advance reservation closes
+ * over step t).  Rows:
  *
  *   sum_(g,s) y(j,g,s) <= 1                 each job starts at most once
  *   sum of g y over the starts holding      per pool and step: batch GPUs
@@ -25,8 +27,9 @@
  * GPU serves one workload per step; so y = 1 on the start it made and 0
  * elsewhere meets the first two rows.  A job of b GPUs or more sits on whole
  * aligned blocks of b inside its pool, which has floor(G / b) of them, so
- * the third holds too.  A service is served min(held, demand) and a plan
- * never holds more than max_gpus, so served <= u_st.  Each real run is
+ * the third holds too.  A service is served min(held, demand), a plan
+ * never holds more than max_gpus, and a run that keeps the windows (no
+ * window violation) serves no service on a closed GPU, so served <= u_st.  Each real run is
  * therefore an integer point of the model, and its metric is the model's
  * objective at that point:
  *
