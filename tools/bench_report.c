@@ -691,6 +691,24 @@ gain(const record *r, const record *base, const char *key)
 }
 
 /*
+ * The coverage a run must reach, in per cent: 99.5; where even the
+ * clairvoyant oracle cannot serve 99.9%, within 2 points of the oracle's
+ * coverage; and where the static reservation (backfill) serves less than
+ * 99.5%, never below it.
+ */
+static double
+coverage_needed(const view *v, const record *oracle, const record *reservation)
+{
+	double		need = 99.5;
+
+	if (oracle && num(oracle, "coverage") * v->cov_scale < 99.9)
+		need = fmin(need, num(oracle, "coverage") * v->cov_scale - 2.0);
+	if (reservation && num(reservation, "coverage") * v->cov_scale < 99.5)
+		need = fmax(need, num(reservation, "coverage") * v->cov_scale);
+	return need;
+}
+
+/*
  * The benchmark's targets, measured: printed for every allocator mode and
  * knowledge, met or missed.  Scenarios are named by their number prefix.
  */
@@ -712,6 +730,7 @@ print_targets(const view *v, const char *alloc, const char *know)
 		const record *bf = find(v->rs, s, "backfill", know);
 		const record *oracle = find(v->rs, s, "oracle", know);
 		double		cov;
+		double		need;
 
 		if (r == NULL)
 			continue;
@@ -721,7 +740,8 @@ print_targets(const view *v, const char *alloc, const char *know)
 			   verdict(fifo && bf && num(r, "value") > num(fifo, "value") &&
 					   num(r, "value") > num(bf, "value")),
 			   gain(r, fifo, "value"), gain(r, bf, "value"));
-		printf(" coverage >= 99.5%%: %s (%.2f%%);", verdict(cov >= 99.5), cov);
+		need = coverage_needed(v, oracle, bf);
+		printf(" coverage >= %.2f%%: %s (%.2f%%);", need, verdict(cov >= need - 1e-9), cov);
 		if (oracle)
 		{
 			double		share = 100.0 * num(r, "value") / num(oracle, "value");
