@@ -27,7 +27,8 @@
  * byte for byte on every run.  --stats prints the offered load of each
  * scenario on stderr.  --seed-shift K (K > 0) writes only the scenarios
  * with tenant quotas, each drawn with its seed plus K: variants for tuning
- * constants on scenarios that are not the benchmark's own.
+ * constants on scenarios that are not the benchmark's own; with --all,
+ * every synthetic scenario (01-07, 12-16) so drawn.
  */
 #include "forecast/forecast_common.h"
 #include "model/calendar.h"
@@ -1950,11 +1951,12 @@ static const real_spec reals[] = {
 #define N_REAL (int) (sizeof(reals) / sizeof(reals[0]))
 
 /*
- * The scenarios with tenant quotas, each drawn with its seed plus `shift`
- * (same names, same tenants.csv): a tuning set apart from the benchmark.
+ * The scenarios with tenant quotas (with `all`, every synthetic one), each
+ * drawn with its seed plus `shift` (same names, same tenants.csv, windows
+ * and reservations): a tuning set apart from the benchmark.
  */
 static bool
-generate_tuning(const char *out, long shift, bool stats)
+generate_tuning(const char *out, long shift, bool all, bool stats)
 {
 	bool		ok = true;
 
@@ -1965,7 +1967,7 @@ generate_tuning(const char *out, long shift, bool stats)
 
 		for (int k = 0; k < N_TENANT_SPECS && !quotas; k++)
 			quotas = strcmp(tenant_specs[k].dir, s.dir) == 0;
-		if (!quotas)
+		if (!quotas && !all)
 			continue;
 		s.seed += (uint64_t) shift;
 		if (!generate_synthetic(out, &s, stats))
@@ -1983,6 +1985,7 @@ main(int argc, char **argv)
 	const char *out = "scenarios";
 	const char *data = "data/real";
 	bool		stats = false;
+	bool		all = false;
 	bool		ok = true;
 	long		shift = 0;
 
@@ -1994,18 +1997,25 @@ main(int argc, char **argv)
 			data = argv[++i];
 		else if (strcmp(argv[i], "--stats") == 0)
 			stats = true;
+		else if (strcmp(argv[i], "--all") == 0)
+			all = true;
 		else if (strcmp(argv[i], "--seed-shift") == 0 && i + 1 < argc &&
 				 (shift = strtol(argv[++i], NULL, 10)) > 0)
 			continue;
 		else
 		{
-			fprintf(stderr, "usage: %s [--out DIR] [--data DIR] [--stats] [--seed-shift K (K > 0)]\n",
+			fprintf(stderr, "usage: %s [--out DIR] [--data DIR] [--stats] [--seed-shift K (K > 0) [--all]]\n",
 					argv[0]);
 			return 2;
 		}
 	}
+	if (all && shift == 0)
+	{
+		fprintf(stderr, "%s: --all needs --seed-shift\n", argv[0]);
+		return 2;
+	}
 	if (shift > 0)
-		return generate_tuning(out, shift, stats) ? 0 : 1;
+		return generate_tuning(out, shift, all, stats) ? 0 : 1;
 	for (int i = 0; i < N_SCENARIOS; i++)
 		if (!generate_synthetic(out, &scenarios[i], stats))
 		{

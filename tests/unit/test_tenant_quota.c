@@ -425,6 +425,67 @@ TEST(quota_fast_first_claim_beats_priority)
 }
 
 /*
+ * First claim puts work within a guarantee ahead of other jobs, not ahead
+ * of a service: svc holds GPUs 6-7 (churn limit 2, demand 2 throughout)
+ * and a running job GPUs 0-1 when tenant 0's job of 4 GPUs, within its
+ * guarantee of 4, is planned.  The only aligned block of 4 free of batch
+ * work is 4-7.  Placed before the service, the job would start there at
+ * once, and the service, able to change only 2 GPUs a step, would hold
+ * none at step 0 (costing 2 x 8 x 4 = 64, more than the job's 4 a step
+ * earns).  The service keeps its GPUs; the job waits for the running one
+ * to end at step 2 and starts on 0-3.
+ */
+TEST(quota_fast_first_claim_leaves_services_their_gpus)
+{
+	ga_params	params = {.n_steps = 8, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 8, 2, 1, &params);
+	int			held[2] = {6, 7};
+	ga_tenant_policy tp = policy(0, 4, GA_NO_LIMIT, 0, -1);
+	ga_solve_options opts = {.time_limit_ms = 2000};
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].n_gpus = 8;
+	for (int j = 0; j < 2; j++)
+	{
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
+		p->jobs[j].priority = 1;
+		p->jobs[j].tenant = j == 0 ? 0 : 1;
+	}
+	p->jobs[0].gpus_min = p->jobs[0].gpus_max = 4;
+	p->jobs[0].work_gpu_steps = 16;
+	p->jobs[1].gpus_min = p->jobs[1].gpus_max = 2;
+	p->jobs[1].work_gpu_steps = 8;
+	p->jobs[1].pinned = true;
+	p->jobs[1].pinned_start = -2;
+	p->jobs[1].pinned_end = 2;
+	p->jobs[1].pinned_first_gpu = 0;
+	p->jobs[1].pinned_size = 2;
+	snprintf(p->services[0].name, GA_NAME_LEN, "svc");
+	p->services[0].priority = 4;
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 8;
+	for (int t = 0; t < params.n_steps; t++)
+		p->services[0].demand[t] = 2;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
+	set_policies(p, &tp, 1);
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
+	if (plan != NULL)
+	{
+		expect_legal(p, plan);
+		for (int t = 0; t < params.n_steps; t++)
+			CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 2);
+		CHECK(ga_plan_get(plan, 6, 0) == ga_service_workload(p, 0));
+		CHECK(ga_plan_get(plan, 7, 0) == ga_service_workload(p, 0));
+		CHECK_INT_EQ(plan->job_start[0], 2);
+		CHECK_INT_EQ(plan->job_first_gpu[0], 0);
+	}
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
  * The quota baseline keeps each tenant's queue in strict arrival order
  * but lets another tenant's head pass: tenant 0's job of 8 GPUs waits for
  * its job of 4 to end, its later job of 2 waits behind it, while tenant

@@ -2066,6 +2066,25 @@ place_within_guarantees(const fast_ctx *c, fast_state *st, const int *order)
 }
 
 /*
+ * The services ahead of every job in the order go in first, before the
+ * first claim of the guarantees: a job placed ahead of a service could
+ * take GPUs the service holds, which it may then have to give up faster
+ * than its churn limit lets it take others.  *first: the first claim left.
+ */
+static ga_status
+place_leading_services(fast_ctx *c, fast_state *st, const int *order, int *first)
+{
+	for (*first = 0; *first < c->n_order && order[*first] >= c->p->n_jobs; (*first)++)
+	{
+		ga_status	rc = place_service(c, st, order[*first] - c->p->n_jobs);
+
+		if (rc != GA_OK)
+			return rc;
+	}
+	return GA_OK;
+}
+
+/*
  * Build a grid from base by serving the claims in order.  A job goes in only
  * when it raises the objective (its run is worth more than the terminal
  * charge it adds).  With timed set, the build is abandoned (*aborted) once
@@ -2075,11 +2094,16 @@ static ga_status
 construct(fast_ctx *c, fast_state *st, const fast_state *base,
 		  const int *order, bool timed, bool *aborted)
 {
+	int			first = 0;
+	ga_status	rc;
+
 	*aborted = false;
 	state_copy(c, st, base);
 	place_in_reservations(c, st, order);
+	if ((rc = place_leading_services(c, st, order, &first)) != GA_OK)
+		return rc;
 	place_within_guarantees(c, st, order);
-	for (int i = 0; i < c->n_order; i++)
+	for (int i = first; i < c->n_order; i++)
 	{
 		int			claim = order[i];
 
@@ -2099,13 +2123,8 @@ construct(fast_ctx *c, fast_state *st, const fast_state *base,
 			if (find_best_placement(c, st, claim, &pl) && pl.value > 0)
 				apply_placement(c, st, claim, &pl);
 		}
-		else
-		{
-			ga_status	rc = place_service(c, st, claim - c->p->n_jobs);
-
-			if (rc != GA_OK)
-				return rc;
-		}
+		else if ((rc = place_service(c, st, claim - c->p->n_jobs)) != GA_OK)
+			return rc;
 	}
 	return GA_OK;
 }
