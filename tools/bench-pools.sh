@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench-pools: wall time of gpualloc.replan() on four equal, independent
 # pools, solved by the planner alone (gpualloc.max_parallel_pools = 1) and
-# by four processes at once (= 4).  Prints a table and writes
+# by the default setting (-1: a process per pool, up to the online CPUs,
+# the planner counting as one).  Prints a table and writes
 # bench/results/pools.json.
 #
 # The cluster: BENCH_POOLS (4) pools of BENCH_POOL_GPUS (4096) GPUs, each
@@ -12,8 +13,9 @@
 # with a time limit long enough for every pool's improvement to end by its
 # own work limits, so both settings do the same work and commit the same
 # plan (checked: same objective); a time-limited solve (full) would only
-# show that both stop at the limit.  After one warm-up re-plan the two
-# settings alternate BENCH_REPEATS (5) times; the table shows medians of
+# show that both stop at the limit.  In one session, as the background
+# planner re-plans, after one warm-up re-plan the two settings alternate
+# BENCH_REPEATS (5) times; the table shows medians of
 # the re-plan's wall time (build, solve, store, commit) and of its solve
 # time alone (the part solved in parallel).
 set -eu
@@ -55,16 +57,18 @@ SELECT gpualloc.submit_job('j' || q || '-' || i, 'training', 'p' || q,
 FROM generate_series(1, $POOLS) q, generate_series(1, $JOBS) i;
 SQL
 
-# replan SETTING: one re-plan; prints "wall_ms solve_ms objective status"
-replan() {
-	$PSQL -At <<SQL
+# one_replan SETTING: the SQL of one re-plan, printing
+# "setting wall_ms solve_ms objective status"
+one_replan() {
+	cat <<SQL
 SET gpualloc.max_parallel_pools = $1;
 -- the background planner's housekeeping before each run: fair-share usage
 -- rolled up at most hourly (not timed, as it is not part of a re-plan)
 SELECT gpualloc_internal.roll_up_usage() \gset
 SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
 SELECT solve_ms, objective, status FROM gpualloc.replan('$MODE', '$LIMIT') \gset
-SELECT round((extract(epoch FROM clock_timestamp()) - :t0) * 1000, 1), round(:solve_ms::numeric, 1), round(:objective::numeric, 3), :'status';
+SELECT '$1', round((extract(epoch FROM clock_timestamp()) - :t0) * 1000, 1), round(:solve_ms::numeric, 1),
+	   round(:objective::numeric, 3), :'status';
 SQL
 }
 
@@ -72,31 +76,39 @@ median() {
 	sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
-replan 1 >/dev/null
-: >"$TMP/runs"
-r=1
-while [ "$r" -le "$REPEATS" ]; do
-	for setting in 1 "$POOLS"; do
-		echo "$setting $(replan "$setting" | tr '|' ' ')" >>"$TMP/runs"
+# Every re-plan in one session, as the background planner runs them (its
+# cached query plans warm): one warm-up re-plan, then the two settings
+# alternating.
+{
+	one_replan 1
+	r=1
+	while [ "$r" -le "$REPEATS" ]; do
+		for setting in 1 -1; do
+			one_replan "$setting"
+		done
+		r=$((r + 1))
 	done
-	r=$((r + 1))
-done
+} >"$TMP/replans.sql"
+chmod a+r "$TMP/replans.sql"
+$PSQL -At -F ' ' -f "$TMP/replans.sql" | tail -n +2 >"$TMP/runs"
 bad=$(awk '$5 != "succeeded"' "$TMP/runs" | wc -l)
 objectives=$(awk '{print $4}' "$TMP/runs" | sort -u | wc -l)
 w1=$(awk '$1 == 1 {print $2}' "$TMP/runs" | median)
 s1=$(awk '$1 == 1 {print $3}' "$TMP/runs" | median)
-wn=$(awk -v n="$POOLS" '$1 == n {print $2}' "$TMP/runs" | median)
-sn=$(awk -v n="$POOLS" '$1 == n {print $3}' "$TMP/runs" | median)
+wn=$(awk '$1 == -1 {print $2}' "$TMP/runs" | median)
+sn=$(awk '$1 == -1 {print $3}' "$TMP/runs" | median)
 speed_wall=$(awk -v a="$w1" -v b="$wn" 'BEGIN {printf "%.2f", a / b}')
 speed_solve=$(awk -v a="$s1" -v b="$sn" 'BEGIN {printf "%.2f", a / b}')
 cores=$(nproc)
+# the default setting's processes: one per pool, up to the online CPUs
+processes=$((POOLS < cores ? POOLS : cores))
 load=$(cut -d ' ' -f 1 /proc/loadavg)
 
 echo "$POOLS pools x $POOL_GPUS GPUs, $JOBS queued jobs and a service per pool; $MODE mode, limit '$LIMIT'; $cores cores, load average $load"
 echo "| max_parallel_pools | re-plan wall ms (median of $REPEATS) | solve ms (median) |"
 echo "|---:|---:|---:|"
 echo "| 1 | $w1 | $s1 |"
-echo "| $POOLS | $wn | $sn |"
+echo "| -1 (default: $processes processes) | $wn | $sn |"
 echo "| speedup | ${speed_wall}x | ${speed_solve}x |"
 echo
 echo "runs (setting wall_ms solve_ms objective status):"
@@ -104,8 +116,8 @@ cat "$TMP/runs"
 same=true
 [ "$objectives" -eq 1 ] || same=false
 mkdir -p bench/results
-printf '{"pools": %s, "gpus_per_pool": %s, "jobs_per_pool": %s, "mode": "%s", "time_limit": "%s", "repeats": %s, "cores": %s, "load_average": %s, "serial": {"replan_wall_ms": %s, "solve_ms": %s}, "parallel": {"replan_wall_ms": %s, "solve_ms": %s}, "speedup_replan_wall": %s, "speedup_solve": %s, "same_objective": %s, "failed_runs": %s}\n' \
-	"$POOLS" "$POOL_GPUS" "$JOBS" "$MODE" "$LIMIT" "$REPEATS" "$cores" "$load" "$w1" "$s1" "$wn" "$sn" \
+printf '{"pools": %s, "gpus_per_pool": %s, "jobs_per_pool": %s, "mode": "%s", "time_limit": "%s", "repeats": %s, "cores": %s, "load_average": %s, "serial": {"replan_wall_ms": %s, "solve_ms": %s}, "parallel": {"setting": -1, "processes": %s, "replan_wall_ms": %s, "solve_ms": %s}, "speedup_replan_wall": %s, "speedup_solve": %s, "same_objective": %s, "failed_runs": %s}\n' \
+	"$POOLS" "$POOL_GPUS" "$JOBS" "$MODE" "$LIMIT" "$REPEATS" "$cores" "$load" "$w1" "$s1" "$processes" "$wn" "$sn" \
 	"$speed_wall" "$speed_solve" "$same" "$bad" >bench/results/pools.json
 echo "wrote bench/results/pools.json"
 [ "$bad" -eq 0 ] && [ "$same" = true ]

@@ -162,7 +162,7 @@ define_planning_gucs(void)
 							"Most processes that solve a plan run's groups of independent pools at once.",
 							"The planner counts as one and starts a background worker for each other; "
 							"the groups are dealt out evenly among them. "
-							"-1: one process per group, as far as max_worker_processes has free slots; "
+							"-1: one process per group, up to the online CPUs and as far as max_worker_processes has free slots; "
 							"0 or 1: the planner solves them all itself.",
 							&gpualloc_max_parallel_pools, -1, -1, 1024, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.queue_depth",

@@ -34,6 +34,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
@@ -138,12 +139,24 @@ order_parts(PoolRun *run)
 	pfree(w);
 }
 
-/* How many processes solve at once, the leader counting as one. */
+/*
+ * How many processes solve at once, the leader counting as one.  Left to
+ * the planner (-1): one per part, but no more than the online CPUs, since a
+ * solve is CPU-bound and more processes than CPUs only take turns on them
+ * (each extra one a process start, its caches thrashed by the others).
+ * Parts are dealt out beforehand, so the number leaves the plan as it is.
+ */
 static int
 processes_wanted(int n_parts)
 {
-	int			at_once = gpualloc_max_parallel_pools < 0 ? n_parts : gpualloc_max_parallel_pools;
+	int			at_once = gpualloc_max_parallel_pools;
 
+	if (at_once < 0)
+	{
+		long		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		at_once = cpus >= 1 ? (int) Min(cpus, (long) n_parts) : n_parts;
+	}
 	return Max(Min(at_once, n_parts), 1);
 }
 
