@@ -2,7 +2,8 @@
 # of four pools, each with its service and its queue, set up alike in two
 # databases.  A fast re-plan solved by four processes, or by two that share
 # the four pools, commits the same allocation as one solved by the planner
-# alone; the pool solvers show in
+# alone; by default no more processes solve than the machine has CPUs;
+# the pool solvers show in
 # pg_stat_activity while they run; a re-plan cancelled by statement_timeout
 # leaves the last committed allocation in force and no solver behind; with
 # no free worker slot the planner solves every pool itself.
@@ -125,6 +126,30 @@ ok($node->poll_query_until('postgres',
 is(allocation('par'), $before, 'the last committed allocation stays in force');
 is($node->safe_psql('par', 'SELECT count(*) FROM gpualloc.plan_runs'), $runs,
 	'the cancelled run left nothing behind');
+
+# the default (-1): a process per pool but no more than the online CPUs,
+# the planner counting as one
+chomp(my $cpus = `getconf _NPROCESSORS_ONLN`);
+my $want = ($cpus < 4 ? $cpus : 4) - 1;
+($out, $err) = ('', '');
+$h = IPC::Run::start(
+	[ 'psql', '-X', '-d', $node->connstr('par'), '-c', q{
+		SET gpualloc.max_parallel_pools = -1;
+		SET statement_timeout = '6s';
+		SELECT * FROM gpualloc.replan('full', '120 seconds')} ],
+	'>', \$out, '2>', \$err, IPC::Run::timeout(120));
+SKIP:
+{
+	skip 'one CPU: the planner solves every pool itself', 2 if $want < 1;
+	ok($node->poll_query_until('postgres', qq{
+		SELECT count(*) = $want FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'}),
+		"by default $want pool solver(s) run beside the planner on $cpus CPUs");
+	# solvers start one after another: a second look, once all have started
+	sleep(2);
+	is(solvers(), $want, 'and no more join them');
+}
+$h->finish;
+like($err, qr/canceling statement due to statement timeout/, 'the default re-plan is cancelled too');
 
 # a solver's time limit is the run's: a full re-plan in four processes
 # succeeds and commits through the one path
