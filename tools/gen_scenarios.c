@@ -2,7 +2,7 @@
  * gen_scenarios.c — writes the benchmark scenarios (scenario format v1, see
  * docs/model.md, Scenario format) from fixed seeds and from the real traces in data/real.
  *
- *   gen_scenarios [--out DIR] [--data DIR] [--stats] [--seed-shift K]
+ *   gen_scenarios [--out DIR] [--data DIR] [--stats] [--seed-shift K [--all]]
  *
  * Scenarios 1-7 are synthetic: hourly service traffic with a daily and a
  * weekly shape and autocorrelated noise, three weeks of it before the window

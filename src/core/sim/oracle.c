@@ -185,7 +185,7 @@ orc_open_gpus(const orc *o, int p, int t)
  * Serving caps per service and step, and the coverage bound: true demand
  * up to max_gpus and the GPUs of the service's pool open then (a run that
  * keeps the windows serves nothing on closed GPUs).  Churn limits are
- * dropped here as everywhere in the model: the baselines' static
+ * dropped here as everywhere in the oracle's model: the baselines' static
  * reservations do not keep them.
  */
 static void

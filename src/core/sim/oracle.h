@@ -29,8 +29,9 @@
  * aligned blocks of b inside its pool, which has floor(G / b) of them, so
  * the third holds too.  A service is served min(held, demand), a plan
  * never holds more than max_gpus, and a run that keeps the windows (no
- * window violation) serves no service on a closed GPU, so served <= u_st.  Each real run is
- * therefore an integer point of the model, and its metric is the model's
+ * window violation) serves no service on a closed GPU, so served <= u_st.
+ * Each real run is therefore an integer point of the model, and its metric
+ * is the model's
  * objective at that point:
  *
  *   value            priority_j g (min(s + d, T) - s)
