@@ -31,8 +31,7 @@
  * never holds more than max_gpus, and a run that keeps the windows (no
  * window violation) serves no service on a closed GPU, so served <= u_st.
  * Each real run is therefore an integer point of the model, and its metric
- * is the model's
- * objective at that point:
+ * is the model's objective at that point:
  *
  *   value            priority_j g (min(s + d, T) - s)
  *   utilisation      g (min(s + d, T) - s) + served(s, t)
