@@ -7,18 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 REPORT=${REPORT:-build/bench_report}
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-check() {	# check NAME COMMAND...: passes when the command succeeds
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
+. tests/cli/lib/harness.sh
 
 # row SCENARIO POLICY COVERAGE VALUE: one result object
 row() {
@@ -59,5 +48,4 @@ check "99.5% where the oracle serves everything" \
 check "never below the static reservation's" \
 	sh -c 'echo "$1" | grep -q "coverage >= 94.00%: MISSED (93.50%)"' sh "$(line fast 23_bursts)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -6,18 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 SIM=${SIM:-tools/gpualloc-sim}
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-check() {	# check NAME COMMAND...: passes when the command succeeds
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
+. tests/cli/lib/harness.sh
 
 dir=$tmp/tiny
 mkdir -p "$dir"
@@ -157,5 +146,4 @@ printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,1,0,1,\n' >
 expect_error "a bad tenants.csv row names file, line, column and rule" 'tenants.csv: line 2, column "limit"' run "$tmp/tenants" --policy fast
 check "the message says the rule" grep -q 'at least the guarantee' "$tmp/err"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
