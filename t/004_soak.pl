@@ -236,7 +236,10 @@ cmp_ok($n_jobs, '>=', 60, 'the load submitted jobs');
 cmp_ok($n_ok, '>=', 30, 'jobs ran to success');
 
 is($node->safe_psql('postgres', "SELECT count(*) FROM gpualloc.plan_runs WHERE status = 'failed'"),
-	'0', 'no plan run failed');
+	'0', 'no plan run failed')
+  or diag($node->safe_psql('postgres', q{
+	SELECT string_agg(format('run %s (%s, %s): %s', plan_id, mode, trigger, message), E'\n' ORDER BY plan_id)
+	FROM gpualloc.plan_runs WHERE status = 'failed'}));
 cmp_ok($node->safe_psql('postgres', "SELECT count(*) FROM gpualloc.plan_runs WHERE status IN ('succeeded', 'fallback')"),
 	'>=', 5, 'the planner kept planning');
 is($node->safe_psql('postgres',
