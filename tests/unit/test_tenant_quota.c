@@ -7,6 +7,7 @@
  * in test_quota_property.c.
  */
 #include "unit.h"
+#include "problem_fixture.h"
 #include "model/problem_split.h"
 #include "model/serial.h"
 #include "model/tenant_quota.h"
@@ -450,13 +451,10 @@ TEST(quota_fast_first_claim_leaves_services_their_gpus)
 	for (int j = 0; j < 2; j++)
 	{
 		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
-		p->jobs[j].priority = 1;
-		p->jobs[j].tenant = j == 0 ? 0 : 1;
+		p->jobs[j].tenant = j;
 	}
-	p->jobs[0].gpus_min = p->jobs[0].gpus_max = 4;
-	p->jobs[0].work_gpu_steps = 16;
-	p->jobs[1].gpus_min = p->jobs[1].gpus_max = 2;
-	p->jobs[1].work_gpu_steps = 8;
+	tp_set_job(p, 0, 1, 4, 4, 16, 0, -1);
+	tp_set_job(p, 1, 1, 2, 2, 8, 0, -1);
 	p->jobs[1].pinned = true;
 	p->jobs[1].pinned_start = -2;
 	p->jobs[1].pinned_end = 2;
