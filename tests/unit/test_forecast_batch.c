@@ -123,7 +123,12 @@ TEST(inference_throughput_learned_per_tier)
 											  prior.hours_p50 * (i == 0 ? 100.0 : 2.0), &err), GA_OK);
 	CHECK_INT_EQ(ga_estimator_fit(est, &err), GA_OK);
 	CHECK_NEAR(estimate(est, "inference", f, 2, 2).hours_p50 / prior.hours_p50, 2.0, 0.1);
-	CHECK_NEAR(estimate(est, "inference", big, 2, 2).hours_p50, big_prior.hours_p50, 1e-12);
+	/*
+	 * The tier without history keeps its prior but for what the
+	 * second-order correction shares across tiers (its intercept and the
+	 * median of its residuals), which the outlier moves by a few percent.
+	 */
+	CHECK_NEAR(estimate(est, "inference", big, 2, 2).hours_p50 / big_prior.hours_p50, 1.0, 0.03);
 	CHECK_INT_EQ(ga_estimator_history(est, "inference"), 60);
 	ga_estimator_destroy(est);
 }

@@ -444,6 +444,55 @@ ga_inference_throughput(const ga_batch_model *model, const ga_inference_job *job
 	return exp(log_tps) * job_speed_factor(job);
 }
 
+/* The GPU model and size tier indicators after the crossed ones. */
+static void
+batch_plain_inputs(const ga_gpu_model *gpu, double params_b, double *plain)
+{
+	memset(plain, 0, sizeof(double) * GA_BATCH_CORRECTION_PLAIN);
+	plain[ga_gpu_model_index(gpu)] = 1;
+	plain[GA_N_GPU_MODELS + ga_size_tier(params_b)] = 1;
+}
+
+void
+ga_inference_correction_inputs(const ga_inference_job *job, int gpus,
+							   double predicted_hours, double *inputs)
+{
+	double	   *num = inputs;
+	double	   *crossed = num + GA_INFERENCE_CORRECTION_NUMBERS;
+
+	num[0] = log(job->params_b);
+	num[1] = log(job->tokens_m);
+	num[2] = log2((double) gpus);
+	num[3] = log(job->seq_len);
+	num[4] = log(job->batch_size);
+	num[5] = log(job->gpu->memory_gb);
+	num[6] = log(job->gpu->bandwidth_tbs);
+	num[7] = log(predicted_hours);
+	memset(crossed, 0, sizeof(double) * GA_INFERENCE_CORRECTION_CROSSED);
+	crossed[job->precision] = 1;
+	batch_plain_inputs(job->gpu, job->params_b, crossed + GA_INFERENCE_CORRECTION_CROSSED);
+}
+
+void
+ga_quant_correction_inputs(const ga_quant_job *job, int gpus,
+						   double predicted_gpu_hours, double *inputs)
+{
+	double	   *num = inputs;
+	double	   *crossed = num + GA_QUANT_CORRECTION_NUMBERS;
+
+	num[0] = log(job->params_b);
+	num[1] = log2((double) gpus);
+	num[2] = log(job->calib_samples);
+	num[3] = log(job->seq_len);
+	num[4] = job->bits;
+	num[5] = log(job->gpu->tflops_bf16);
+	num[6] = log(job->gpu->bandwidth_tbs);
+	num[7] = log(predicted_gpu_hours);
+	memset(crossed, 0, sizeof(double) * GA_QUANT_CORRECTION_CROSSED);
+	crossed[job->algorithm] = 1;
+	batch_plain_inputs(job->gpu, job->params_b, crossed + GA_QUANT_CORRECTION_CROSSED);
+}
+
 static void
 fill_interval(ga_duration *out, double sigma)
 {
@@ -469,6 +518,12 @@ ga_inference_predict(const ga_batch_model *model, const ga_inference_job *job,
 	return GA_OK;
 }
 
+double
+ga_quant_booked_work(double median_gpu_hours)
+{
+	return fmax(1.0, ceil(median_gpu_hours * GA_QUANT_SAFETY_MARGIN - 1e-9));
+}
+
 ga_status
 ga_quant_predict(const ga_batch_model *model, const ga_quant_job *job, int gpus,
 				 ga_duration *out, double *work_gpu_hours, ga_error *err)
@@ -482,9 +537,7 @@ ga_quant_predict(const ga_batch_model *model, const ga_quant_job *job, int gpus,
 							"quantization estimate: gpus must be >= 1, got %d", gpus);
 	median = ga_quant_table_gpu_hours(job) *
 		exp(model ? model->quant_log_bias[cell] : 0.0);
-	*work_gpu_hours = ceil(median * GA_QUANT_SAFETY_MARGIN - 1e-9);
-	if (*work_gpu_hours < 1)
-		*work_gpu_hours = 1;
+	*work_gpu_hours = ga_quant_booked_work(median);
 	out->prior = ga_quant_table_gpu_hours(job) / gpus;
 	out->p50 = median / gpus;
 	fill_interval(out, sigma);

@@ -102,6 +102,9 @@ double		ga_quant_table_gpu_hours(const ga_quant_job *job);
 /* Safety margin applied before rounding the booked work up. */
 #define GA_QUANT_SAFETY_MARGIN 1.25
 
+/* The work to book for a median of GPU-hours: with the margin, whole, >= 1. */
+double		ga_quant_booked_work(double median_gpu_hours);
+
 /* Learned state of both kinds. */
 typedef struct ga_batch_model ga_batch_model;
 
@@ -121,6 +124,28 @@ ga_status	ga_batch_model_fit(ga_batch_model *model, ga_error *err);
 /* Per-GPU tokens/s the model expects for this job (prior when unfitted). */
 double		ga_inference_throughput(const ga_batch_model *model,
 									const ga_inference_job *job);
+
+/*
+ * The inputs of the second-order corrections (feature_correction.h) at gpus
+ * GPUs, given what the fitted model predicts there (hours for inference,
+ * GPU-hours for quantization).  Inference: numbers log params_b, log
+ * tokens_m, log2 gpus, log seq_len, log batch_size, log of the GPU's memory
+ * and bandwidth, log of the prediction; crossed indicators of the weight
+ * precision; plain indicators of the GPU model and the size tier.
+ * Quantization: numbers log params_b, log2 gpus, log calib_samples, log
+ * seq_len, bits, log of the GPU's bf16 TFLOPS and bandwidth, log of the
+ * prediction; crossed indicators of the algorithm; plain indicators of the
+ * GPU model and the size tier.
+ */
+#define GA_INFERENCE_CORRECTION_NUMBERS 8
+#define GA_INFERENCE_CORRECTION_CROSSED 5
+#define GA_QUANT_CORRECTION_NUMBERS 8
+#define GA_QUANT_CORRECTION_CROSSED GA_N_QUANT_ALGORITHMS
+#define GA_BATCH_CORRECTION_PLAIN (GA_N_GPU_MODELS + GA_N_SIZE_TIERS)
+void		ga_inference_correction_inputs(const ga_inference_job *job, int gpus,
+										   double predicted_hours, double *inputs);
+void		ga_quant_correction_inputs(const ga_quant_job *job, int gpus,
+									   double predicted_gpu_hours, double *inputs);
 
 /* Forecasts at gpus GPUs; model may be NULL (priors only). */
 ga_status	ga_inference_predict(const ga_batch_model *model,

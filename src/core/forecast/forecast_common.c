@@ -39,6 +39,13 @@ static const ga_gpu_model gpu_models[] = {
 };
 
 #define N_GPU_MODELS ((int) (sizeof(gpu_models) / sizeof(gpu_models[0])))
+_Static_assert(N_GPU_MODELS == GA_N_GPU_MODELS, "GA_N_GPU_MODELS counts gpu_models");
+
+int
+ga_gpu_model_index(const ga_gpu_model *gpu)
+{
+	return (int) (gpu - gpu_models);
+}
 
 const ga_gpu_model *
 ga_gpu_model_find(const char *name)

@@ -89,6 +89,10 @@ typedef struct ga_gpu_model
 /* NULL when the name is unknown. */
 const ga_gpu_model *ga_gpu_model_find(const char *name);
 
+/* How many models are known, and a known model's place among them. */
+#define GA_N_GPU_MODELS 10
+int			ga_gpu_model_index(const ga_gpu_model *gpu);
+
 /* The known names, comma separated, for error messages and documentation. */
 const char *ga_gpu_model_names(void);
 

@@ -673,6 +673,31 @@ ga_training_model_correction(const ga_training_model *model,
 	return exp(fmax(-3.0, fmin(3.0, s)));
 }
 
+void
+ga_training_correction_inputs(const ga_training_job *job, int gpus,
+							  double predicted_hours, double *inputs)
+{
+	double	   *num = inputs;
+	double	   *crossed = num + GA_TRAINING_CORRECTION_NUMBERS;
+	double	   *plain = crossed + GA_TRAINING_CORRECTION_CROSSED;
+
+	num[0] = log(job->params_b);
+	num[1] = log(job->tokens_m * job->epochs);
+	num[2] = log(fmax(job->rollouts, 1.0));
+	num[3] = log2((double) gpus);
+	num[4] = log(job->seq_len);
+	num[5] = log(fmax(peak_tflops(job), 1.0));
+	num[6] = log(predicted_hours);
+	memset(crossed, 0, sizeof(double) * (GA_TRAINING_CORRECTION_CROSSED + GA_TRAINING_CORRECTION_PLAIN));
+	crossed[job->strategy] = 1;
+	crossed[3 + job->technique] = 1;
+	crossed[8] = job->precision == GA_PRECISION_FP8;
+	crossed[9] = job->grad_checkpointing;
+	crossed[10] = job->packing;
+	plain[job->variant] = 1;
+	plain[GA_N_VARIANTS + ga_gpu_model_index(job->gpu)] = 1;
+}
+
 ga_status
 ga_training_predict(const ga_training_model *model, const ga_training_job *job,
 					int gpus, ga_duration *out, ga_error *err)

@@ -202,6 +202,21 @@ int			ga_training_model_history(const ga_training_model *model);
 double		ga_training_model_correction(const ga_training_model *model,
 										 const ga_training_job *job, int gpus);
 
+/*
+ * The inputs of a training job's second-order correction
+ * (feature_correction.h) at gpus GPUs, given the hours the fitted model
+ * predicts there: numbers log params_b, log(tokens_m x epochs), log
+ * rollouts, log2 gpus, log seq_len, log of the GPU's peak TFLOPS at the
+ * job's precision, log of the predicted hours; crossed indicators of the
+ * strategy, the technique, fp8, gradient checkpointing and packing; plain
+ * indicators of the variant and the GPU model.
+ */
+#define GA_TRAINING_CORRECTION_NUMBERS 7
+#define GA_TRAINING_CORRECTION_CROSSED 11
+#define GA_TRAINING_CORRECTION_PLAIN (GA_N_VARIANTS + GA_N_GPU_MODELS)
+void		ga_training_correction_inputs(const ga_training_job *job, int gpus,
+										  double predicted_hours, double *inputs);
+
 /* Forecast on gpus GPUs (>= 1). model may be NULL (prior and prior spread). */
 ga_status	ga_training_predict(const ga_training_model *model,
 								const ga_training_job *job, int gpus,
