@@ -233,11 +233,12 @@ fit_correction(ga_estimator *est, job_kind k, ga_error *err)
 
 		if (st != GA_OK)
 			return st;
+		/* a row whose ratio or inputs overflow teaches nothing: skipped */
 		y = log(fj->hours / d.p50);
 		if (!isfinite(y))
 			continue;
 		st = ga_correction_add(ks->correction, inputs, y, err);
-		if (st != GA_OK)
+		if (st == GA_ENOMEM)
 			return st;
 	}
 	return ga_correction_fit(ks->correction, err);
