@@ -176,7 +176,7 @@ FUZZ_FLAGS   = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Isrc/core -I
                -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_CORE    = src/core/model/common.c src/core/model/calendar.c src/core/model/problem.c \
                src/core/model/plan.c src/core/model/serial.c src/core/model/advance_reservation.c \
-               src/core/model/tenant_quota.c \
+               src/core/model/tenant_quota.c src/core/model/terminal.c \
                src/core/sim/csv.c src/core/sim/scenario.c $(sort $(wildcard src/core/forecast/*.c))
 FUZZ_TARGETS = $(basename $(notdir $(sort $(wildcard tests/fuzz/fuzz_*.c))))
 FUZZ_SECONDS ?= 60
