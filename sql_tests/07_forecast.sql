@@ -85,6 +85,38 @@ FROM gpualloc.jobs j, gpualloc.estimate_job('training', j.features, j.gpus_max, 
 WHERE j.job_id = :lab_queued;
 SELECT gpualloc.cancel_job(:lab_queued);
 
+-- from 40 finished jobs of a kind on, a second-order correction learns what
+-- the kind's own model misses beyond one factor: here runs that took twice
+-- the estimate for 1B and 70B models and the estimate for 8B ones, a
+-- curvature in the model size that a factor per variant cannot follow
+CREATE TEMP TABLE curve AS
+SELECT i, x.p, jsonb_build_object('variant', 'lora_sft', 'params_b', x.p, 'tokens_m', x.t) AS features,
+	   e.hours_p50 * CASE x.p WHEN 8 THEN 1 ELSE 2 END AS hours
+FROM generate_series(1, 48) i,
+	 LATERAL (SELECT (ARRAY[1, 8, 70])[1 + i % 3] AS p, 20 + (i * 37) % 400 AS t) x,
+	 LATERAL gpualloc.estimate_job('training', jsonb_build_object('variant', 'lora_sft', 'params_b', x.p, 'tokens_m', x.t), 1, 'lab') e;
+SELECT hours_p50 AS small_before FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 1, "tokens_m": 100}', 1, 'lab') \gset
+SELECT hours_p50 AS mid_before FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab') \gset
+SELECT hours_p50 AS large_before FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 70, "tokens_m": 100}', 1, 'lab') \gset
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, features,
+						   status, submitted_at, started_at, finished_at, block_first, block_size)
+SELECT 'curve-' || c.i, 'training', j.tenant, j.pool_id, 1, 1, 1, c.features, 'succeeded',
+	   now() - c.hours * interval '1 hour' - interval '1 minute', now() - c.hours * interval '1 hour', now(), 0, 1
+FROM curve c, gpualloc.jobs j WHERE j.job_id = :lab_job;
+SELECT method LIKE '% second-order correction (% jobs)' AS corrected,
+	   hours_p10 < hours_p50 AND hours_p50 < hours_p90 AS ordered
+FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab');
+-- both ends rise above the middle, which no factor linear in log(params_b)
+-- can give, and every estimate is within a quarter of its truth
+SELECT s.hours_p50 / :small_before - m.hours_p50 / :mid_before > 0.5 AND
+	   l.hours_p50 / :large_before - m.hours_p50 / :mid_before > 0.5 AS ends_above_middle,
+	   abs(s.hours_p50 / :small_before - 2) < 0.5 AND abs(m.hours_p50 / :mid_before - 1) < 0.25 AND
+	   abs(l.hours_p50 / :large_before - 2) < 0.5 AS near_truth
+FROM gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 1, "tokens_m": 100}', 1, 'lab') s,
+	 gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 8, "tokens_m": 100}', 1, 'lab') m,
+	 gpualloc.estimate_job('training', '{"variant": "lora_sft", "params_b": 70, "tokens_m": 100}', 1, 'lab') l;
+DELETE FROM gpualloc.jobs WHERE name LIKE 'curve-%';
+
 -- demand: steps of the horizon, planned GPUs at or above the upper quantile
 -- within the churn limit, learned only from history before `from`
 SELECT count(*) AS steps, bool_and(gpus_planned >= least(gpus_upper, 8)) AS covers_upper,
