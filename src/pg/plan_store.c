@@ -324,9 +324,12 @@ ga_commit_current_step(int64 plan_id, GaBuild *build, const ga_plan *plan)
 	 * The commit lock is held until this transaction commits, and a commit
 	 * waits for its WAL to reach the disk.  The plan's rows, written above,
 	 * are most of that WAL: flushed now, before the lock, so submissions
-	 * that book wait for the allocation's few rows only.
+	 * that book wait for the allocation's few rows only.  Up to the end of
+	 * this transaction's last record: the insert position can lie past the
+	 * header of a page nothing has been written to yet, and asking for a
+	 * flush there is an error.
 	 */
-	XLogFlush(GetXLogInsertRecPtr());
+	XLogFlush(XactLastRecEnd);
 	run_write("SELECT gpualloc_internal.commit_plan_step($1, $2, $3, $4, $5)", 5, types, args, NULL, SPI_OK_SELECT);
 	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
