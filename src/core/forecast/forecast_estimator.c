@@ -182,8 +182,8 @@ ga_estimator_add_history(ga_estimator *est, const char *kind,
 }
 
 /*
- * The kind's own model at gpus (est NULL: its prior), and the inputs of
- * the correction for that prediction.
+ * The kind's own model at gpus (est NULL: its prior), and, when inputs is
+ * not NULL, the inputs of the correction for that prediction.
  */
 static ga_status
 model_estimate(const ga_estimator *est, job_kind k, const kind_job *job, int gpus,
@@ -196,17 +196,17 @@ model_estimate(const ga_estimator *est, job_kind k, const kind_job *job, int gpu
 	{
 		case KIND_TRAINING:
 			st = ga_training_predict(est ? est->training : NULL, &job->training, gpus, d, err);
-			if (st == GA_OK)
+			if (st == GA_OK && inputs)
 				ga_training_correction_inputs(&job->training, gpus, d->p50, inputs);
 			return st;
 		case KIND_INFERENCE:
 			st = ga_inference_predict(est ? est->batch : NULL, &job->inference, gpus, d, err);
-			if (st == GA_OK)
+			if (st == GA_OK && inputs)
 				ga_inference_correction_inputs(&job->inference, gpus, d->p50, inputs);
 			return st;
 		case KIND_QUANTIZATION:
 			st = ga_quant_predict(est ? est->batch : NULL, &job->quant, gpus, d, &work, err);
-			if (st == GA_OK)
+			if (st == GA_OK && inputs)
 				ga_quant_correction_inputs(&job->quant, gpus, d->p50 * gpus, inputs);
 			return st;
 	}
@@ -271,15 +271,20 @@ static ga_status
 corrected_estimate(const ga_estimator *est, job_kind k, const kind_job *job, int gpus,
 				   ga_duration *d, ga_error *err)
 {
+	const ga_correction *c = est ? est->kinds[k].correction : NULL;
 	double		inputs[GA_CORRECTION_MAX_INPUTS];
 	double		lo;
 	double		hi;
-	ga_status	st = model_estimate(est, k, job, gpus, d, inputs, err);
+	ga_status	st;
 
-	if (st != GA_OK || est == NULL || !ga_correction_fitted(est->kinds[k].correction))
+	/* the correction's inputs are worked out only when it is fitted */
+	if (!ga_correction_fitted(c))
+		return model_estimate(est, k, job, gpus, d, NULL, err);
+	st = model_estimate(est, k, job, gpus, d, inputs, err);
+	if (st != GA_OK)
 		return st;
-	d->p50 *= exp(ga_correction_predict(est->kinds[k].correction, inputs));
-	ga_correction_spread(est->kinds[k].correction, &lo, &hi);
+	d->p50 *= exp(ga_correction_predict(c, inputs));
+	ga_correction_spread(c, &lo, &hi);
 	d->p10 = d->p50 * exp(lo);
 	d->p90 = d->p50 * exp(hi);
 	d->log_sigma = (hi - lo) / (2 * ga_normal_quantile(0.9));

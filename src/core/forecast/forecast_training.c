@@ -673,6 +673,18 @@ ga_training_model_correction(const ga_training_model *model,
 	return exp(fmax(-3.0, fmin(3.0, s)));
 }
 
+/* Where each crossed indicator sits: 3 strategies, 5 techniques, 3 flags. */
+enum
+{
+	CROSSED_STRATEGY = 0,
+	CROSSED_TECHNIQUE = 3,
+	CROSSED_FP8 = 8,
+	CROSSED_CHECKPOINTING,
+	CROSSED_PACKING
+};
+_Static_assert(CROSSED_PACKING + 1 == GA_TRAINING_CORRECTION_CROSSED,
+			   "GA_TRAINING_CORRECTION_CROSSED counts the crossed indicators");
+
 void
 ga_training_correction_inputs(const ga_training_job *job, int gpus,
 							  double predicted_hours, double *inputs)
@@ -689,11 +701,11 @@ ga_training_correction_inputs(const ga_training_job *job, int gpus,
 	num[5] = log(fmax(peak_tflops(job), 1.0));
 	num[6] = log(predicted_hours);
 	memset(crossed, 0, sizeof(double) * (GA_TRAINING_CORRECTION_CROSSED + GA_TRAINING_CORRECTION_PLAIN));
-	crossed[job->strategy] = 1;
-	crossed[3 + job->technique] = 1;
-	crossed[8] = job->precision == GA_PRECISION_FP8;
-	crossed[9] = job->grad_checkpointing;
-	crossed[10] = job->packing;
+	crossed[CROSSED_STRATEGY + job->strategy] = 1;
+	crossed[CROSSED_TECHNIQUE + job->technique] = 1;
+	crossed[CROSSED_FP8] = job->precision == GA_PRECISION_FP8;
+	crossed[CROSSED_CHECKPOINTING] = job->grad_checkpointing;
+	crossed[CROSSED_PACKING] = job->packing;
 	plain[job->variant] = 1;
 	plain[GA_N_VARIANTS + ga_gpu_model_index(job->gpu)] = 1;
 }
