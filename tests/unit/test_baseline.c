@@ -404,6 +404,89 @@ TEST(baseline_keeps_jobs_off_a_later_higher_reservation)
 	ga_problem_destroy(p);
 }
 
+/*
+ * 16 GPUs on two nodes, 6 hourly steps, a service reserving 4 GPUs all day
+ * and a maintenance window closing node 2 (GPUs 8-15) over steps 2-3; one
+ * queued job of 8 GPUs for 6 steps.  The reservation moves to GPUs 4-7 while
+ * the node is closed, as an operator would move the service, so the job may
+ * not sit there: no 8-GPU block lies below the reservation at every step of
+ * a run that reaches steps 2-3, and it starts at step 4 on GPUs 0-7.  (Left
+ * on the closed node, the reservation would let it start at step 0 and the
+ * service would hold nothing at steps 2-3.)  A short 4-GPU job after it
+ * starts with it in arrival order (fifo) or is backfilled at step 0 below
+ * the moved reservation, ending before it moves.
+ */
+TEST(baseline_moves_the_reservation_off_a_closed_node)
+{
+	ga_params	params = {.n_steps = 6, .step_minutes = 60, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 16, 2, 1, &params);
+	ga_window	w = {.pool = 0, .first_gpu = 8, .n_gpus = 8, .start_step = 2, .end_step = 4};
+	ga_reservation *r = ga_reservation_create(1, 1, 60, 0);
+	ga_error	err;
+	ga_plan    *plan;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "h100");
+	p->pools[0].n_gpus = 16;
+	for (int j = 0; j < 2; j++)
+	{
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "j%d", j);
+		p->jobs[j].priority = 1;
+	}
+	p->jobs[0].gpus_min = p->jobs[0].gpus_max = 8;
+	p->jobs[0].work_gpu_steps = 48;
+	p->jobs[1].gpus_min = p->jobs[1].gpus_max = 4;
+	p->jobs[1].work_gpu_steps = 8;
+	snprintf(p->services[0].name, GA_NAME_LEN, "svc");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 8;
+	p->services[0].max_gpus = 16;
+	for (int t = 0; t < 6; t++)
+		p->services[0].demand[t] = 4;
+	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	ga_reservation_set_day(r, 0, 0, 4);
+	for (int fifo = 0; fifo < 2; fifo++)
+	{
+		CHECK_INT_EQ(fifo ? ga_plan_fifo(p, r, &plan, &err) : ga_plan_backfill(p, r, &plan, &err), GA_OK);
+		for (int t = 0; t < 6; t++)
+			CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 4);
+		/* on GPUs 4-7 while node 2 is closed, on 12-15 around it */
+		CHECK_INT_EQ(ga_plan_get(plan, 4, 2), ga_service_workload(p, 0));
+		CHECK_INT_EQ(ga_plan_get(plan, 12, 1), ga_service_workload(p, 0));
+		CHECK_INT_EQ(plan->job_start[0], 4);
+		CHECK_INT_EQ(plan->job_first_gpu[0], 0);
+		CHECK_INT_EQ(plan->job_start[1], fifo ? 4 : 0);
+		CHECK_INT_EQ(plan->job_first_gpu[1], fifo ? 8 : 0);
+		ga_plan_destroy(plan);
+	}
+	ga_reservation_destroy(r);
+	ga_problem_destroy(p);
+}
+
+/* A reservation passes over a GPU that is down: the service holds 4 that work. */
+TEST(baseline_reservation_skips_a_gpu_that_is_down)
+{
+	ga_problem *p = queue_problem(1, 1, 1, 1);
+	ga_reservation *r = ga_reservation_create(1, 1, 60, 0);
+	ga_plan    *plan;
+	ga_error	err;
+
+	p->gpu_usable[7] = false;
+	ga_reservation_set_day(r, 0, 0, 4);
+	CHECK_INT_EQ(ga_plan_backfill(p, r, &plan, &err), GA_OK);
+	for (int t = 0; t < 8; t++)
+	{
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 4);
+		CHECK_INT_EQ(ga_plan_get(plan, 3, t), ga_service_workload(p, 0));
+		CHECK_INT_EQ(ga_plan_get(plan, 7, t), GA_IDLE);
+	}
+	/* the 4-GPU job finds no block below GPU 3: too large, passed over */
+	CHECK_INT_EQ(plan->job_start[1], -1);
+	ga_plan_destroy(plan);
+	ga_reservation_destroy(r);
+	ga_problem_destroy(p);
+}
+
 TEST(baseline_rejects_a_reservation_of_another_problem)
 {
 	ga_reservation *r;

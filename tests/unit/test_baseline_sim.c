@@ -1,9 +1,11 @@
 /*
  * test_baseline_sim.c — the baselines' static daily reservation in the
  * simulator: with perfect knowledge, fifo and backfill leave no real-time
- * demand unserved whenever the services' daily peaks fit their pool, on
- * generated scenarios whose daily peaks change from day to day, whose jobs
- * run for up to two days and whose steps may straddle midnight.
+ * demand unserved whenever the services' daily peaks fit the GPUs of their
+ * pool left open, on generated scenarios whose daily peaks change from day
+ * to day, whose jobs run for up to two days, whose steps may straddle
+ * midnight, and, in half of them, where a maintenance window or an advance
+ * reservation closes the node the reservation would sit on for some hours.
  */
 #include "unit.h"
 #include "scenario_fixture.h"
@@ -38,6 +40,8 @@ typedef struct gen_scn
 	char	   *services;
 	char	   *demand;
 	char	   *jobs;
+	char	   *closed_name;	/* windows.csv or reservations.csv; NULL: none */
+	char		closed[256];
 } gen_scn;
 
 /*
@@ -107,10 +111,37 @@ generate(int i, gen_scn *g)
 	int64_t		start = 29556000 + between(&st, 0, 23) * 60 + (between(&st, 0, 1) ? 10 : 0);
 	int			share[2];
 	char		from[32],
-				to[32];
+				to[32],
+				from_ts[32],
+				to_ts[32];
 
-	share[0] = between(&st, 1, pool_gpus - (n_services > 1 ? 1 : 0));
-	share[1] = pool_gpus - share[0];
+	/* half of the 16-GPU pools lose the high node for hours: shares fit the other */
+	int			open_gpus = pool_gpus == 16 && between(&st, 0, 1) ? 8 : pool_gpus;
+
+	share[0] = between(&st, 1, open_gpus - (n_services > 1 ? 1 : 0));
+	share[1] = open_gpus - share[0];
+	g->closed_name = NULL;
+	if (open_gpus < pool_gpus)
+	{
+		int64_t		from = start + between(&st, 0, (days - 1) * 24) * 60;
+		int			hours = between(&st, 2, 12);
+
+		ga_format_minutes(from, from_ts, sizeof(from_ts));
+		ga_format_minutes(from + hours * 60, to_ts, sizeof(to_ts));
+		/* an advance reservation closes its cells to services as a window does */
+		if (between(&st, 0, 1))
+		{
+			g->closed_name = "windows.csv";
+			snprintf(g->closed, sizeof(g->closed), "pool,first_gpu,gpus,start,end\nh100,8,8,%s,%s\n",
+					 from_ts, to_ts);
+		}
+		else
+		{
+			g->closed_name = "reservations.csv";
+			snprintf(g->closed, sizeof(g->closed),
+					 "tenant,pool,first_gpu,gpus,start,end\nvision,h100,8,8,%s,%s\n", from_ts, to_ts);
+		}
+	}
 	ga_format_minutes(start, from, sizeof(from));
 	ga_format_minutes(start + (int64_t) days * 1440, to, sizeof(to));
 	g->settings = malloc(512);
@@ -140,6 +171,7 @@ gen_free(gen_scn *g)
 TEST(property_baselines_serve_all_demand_with_perfect_knowledge)
 {
 	int			started = 0;
+	int			closed = 0;
 
 	for (int i = 0; i < N_SCENARIOS; i++)
 	{
@@ -149,6 +181,11 @@ TEST(property_baselines_serve_all_demand_with_perfect_knowledge)
 		generate(i, &g);
 		dir = tscn_write(g.settings, g.gpus, g.services, g.demand, g.jobs, NULL);
 		CHECK(dir != NULL);
+		if (dir && g.closed_name)
+		{
+			tscn_add_file(dir, g.closed_name, g.closed);
+			closed++;
+		}
 		for (int p = GA_POLICY_FIFO; p <= GA_POLICY_BACKFILL && dir; p++)
 		{
 			ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, true);
@@ -169,6 +206,8 @@ TEST(property_baselines_serve_all_demand_with_perfect_knowledge)
 	}
 	/* the property is not met by running nothing: batch work does run */
 	CHECK(started > 2 * N_SCENARIOS);
+	/* and windows or reservations do close the reservation's node in some */
+	CHECK(closed >= N_SCENARIOS / 6);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include "solve/chain.h"
 #include "model/tenant_quota.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,15 @@ typedef struct bl_ctx
 	bool	   *event;			/* [T]: steps where a backfill pass runs */
 	ga_quota   *quota;			/* tenant quotas (model/tenant_quota.h) */
 	int		   *quota_use;		/* the tenants' GPUs so far */
+
+	/*
+	 * Where a maintenance window or an advance reservation closes GPUs of a
+	 * pool, the floor of the services' stack at that step
+	 * (closed_floor[pool * closed_steps + t]), INT_MAX at steps none does;
+	 * closed_steps is 0 without any.
+	 */
+	int			closed_steps;
+	int		   *closed_floor;
 } bl_ctx;
 
 static int
@@ -30,14 +40,57 @@ pool_end(const bl_ctx *c, int pool)
 }
 
 /*
+ * Whether a service may hold GPU g at step t: the GPU is usable and, for
+ * t >= 0, no maintenance window or advance reservation closes it then
+ * (services run on no reserved cell).  t < 0 asks of the GPU alone.
+ */
+static bool
+open_to_services(const bl_ctx *c, int g, int t)
+{
+	return c->p->gpu_usable[g] && (t < 0 || !ga_gpu_closed(c->p, g, t));
+}
+
+/*
+ * The lowest GPU of a stack of `need` GPUs open to services at step t,
+ * counted from the high end of the pool down: a reservation passes over
+ * GPUs that are down, and over those a window or an advance reservation
+ * closes, as an operator moves a service off a node under maintenance
+ * rather than leave it short.  The pool's first GPU when too few are open.
+ */
+static int
+stack_floor(const bl_ctx *c, int pool, int need, int t)
+{
+	int			first = c->p->pools[pool].first_gpu;
+	int			g = pool_end(c, pool);
+
+	while (need > 0 && g > first)
+		if (open_to_services(c, --g, t))
+			need--;
+	return g;
+}
+
+/* The GPUs the services of a pool reserve at step t, all together. */
+static int
+pool_reservation_at(const bl_ctx *c, int pool, int t)
+{
+	int			total = 0;
+
+	for (int s = 0; s < c->p->n_services; s++)
+		if (c->p->services[s].pool == pool)
+			total += ga_reservation_at(c->res, s, t);
+	return total;
+}
+
+/*
  * The GPU of the pool below which no service reserves anything on the days
- * in [d0, d1], d1 included: the pool's end less the sum of its services'
- * reservations, each at its most over those days.  Batch blocks lie below.
+ * in [d0, d1], d1 included: the stack, from the pool's end down over its
+ * usable GPUs, of its services' reservations, each at its most over those
+ * days.  Batch blocks lie below.
  */
 static int
 floor_of_days(const bl_ctx *c, int pool, int64_t d0, int64_t d1)
 {
-	int			low = pool_end(c, pool);
+	int			total = 0;
 
 	/* the days from n_days on all hold the tail: one of them stands for all */
 	if (d1 > c->res->n_days)
@@ -51,9 +104,9 @@ floor_of_days(const bl_ctx *c, int pool, int64_t d0, int64_t d1)
 		for (int64_t d = d0; d <= d1; d++)
 			if (ga_reservation_day(c->res, s, d) > most)
 				most = ga_reservation_day(c->res, s, d);
-		low -= most;
+		total += most;
 	}
-	return low > c->p->pools[pool].first_gpu ? low : c->p->pools[pool].first_gpu;
+	return stack_floor(c, pool, total, -1);
 }
 
 /*
@@ -80,7 +133,58 @@ floor_over(const bl_ctx *c, int pool, int64_t from, int64_t to)
 		if (f < low)
 			low = f;
 	}
+	for (int64_t t = from > 0 ? from : 0; t < to && t < c->closed_steps; t++)
+		if (c->closed_floor[(size_t) pool * c->closed_steps + t] < low)
+			low = c->closed_floor[(size_t) pool * c->closed_steps + t];
 	return low;
+}
+
+/* The last step any window or advance reservation closes, plus one; 0 if none. */
+static int
+closed_until(const ga_problem *p)
+{
+	int			end = 0;
+
+	for (int i = 0; i < p->n_windows; i++)
+		if (p->windows[i].end_step > end)
+			end = p->windows[i].end_step;
+	for (int i = 0; i < p->n_reservations; i++)
+		if (p->reservations[i].cells.end_step > end)
+			end = p->reservations[i].cells.end_step;
+	return end;
+}
+
+/* Does a window or an advance reservation close a GPU of the pool at step t? */
+static bool
+pool_closed_at(const ga_problem *p, int pool, int t)
+{
+	const ga_pool *q = &p->pools[pool];
+
+	return ga_closing(p, -1, q->first_gpu, q->n_gpus, t, t + 1) != NULL;
+}
+
+/*
+ * closed_floor: at each step where windows or advance reservations close
+ * GPUs of a pool, the floor of its services' stack over the GPUs left open
+ * then.  Computed once per plan (floor_over reads it for every candidate
+ * run).  False on out of memory.
+ */
+static bool
+compute_closed_floors(bl_ctx *c)
+{
+	const ga_problem *p = c->p;
+
+	c->closed_steps = closed_until(p);
+	if (c->closed_steps == 0)
+		return true;
+	c->closed_floor = malloc(sizeof(int) * (size_t) p->n_pools * c->closed_steps);
+	if (c->closed_floor == NULL)
+		return false;
+	for (int i = 0; i < p->n_pools; i++)
+		for (int t = 0; t < c->closed_steps; t++)
+			c->closed_floor[(size_t) i * c->closed_steps + t] = pool_closed_at(p, i, t)
+				? stack_floor(c, i, pool_reservation_at(c, i, t), t) : INT_MAX;
+	return true;
 }
 
 /* A pass at step t (inside the horizon, past step 0): cells open or close there. */
@@ -93,9 +197,11 @@ mark_event_at(bl_ctx *c, int t)
 
 /*
  * Give each service its reservation at every step of the horizon, stacked
- * from the high end of its pool in service order; cells under pinned jobs
- * stay theirs, and cells in a maintenance window or an advance reservation
- * stay empty.
+ * from the high end of its pool in service order over the GPUs open to
+ * services then (open_to_services): a window or an advance reservation
+ * moves the stack down rather than take GPUs from it.  Cells under pinned
+ * jobs stay theirs (they count in the stack: the service gets them when
+ * the job ends).
  */
 static void
 reserve_services(bl_ctx *c)
@@ -105,21 +211,23 @@ reserve_services(bl_ctx *c)
 	for (int t = 0; t < c->T; t++)
 		for (int i = 0; i < p->n_pools; i++)
 		{
-			int			top = pool_end(c, i);
+			int			g = pool_end(c, i);
 
 			for (int s = 0; s < p->n_services; s++)
 			{
-				int			low;
+				int			need;
 
 				if (p->services[s].pool != i)
 					continue;
-				low = top - ga_reservation_at(c->res, s, t);
-				if (low < p->pools[i].first_gpu)
-					low = p->pools[i].first_gpu;
-				for (int g = low; g < top; g++)
-					if (ga_plan_get(c->plan, g, t) == GA_IDLE && !ga_gpu_closed(p, g, t))
+				need = ga_reservation_at(c->res, s, t);
+				while (need > 0 && g > p->pools[i].first_gpu)
+				{
+					if (!open_to_services(c, --g, t))
+						continue;
+					need--;
+					if (ga_plan_get(c->plan, g, t) == GA_IDLE)
 						ga_plan_set(c->plan, g, t, ga_service_workload(p, s));
-				top = low;
+				}
 			}
 		}
 }
@@ -148,6 +256,18 @@ check_reservation(const ga_problem *p, const ga_reservation *res, ga_error *err)
 							"baseline: the reservation's steps are %d minutes, the problem's %d",
 							res->step_minutes, p->params.step_minutes);
 	return GA_OK;
+}
+
+static void
+finish(bl_ctx *c, ga_plan **out, const char *mode)
+{
+	c->plan->objective = ga_plan_objective(c->p, c->plan);
+	c->plan->mode = mode;
+	*out = c->plan;
+	free(c->event);
+	ga_quota_destroy(c->quota);
+	free(c->quota_use);
+	free(c->closed_floor);
 }
 
 static ga_status
@@ -199,21 +319,19 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 		mark_event_at(c, p->reservations[i].cells.start_step);
 		mark_event_at(c, p->reservations[i].cells.end_step);
 	}
+	if (!compute_closed_floors(c))
+	{
+		finish(c, out, "");
+		ga_plan_destroy(*out);
+		*out = NULL;
+		return ga_error_set(err, GA_ENOMEM, "out of memory planning a baseline");
+	}
 	reserve_services(c);
 	mark_reservation_changes(c);
 	return GA_OK;
 }
 
-static void
-finish(bl_ctx *c, ga_plan **out, const char *mode)
-{
-	c->plan->objective = ga_plan_objective(c->p, c->plan);
-	c->plan->mode = mode;
-	*out = c->plan;
-	free(c->event);
-	ga_quota_destroy(c->quota);
-	free(c->quota_use);
-}
+
 
 /* Largest power of two of the job's range not above room GPUs; 0 if none. */
 static int

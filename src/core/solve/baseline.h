@@ -5,7 +5,9 @@
  *
  * Both keep a static reservation for real-time services (reservation.h):
  * each service holds its reservation of the day, whatever its demand, on
- * GPUs stacked from the high end of its pool, and batch jobs only use
+ * GPUs stacked from the high end of its pool over the GPUs open to services
+ * (usable, and closed by no maintenance window or advance reservation at
+ * that step, so a window moves the stack down), and batch jobs only use
  * aligned blocks lying below the reservations at every step of their
  * estimated run, past the horizon too, so a job may use GPUs of a day's
  * lower reservation only if it ends before a higher one begins.  A

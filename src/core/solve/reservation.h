@@ -19,7 +19,9 @@
  *     it does not sit on GPUs a service turns out to need.
  *
  * The baselines (baseline.h) never start a job on GPUs the reservation holds
- * at any step of the job's estimated run.
+ * at any step of the job's estimated run.  This is a number of GPUs per
+ * service and day; which GPUs hold it at a step is the baselines' choice
+ * (the highest of the pool open to services then, baseline.c).
  */
 #ifndef GPUALLOC_RESERVATION_H
 #define GPUALLOC_RESERVATION_H
