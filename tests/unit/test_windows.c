@@ -270,6 +270,49 @@ TEST(windows_fast_drains_ahead_of_window)
 }
 
 /*
+ * A service holding GPUs 6-7 with a churn limit of 2 (two handovers a
+ * step), demand 2 throughout, and a window closing GPUs 4-7 from step 3.
+ * Moving a GPU costs two handovers (one GPU given up, one taken), so the
+ * service must bring its replacements up by step 2 and let the closed GPUs
+ * go at step 3: it serves 2 GPUs at every step, holds 4 for one step, and
+ * never more than 2 handovers a step.  Waiting for step 3 leaves it at 0
+ * there (both GPUs taken, no churn left to add others).
+ */
+TEST(windows_fast_moves_a_service_ahead_of_a_window)
+{
+	ga_params	params = {.n_steps = N_STEPS, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 8, 0, 1, &params);
+	ga_solve_options opts = {.time_limit_ms = 10000};
+	ga_plan    *plan = NULL;
+	int			held[2] = {6, 7};
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].n_gpus = 8;
+	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 8;
+	for (int t = 0; t < N_STEPS; t++)
+		p->services[0].demand[t] = 2;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
+	set_window(p, 4, 4, 3, 30);
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
+	if (plan != NULL)
+	{
+		CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+		for (int t = 0; t < N_STEPS; t++)
+			CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) >= 2, "step %d: %d GPUs", t,
+					  ga_plan_service_gpus(p, plan, 0, t));
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, 2), 4);
+		for (int g = 4; g < 8; g++)
+			CHECK_INT_EQ(ga_plan_get(plan, g, 3), GA_IDLE);
+	}
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
  * Random windows on a generated problem: some in the horizon, some past it.
  * None starts before the services could hand over every GPU they hold at
  * one GPU a step: a window that closes held GPUs sooner leaves no legal

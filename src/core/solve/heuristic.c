@@ -1618,10 +1618,35 @@ keep_budget_for_pending(const fast_ctx *c, int room, int budget_after)
 }
 
 /*
+ * The count to aim for at step t, when `count` members remain after this
+ * step's handovers: the target, raised by the replacements the next step
+ * cannot bring up itself.  Members taken at t + 1 (by a job, a maintenance
+ * window, an advance reservation) leave with a handover each, which uses
+ * the churn limit of that step; the service then cannot also add their
+ * replacements there, and a move off a node a window closes (two handovers
+ * a GPU) would leave it short for a step.  So the replacements that do not
+ * fit at t + 1 come up at t, as a service starts a new replica before it
+ * drains the old one.
+ */
+static int
+target_ahead_of_handovers(const fast_ctx *c, const ga_service *svc, int t, int count)
+{
+	int			taken = t + 1 < c->T ? c->forced_at[t + 1] : 0;
+	int			room_next = svc->churn_limit - taken;
+	int			short_next = c->want[t + 1 < c->T ? t + 1 : t] - (count - taken);
+	int			pre = short_next - (room_next > 0 ? room_next : 0);
+	int			target = c->want[t];
+
+	if (taken > 0 && pre > 0 && count + pre > target)
+		target = count + pre;
+	return target < svc->max_gpus ? target : svc->max_gpus;
+}
+
+/*
  * Follow the target counts step by step.  Handovers that cannot be avoided
  * (a GPU taken at this step, or one taken later that must go now to spread
  * the handovers) come first; what is left of the churn limit and budget
- * moves the count toward the target.
+ * moves the count toward the target (target_ahead_of_handovers).
  */
 static ga_status
 place_service(fast_ctx *c, fast_state *st, int s)
@@ -1645,6 +1670,7 @@ place_service(fast_ctx *c, fast_state *st, int s)
 		int			early = early_drops_needed(c, t, svc->churn_limit);
 		int			over;
 		int			room;
+		int			target;
 		int			moved = 0;
 
 		drop_soonest_taken(c, pg, early);
@@ -1657,14 +1683,14 @@ place_service(fast_ctx *c, fast_state *st, int s)
 		room = lim - forced - early - over;
 		if (limited && svc->churn_budget >= 0)
 			room = keep_budget_for_pending(c, room, budget_left - forced - early - over);
-		if (count > c->want[t])
+		target = target_ahead_of_handovers(c, svc, t, count);
+		if (count > target)
 		{
-			moved = count - c->want[t] < room ? count - c->want[t] : room;
+			moved = count - target < room ? count - target : room;
 			drop_members(c, pg, moved);
 		}
-		else if (count < c->want[t])
-			moved = add_members(c, st, svc, pg, t,
-								c->want[t] - count < room ? c->want[t] - count : room);
+		else if (count < target)
+			moved = add_members(c, st, svc, pg, t, target - count < room ? target - count : room);
 		if (limited && svc->churn_budget >= 0)
 			budget_left -= forced + early + over + moved;
 		count = commit_service_step(c, st, s, pg, t);
