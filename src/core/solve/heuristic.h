@@ -18,6 +18,8 @@
  * high end of its pool, ramping up ahead of a rise by at most churn_limit per
  * step and keeping its physical GPUs; short of free GPUs, it borrows one that
  * another claim takes later, when the handover then fits its churn limit.
+ * Replacements for GPUs taken from it at the next step come up a step
+ * ahead where that step's churn limit would leave no room for them.
  * Every rule is enforced while placing, so the grid is legal.  A job is
  * placed only where the protect rule allows (model/problem.h,
  * ga_protect_room): per pool and step, batch work over estimated runs
