@@ -139,11 +139,23 @@ floor_over(const bl_ctx *c, int pool, int64_t from, int64_t to)
 	return low;
 }
 
-/* The last step any window or advance reservation closes, plus one; 0 if none. */
+/*
+ * How far past the horizon closed_floor reaches: a window or an advance
+ * reservation ending later is counted up to here only (some five years of
+ * 30-minute steps; no run lasts that long), so a window "until further
+ * notice" does not size an array by its end.
+ */
+#define CLOSED_STEPS_PAST_HORIZON 100000
+
+/*
+ * The last step any window or advance reservation closes, plus one, at most
+ * CLOSED_STEPS_PAST_HORIZON past the horizon; 0 if none.
+ */
 static int
 closed_until(const ga_problem *p)
 {
 	int			end = 0;
+	int			cap = p->params.n_steps + CLOSED_STEPS_PAST_HORIZON;
 
 	for (int i = 0; i < p->n_windows; i++)
 		if (p->windows[i].end_step > end)
@@ -151,7 +163,7 @@ closed_until(const ga_problem *p)
 	for (int i = 0; i < p->n_reservations; i++)
 		if (p->reservations[i].cells.end_step > end)
 			end = p->reservations[i].cells.end_step;
-	return end;
+	return end < cap ? end : cap;
 }
 
 /* Does a window or an advance reservation close a GPU of the pool at step t? */
