@@ -31,6 +31,13 @@ typedef struct bl_ctx
 	 */
 	int			closed_steps;
 	int		   *closed_floor;
+
+	/*
+	 * The floor of a stack of k usable GPUs from the high end of pool q, at
+	 * usable_floor[first_gpu(q) + q + k], k = 0 .. the pool's GPUs: the
+	 * daily floors' lookup (they are asked for every candidate run).
+	 */
+	int		   *usable_floor;
 } bl_ctx;
 
 static int
@@ -106,7 +113,9 @@ floor_of_days(const bl_ctx *c, int pool, int64_t d0, int64_t d1)
 				most = ga_reservation_day(c->res, s, d);
 		total += most;
 	}
-	return stack_floor(c, pool, total, -1);
+	if (total > c->p->pools[pool].n_gpus)
+		total = c->p->pools[pool].n_gpus;
+	return c->usable_floor[c->p->pools[pool].first_gpu + pool + total];
 }
 
 /*
@@ -173,6 +182,32 @@ pool_closed_at(const ga_problem *p, int pool, int t)
 	const ga_pool *q = &p->pools[pool];
 
 	return ga_closing(p, -1, q->first_gpu, q->n_gpus, t, t + 1) != NULL;
+}
+
+/* usable_floor: for each pool and stack height, the stack's lowest GPU. */
+static bool
+compute_usable_floors(bl_ctx *c)
+{
+	const ga_problem *p = c->p;
+
+	c->usable_floor = malloc(sizeof(int) * (size_t) (p->n_gpus + p->n_pools));
+	if (c->usable_floor == NULL)
+		return false;
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		int		   *floor = c->usable_floor + p->pools[q].first_gpu + q;
+		int			g = pool_end(c, q);
+
+		/* stack_floor(c, q, k, -1) for every k, in one walk down the pool */
+		floor[0] = g;
+		for (int k = 1; k <= p->pools[q].n_gpus; k++)
+		{
+			while (g > p->pools[q].first_gpu && !open_to_services(c, --g, -1))
+				;
+			floor[k] = g;
+		}
+	}
+	return true;
 }
 
 /*
@@ -280,6 +315,7 @@ finish(bl_ctx *c, ga_plan **out, const char *mode)
 	ga_quota_destroy(c->quota);
 	free(c->quota_use);
 	free(c->closed_floor);
+	free(c->usable_floor);
 }
 
 static ga_status
@@ -331,7 +367,7 @@ setup(const ga_problem *p, const ga_reservation *res, bl_ctx *c,
 		mark_event_at(c, p->reservations[i].cells.start_step);
 		mark_event_at(c, p->reservations[i].cells.end_step);
 	}
-	if (!compute_closed_floors(c))
+	if (!compute_usable_floors(c) || !compute_closed_floors(c))
 	{
 		finish(c, out, "");
 		ga_plan_destroy(*out);
