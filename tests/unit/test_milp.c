@@ -7,6 +7,7 @@
 #include "unit.h"
 #include "problem_fixture.h"
 #include "solve/milp.h"
+#include "solve/lns.h"
 #include "model/validate.h"
 #include "sim/generate.h"
 
@@ -1050,5 +1051,108 @@ TEST(milp_written_to_an_unwritable_path_is_an_error)
 	CHECK(p != NULL);
 	CHECK_INT_EQ(ga_milp_write_mps(p, "/nonexistent-dir/model.mps", &constant, &err), GA_EINVAL);
 	CHECK(strstr(err.message, "path") != NULL);
+	ga_problem_destroy(p);
+}
+
+/* ---- the neighbourhood search (solve/lns.h) ---- */
+
+/*
+ * A batch-only pool small enough for the block-level model to be solved
+ * outright: from a plan with every job waiting, the search reaches the
+ * enumerated optimum and says it solved the pool whole.
+ */
+TEST(lns_solves_a_small_pool_outright_to_its_optimum)
+{
+	ga_problem *p = new_problem(4, 4, 0, 12, 12);
+	ga_plan    *plan;
+	ga_lns_stats stats;
+	ga_error	err;
+
+	tp_set_job(p, 0, 1, 2, 2, 8, 0, -1);
+	tp_set_job(p, 1, 2, 1, 2, 6, 0, -1);
+	tp_set_job(p, 2, 1, 4, 4, 8, 2, 10);
+	tp_set_job(p, 3, 3, 1, 1, 5, 1, -1);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	CHECK_INT_EQ(stats.pools_outright, 1);
+	CHECK_INT_EQ(stats.rejected, 0);
+	CHECK_NEAR(plan->objective, brute_optimum(p), 1e-9);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * A service split over GPUs 1 and 5 leaves one aligned pair free on each
+ * side: two of three 2-GPU jobs run.  Moving the service's GPU 5 to GPU 0
+ * (two handovers, its churn limit) frees the pair [4, 6) for the third;
+ * the search finds that trade, which needs the service's GPUs and a job
+ * decided together.
+ */
+TEST(lns_moves_a_service_to_make_room_for_a_job)
+{
+	ga_problem *p = new_problem(8, 3, 1, 12, 12);
+	ga_plan    *plan;
+	ga_lns_stats stats;
+	ga_error	err;
+	int			held[2] = {1, 5};
+	double		before;
+
+	for (int j = 0; j < 3; j++)
+		tp_set_job(p, j, 1, 2, 2, 24, 0, -1);
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 2;
+	for (int t = 0; t < 12; t++)
+		p->services[0].demand[t] = 2;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	for (int t = 0; t < 12; t++)
+	{
+		ga_plan_set(plan, 1, t, ga_service_workload(p, 0));
+		ga_plan_set(plan, 5, t, ga_service_workload(p, 0));
+	}
+	ga_plan_place_job(plan, p, 0, 0, 2, 2);
+	ga_plan_place_job(plan, p, 1, 0, 6, 2);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	before = ga_plan_objective(p, plan);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	CHECK(stats.improvements >= 1);
+	CHECK(plan->objective > before + 1);
+	CHECK(plan->job_size[0] > 0 && plan->job_size[1] > 0 && plan->job_size[2] > 0);
+	CHECK(ga_service_churn(p, plan, 0, 0) <= 2);
+	for (int t = 0; t < 12; t++)
+		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 2);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/* The search never hands back a worse or illegal plan, and stops on cancel. */
+static bool
+cancel_at_once(void *arg)
+{
+	(void) arg;
+	return true;
+}
+
+TEST(lns_keeps_the_plan_when_cancelled)
+{
+	ga_problem *p = new_problem(4, 2, 0, 12, 12);
+	ga_solve_options opts = {.cancel = cancel_at_once};
+	ga_plan    *plan;
+	ga_error	err;
+
+	tp_set_job(p, 0, 1, 2, 2, 8, 0, -1);
+	tp_set_job(p, 1, 1, 2, 2, 8, 0, -1);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 0, 0, 2);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, ga_now_ms() + 5000, &opts, NULL, &err), GA_ECANCEL);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	CHECK_INT_EQ(plan->job_start[0], 0);
+	CHECK(plan->job_size[1] <= 0);
+	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }

@@ -11,7 +11,9 @@
  * milp_model.c (the model's columns and rows, and the bounds that need no
  * search), milp_occupancy.c (bitsets of taken (GPU, step) cells),
  * milp_map.c (an aggregate schedule mapped onto aligned GPU blocks) and
- * milp_search.c (the GLPK run and the entry points).
+ * milp_search.c (the GLPK run and the entry points), which ends with the
+ * large-neighbourhood search of lns.h on the block-level model of
+ * block_model.h.
  *
  * GLPK ownership: every call builds its own GLPK objects and releases all of
  * GLPK's memory (glp_free_env) before it returns, on every path.  No GLPK
@@ -46,11 +48,12 @@ typedef struct ga_milp_stats
 	int			improvements;	/* plans better than the warm start found */
 	int			rejected;		/* mapped plans refused by the validator
 								 * (a defect when not 0) */
+	int			lns_neighbourhoods; /* neighbourhoods the search solved */
 	double		model_ms;		/* building the model */
 	double		lp_ms;			/* solving the LP relaxation */
 	double		mip_ms;			/* branch and bound, heuristics included */
 	double		total_ms;
-	const char *source;			/* "fast", "lp-rounding" or "milp" */
+	const char *source;			/* "fast", "lp-rounding", "milp" or "lns" */
 } ga_milp_stats;
 
 /*

@@ -7,7 +7,9 @@
  * Full mode: the fast plan is the first incumbent (handed to GLPK at the first
  * heuristic call); LP solutions at the root and at every 8th node are rounded
  * into plans by the mapping (milp_map.c), and so is GLPK's own incumbent at
- * the end; the best legal plan wins, so full is never worse than fast.
+ * the end of branch and bound (MIP_SHARE of the limit); the neighbourhood
+ * search (lns.h) improves the best plan for the rest of the time; the best
+ * legal plan wins, so full is never worse than fast.
  *
  * Every call runs GLPK once under the guard (glpk_guard.h), which releases
  * all of GLPK's memory before the call returns.
@@ -16,6 +18,7 @@
 #include "solve/glpk_guard.h"
 #include "solve/chain.h"
 #include "solve/headroom.h"
+#include "solve/lns.h"
 #include "model/validate.h"
 #include "model/pool_choice.h"
 
@@ -26,6 +29,14 @@
 
 /* Share of the time limit left for mapping and cleanup after GLPK. */
 #define RESERVE_SHARE 0.08
+
+/*
+ * Share of the time limit after which branch and bound on the aggregate
+ * model stops and the neighbourhood search (lns.h) takes the rest: the
+ * aggregate model gives the bound, its solutions rarely beat the fast plan
+ * once mapped onto blocks, and the block-level neighbourhoods do.
+ */
+#define MIP_SHARE 0.35
 
 /* ----------------------------------------------------------------------
  * GLPK: one guarded run per call.
@@ -40,6 +51,8 @@ typedef struct milp_run
 	glp_prob   *lp;
 	double		t_start;
 	double		t_end;			/* wall-clock deadline of the whole call */
+	double		mip_end;		/* branch and bound stops here; the
+								 * neighbourhood search has the rest */
 	double		reserve_ms;		/* kept for mapping after GLPK */
 
 	ga_plan    *best;			/* best legal plan so far (owned) */
@@ -53,6 +66,7 @@ typedef struct milp_run
 	int			heur_calls;
 	int			improvements;
 	int			rejected;		/* mapped plans the validator refused */
+	int			lns_neighbourhoods; /* solved by the neighbourhood search */
 
 	bool		cancelled;
 	bool		lp_optimal;
@@ -315,6 +329,8 @@ branch_and_bound(milp_run *run)
 	iocp.cb_func = on_tree_event;
 	iocp.cb_info = run;
 	iocp.tm_lim = glpk_time_limit(run);
+	if (iocp.tm_lim > run->mip_end - t0)
+		iocp.tm_lim = run->mip_end - t0 > 1 ? (int) (run->mip_end - t0) : 1;
 	iocp.mip_gap = 1e-6;
 
 	/*
@@ -485,6 +501,7 @@ fill_stats(ga_milp_stats *stats, const milp_run *run, const milp_model *m)
 	stats->mip_optimal = run->mip_optimal;
 	stats->improvements = run->improvements;
 	stats->rejected = run->rejected;
+	stats->lns_neighbourhoods = run->lns_neighbourhoods;
 	stats->lp_ms = run->lp_ms;
 	stats->mip_ms = run->mip_ms;
 	stats->source = run->best_source;
@@ -574,6 +591,25 @@ finish_plan(ga_plan *plan, const ga_problem *problem, const milp_run *run)
 	plan->bound = bound;
 	plan->gap = (bound - plan->objective) / fmax(fabs(bound), 1e-9);
 	plan->solve_ms = ga_now_ms() - run->t_start;
+}
+
+/* The rest of the time: the neighbourhood search from the best plan. */
+static ga_status
+neighbourhood_search(milp_run *run, ga_error *err)
+{
+	ga_lns_stats st;
+	double		before = run->best->objective;
+	ga_status	rc = ga_lns_improve(run->problem, &run->best, run->t_end - run->reserve_ms,
+									run->options, &st, err);
+
+	run->lns_neighbourhoods = st.neighbourhoods;
+	run->rejected += st.rejected;
+	if (rc == GA_OK && run->best->objective > before)
+	{
+		run->improvements += st.improvements;
+		run->best_source = "lns";
+	}
+	return rc;
 }
 
 typedef struct full_args
@@ -703,6 +739,7 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	run.t_start = ga_now_ms();
 	run.t_end = run.t_start + limit;
 	run.reserve_ms = limit * RESERVE_SHARE;
+	run.mip_end = run.t_start + limit * MIP_SHARE;
 	run.lp_bound = HUGE_VAL;
 	run.mip_bound = HUGE_VAL;
 	run.tree_bound = HUGE_VAL;
@@ -725,6 +762,8 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	}
 	else if (rc == GA_OK)
 		rc = glpk_guarded(&run, true, err);
+	if (rc == GA_OK)
+		rc = neighbourhood_search(&run, err);
 	if (rc == GA_OK && !ga_plan_add_headroom(problem, run.best))
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
 	if (rc == GA_OK)

@@ -1,0 +1,67 @@
+/*
+ * block_model.h — the exact block-level model of one neighbourhood of a
+ * plan, solved with GLPK (docs/model.md, Solve modes: full).
+ *
+ * A neighbourhood is a range of aligned GPUs of one pool, a range of steps
+ * and a set of freed jobs.  Everything outside it stays as the plan has it:
+ * other jobs, pinned jobs, the services' GPUs outside the range of GPUs or
+ * of steps.  Inside it the model decides, with one binary variable per freed
+ * job, aligned block and start step, and one per service, GPU and step,
+ * where each freed job runs (or that it waits) and which GPUs each service
+ * holds.  Its constraints are the rules of a legal plan that the
+ * neighbourhood can break (one workload per cell, churn limit and budget,
+ * max_gpus, windows and reservations, releases and deadlines, tenant
+ * limits) and the protect rule; every integer solution is therefore a plan,
+ * not an aggregate to be mapped.  Rule R10 (borrowing) and the terminal
+ * charge between several freed jobs are not linear here: the caller keeps a
+ * solution only when the validator accepts it and the full objective
+ * (ga_plan_objective) rises.
+ */
+#ifndef GPUALLOC_BLOCK_MODEL_H
+#define GPUALLOC_BLOCK_MODEL_H
+
+#include "solve/solve.h"
+
+typedef struct ga_neighbourhood
+{
+	int			pool;
+	int			first_gpu;		/* global index, aligned to n_gpus inside
+								 * the pool */
+	int			n_gpus;			/* a power of two, or the whole pool */
+	int			from_step;
+	int			to_step;		/* exclusive */
+	const bool *freed;			/* [n_jobs]: jobs of the pool whose place
+								 * (or absence) is decided again */
+} ga_neighbourhood;
+
+typedef struct ga_block_result
+{
+	int			n_columns;
+	int			n_rows;
+	bool		optimal;		/* GLPK closed the search: the plan is the
+								 * best of the neighbourhood (as modelled) */
+	bool		found;			/* GLPK returned an integer solution */
+	bool		incumbent_feasible; /* the plan was a point of the model */
+} ga_block_result;
+
+/*
+ * Decide the neighbourhood of `plan` again.  *out is a new plan (the same
+ * outside the neighbourhood) when GLPK found an integer solution within
+ * time_limit_ms, else NULL.  max_size caps ga_block_size_estimate: a
+ * bigger neighbourhood is refused with GA_EINVAL before anything is built.
+ */
+ga_status	ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
+							 const ga_neighbourhood *nb, double time_limit_ms,
+							 long max_size, const ga_solve_options *options,
+							 ga_plan **out, ga_block_result *result,
+							 ga_error *err);
+
+/*
+ * Size of the neighbourhood's model before any start is checked: the
+ * nonzeros of every (job, size, block, start) it could have, which is what
+ * building and solving it cost.
+ */
+long		ga_block_size_estimate(const ga_problem *problem,
+								   const ga_neighbourhood *nb);
+
+#endif

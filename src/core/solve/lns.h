@@ -1,0 +1,38 @@
+/*
+ * lns.h — full mode's large-neighbourhood search (docs/model.md, Solve
+ * modes: full).
+ *
+ * Starting from a legal plan, the search repeatedly frees a neighbourhood
+ * (a range of GPUs of one pool, a range of steps, the jobs placed inside
+ * them and jobs still waiting) and decides it again exactly with the
+ * block-level model (block_model.h), keeping a result only when the
+ * validator accepts it and the objective rises.  A pool whose whole model
+ * is small is solved outright first.  Neighbourhoods follow a fixed
+ * pseudo-random sequence; the clock only decides how many are tried.
+ */
+#ifndef GPUALLOC_LNS_H
+#define GPUALLOC_LNS_H
+
+#include "solve/solve.h"
+
+typedef struct ga_lns_stats
+{
+	int			neighbourhoods; /* solved with GLPK */
+	int			improvements;	/* plans kept */
+	int			rejected;		/* plans the validator refused (a defect
+								 * when not 0) */
+	int			pools_outright; /* pools whose whole model was solved to
+								 * optimality */
+} ga_lns_stats;
+
+/*
+ * Improve *best (legal, owned by the caller; replaced by a better plan)
+ * until the clock reaches t_end (ga_now_ms), the options' cancel callback
+ * fires (GA_ECANCEL, *best unchanged from the last kept plan) or nothing is
+ * left to try.  stats may be NULL.
+ */
+ga_status	ga_lns_improve(const ga_problem *problem, ga_plan **best,
+						   double t_end, const ga_solve_options *options,
+						   ga_lns_stats *stats, ga_error *err);
+
+#endif
