@@ -30,6 +30,7 @@
  */
 #include "solve/block_model.h"
 #include "solve/glpk_guard.h"
+#include "solve/milp_internal.h"
 #include "model/advance_reservation.h"
 #include "model/tenant_quota.h"
 #include "model/terminal.h"
@@ -90,6 +91,9 @@ typedef struct block_model
 	ga_terminal *tm;			/* the terminal charge of the problem */
 	int		   *held_after;		/* [tm->steps] the rest's usable GPUs past
 								 * the horizon in the pool */
+	bool		relaxed;		/* for the bound: legal rules only (no
+								 * protect rule, windows over the estimated
+								 * run, no quota admission) */
 	bool		protect;		/* the pool has services */
 	bool		oom;
 } block_model;
@@ -309,7 +313,7 @@ protect_caps(block_model *m)
 	int		   *inc;
 
 	m->protect = false;
-	for (int s = 0; s < p->n_services; s++)
+	for (int s = 0; s < p->n_services && !m->relaxed; s++)
 		m->protect = m->protect || p->services[s].pool == q;
 	if (!m->protect)
 	{
@@ -449,7 +453,7 @@ start_allowed(const block_model *m, const ga_job *job,
 
 	return cells_idle(m, first, size, start, start + duration) &&
 		!ga_block_closed(p, job->tenant, first, size, start,
-						 start + ga_protect_steps(p, duration)) &&
+						 start + (m->relaxed ? duration : ga_protect_steps(p, duration))) &&
 		protect_fits(m, first, size, start, duration) &&
 		(m->quota == NULL ||
 		 ga_quota_fits(m->quota, m->quota_use, job->tenant, m->nb->pool, start,
@@ -631,8 +635,19 @@ terminal_extra(const block_model *m, int k, int h)
 		ga_terminal_step_cost(m->tm, m->nb->pool, k, m->held_after[k]);
 }
 
+/* The steps past the horizon, [*from, *to) in k, that job variable c holds. */
 static void
-terminal_step(block_model *m, int k, int reach)
+x_terminal_range(const block_model *m, int c, int *from, int *to)
+{
+	const bm_var *v = &m->var[c];
+
+	ga_terminal_range(m->tm, v->d, v->d + ga_job_duration(&m->p->jobs[v->a], m->nb->pool, v->b),
+					  from, to);
+}
+
+/* h[k] and w[k] with w's lines; returns the row h[k] is defined by. */
+static int
+terminal_step(block_model *m, int k)
 {
 	int			hmax = m->p->pools[m->nb->pool].n_gpus;
 	int			h_row = add_row(m, 0, 0);
@@ -642,19 +657,6 @@ terminal_step(block_model *m, int k, int reach)
 	int			w = add_var(m, wv, terminal_extra(m, k, hmax) + 1, -1);
 
 	add_nz(m, h_row, h, -1);
-	for (int c = 1; c <= reach; c++)
-	{
-		const bm_var *v = &m->var[c];
-		int			from;
-		int			to;
-
-		if (v->kind != 'x')
-			continue;
-		ga_terminal_range(m->tm, v->d, v->d + ga_job_duration(&m->p->jobs[v->a], m->nb->pool, v->b),
-						  &from, &to);
-		if (k >= from && k < to)
-			add_nz(m, h_row, c, v->b);
-	}
 	for (int h0 = 0; h0 < hmax;)
 	{
 		double		slope = terminal_extra(m, k, h0 + 1) - terminal_extra(m, k, h0);
@@ -673,6 +675,7 @@ terminal_step(block_model *m, int k, int reach)
 		}
 		h0 = h1;
 	}
+	return h_row;
 }
 
 static bool
@@ -680,25 +683,36 @@ terminal_rows(block_model *m)
 {
 	int			last = 0;
 	int			n_x_vars = m->n_vars;
+	int		   *h_row;
+	int			from;
+	int			to;
 
 	if (!terminal_init(m))
 		return false;
 	for (int c = 1; c <= n_x_vars; c++)
 	{
-		const bm_var *v = &m->var[c];
-		int			from;
-		int			to;
-
-		if (v->kind != 'x')
+		if (m->var[c].kind != 'x')
 			continue;
-		ga_terminal_range(m->tm, v->d, v->d + ga_job_duration(&m->p->jobs[v->a], m->nb->pool, v->b),
-						  &from, &to);
+		x_terminal_range(m, c, &from, &to);
 		if (to > last)
 			last = to;
 	}
+	h_row = calloc(last > 0 ? last : 1, sizeof(int));
+	if (h_row == NULL)
+		return false;
 	for (int k = 0; k < last; k++)
 		if (terminal_extra(m, k, m->p->pools[m->nb->pool].n_gpus) > 0)
-			terminal_step(m, k, n_x_vars);
+			h_row[k] = terminal_step(m, k);
+	for (int c = 1; c <= n_x_vars; c++)
+	{
+		if (m->var[c].kind != 'x')
+			continue;
+		x_terminal_range(m, c, &from, &to);
+		for (int k = from; k < to; k++)
+			if (h_row[k] > 0)
+				add_nz(m, h_row[k], c, m->var[c].b);
+	}
+	free(h_row);
 	return true;
 }
 
@@ -942,7 +956,7 @@ model_build(block_model *m, ga_error *err)
 		!make_residual(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
 	protect_caps(m);
-	if (!quota_init(m))
+	if (!m->relaxed && !quota_init(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
 	for (int j = 0; j < p->n_jobs; j++)
 		if (m->nb->freed[j] && !p->jobs[j].pinned)
@@ -1176,9 +1190,7 @@ solve_body(void *arg)
 	glp_scale_prob(run->lp, GLP_SF_AUTO);
 	glp_adv_basis(run->lp, 0);
 	if (glp_simplex(run->lp, &smcp) != 0 || glp_get_status(run->lp) != GLP_OPT)
-	{
 		return GA_OK;
-	}
 	glp_init_iocp(&iocp);
 	iocp.msg_lev = GLP_MSG_OFF;
 	iocp.presolve = GLP_OFF;
@@ -1264,5 +1276,180 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 	}
 	free(run.x);
 	model_free(&m);
+	return rc;
+}
+
+/* ----------------------------------------------------------------------
+ * The bound: the block-level model's LP relaxation over whole pools.
+ *
+ * Relaxed to the rules of a legal plan (no protect rule, windows over the
+ * estimated run, tenant limits but not the quota admission), every job
+ * that is not pinned free, every service cell a variable, each pool's
+ * model holds every legal plan's part in that pool, and the plan's
+ * objective is the model's plus constants: the pinned jobs' value and the
+ * terminal charge of the pinned jobs alone (the model's w is the charge
+ * on top of it).  Pools share nothing in the objective, so the sum of the
+ * pools' LP bounds plus the constants bounds every legal plan.  As in
+ * milp_model.c the LP value is taken as a Lagrangian value of the duals,
+ * valid whatever the simplex's tolerances or an early stop.
+ * ----------------------------------------------------------------------
+ */
+typedef struct bound_run
+{
+	block_model *m;
+	double		t_end;
+	double		bound;
+	glp_prob   *lp;
+	char		message[160];
+} bound_run;
+
+static ga_status
+bound_body(void *arg)
+{
+	bound_run  *run = arg;
+	block_model *m = run->m;
+	glp_smcp	smcp;
+	milp_model	view = {0};
+	double	   *pi = calloc(m->n_rows + 1, sizeof(double));
+	double	   *lo = calloc(m->n_vars + 1, sizeof(double));
+	block_run	loader = {0};
+
+	if (pi == NULL || lo == NULL)
+	{
+		free(pi);
+		free(lo);
+		return GA_ENOMEM;
+	}
+	run->lp = glp_create_prob();
+	loader.m = m;
+	loader.lp = run->lp;
+	load(&loader);
+	glp_init_smcp(&smcp);
+	smcp.msg_lev = GLP_MSG_OFF;
+	smcp.tm_lim = run->t_end - ga_now_ms() > 1 ? (int) (run->t_end - ga_now_ms()) : 1;
+	glp_scale_prob(run->lp, GLP_SF_AUTO);
+	glp_adv_basis(run->lp, 0);
+	glp_simplex(run->lp, &smcp);
+	for (int i = 1; i <= m->n_rows; i++)
+		pi[i] = glp_get_row_dual(run->lp, i);
+	view.n_cols = m->n_vars;
+	view.obj = m->obj;
+	view.col_lo = lo;
+	view.col_hi = m->hi;
+	view.n_rows = m->n_rows;
+	view.row_lo = m->row_lo;
+	view.row_hi = m->row_hi;
+	view.nnz = m->nnz;
+	view.ia = m->ia;
+	view.ja = m->ja;
+	view.ar = m->ar;
+	run->bound = milp_lagrangian_bound(&view, pi);
+	free(pi);
+	free(lo);
+	return GA_OK;
+}
+
+/* The value of the pinned jobs and their terminal charge (a plan's constants). */
+static double
+bound_constants(const ga_problem *p, const ga_plan *pinned)
+{
+	int			T = p->params.n_steps;
+	double		value = -ga_terminal_cost(p, pinned);
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+
+		if (!job->pinned)
+			continue;
+		value += ga_job_tail_value(p, job, job->pinned_size, job->pinned_start, job->pinned_end);
+		for (int t = job->pinned_start > 0 ? job->pinned_start : 0; t < job->pinned_end && t < T; t++)
+			value += job->priority * job->pinned_size * p->decay[t];
+	}
+	return value;
+}
+
+static ga_status
+pool_bound(const ga_problem *p, const ga_plan *pinned, bool *freed, int q,
+		   double t_end, long max_size, double *bound, ga_error *err)
+{
+	const ga_pool *pool = &p->pools[q];
+	ga_neighbourhood nb = {q, pool->first_gpu, pool->n_gpus, 0, p->params.n_steps, freed};
+	block_model m = {0};
+	bound_run	run = {0};
+	bool		glpk_failed = false;
+	ga_status	rc;
+
+	for (int j = 0; j < p->n_jobs; j++)
+		freed[j] = !p->jobs[j].pinned && p->jobs[j].pool == q;
+	if (ga_block_size_estimate(p, &nb) > max_size)
+		return ga_error_set(err, GA_EINVAL, "the pool's block model would exceed %ld nonzeros",
+							max_size);
+	m.p = p;
+	m.nb = &nb;
+	m.plan = pinned;
+	m.T = p->params.n_steps;
+	m.t1 = m.T;
+	m.g0 = pool->first_gpu;
+	m.g1 = pool->first_gpu + pool->n_gpus;
+	m.relaxed = true;
+	rc = model_build(&m, err);
+	if (rc == GA_OK && m.n_vars == 0)
+		*bound = 0;
+	else if (rc == GA_OK)
+	{
+		run.m = &m;
+		run.t_end = t_end;
+		rc = ga_glpk_guarded(&run.lp, run.message, sizeof(run.message), bound_body, &run,
+							 &glpk_failed);
+		if (glpk_failed)
+			rc = ga_error_set(err, GA_ESOLVER, "GLPK failed: %s",
+							  run.message[0] ? run.message : "internal error");
+		else if (rc != GA_OK)
+			rc = ga_error_set(err, rc, "out of memory in the block model");
+		else
+			*bound = run.bound;
+	}
+	model_free(&m);
+	return rc;
+}
+
+ga_status
+ga_block_bound(const ga_problem *p, double time_limit_ms, long max_size,
+			   double *bound, ga_error *err)
+{
+	double		t_end = ga_now_ms() + time_limit_ms;
+	ga_plan    *pinned = ga_plan_create(p);
+	bool	   *freed = calloc(p->n_jobs > 0 ? p->n_jobs : 1, sizeof(bool));
+	ga_status	rc = GA_OK;
+	double		sum = 0;
+
+	*bound = HUGE_VAL;
+	if (pinned == NULL || freed == NULL)
+		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
+	for (int j = 0; rc == GA_OK && j < p->n_jobs; j++)
+	{
+		if (p->jobs[j].n_alt_pools > 0)
+			rc = ga_error_set(err, GA_EINVAL, "job \"%s\" names several pools", p->jobs[j].name);
+		else if (p->jobs[j].pinned)
+			ga_plan_place_job(pinned, p, j, p->jobs[j].pinned_start,
+							  p->jobs[j].pinned_first_gpu, p->jobs[j].pinned_size);
+	}
+	for (int q = 0; rc == GA_OK && q < p->n_pools; q++)
+	{
+		double		b = HUGE_VAL;
+		double		left = (t_end - ga_now_ms()) / (p->n_pools - q);
+
+		rc = pool_bound(p, pinned, freed, q, ga_now_ms() + left, max_size, &b, err);
+		sum += b;
+	}
+	if (rc == GA_OK)
+	{
+		double		constants = bound_constants(p, pinned);
+
+		*bound = isfinite(constants) ? sum + constants : HUGE_VAL;
+	}
+	ga_plan_destroy(pinned);
+	free(freed);
 	return rc;
 }

@@ -57,6 +57,16 @@ ga_status	ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 							 ga_error *err);
 
 /*
+ * Upper bound on the objective of every legal plan from the LP relaxation
+ * of the block-level model of each whole pool, relaxed to the rules of a
+ * legal plan (block_model.c).  GA_EINVAL when a pool's model would exceed
+ * max_size or a job names several pools; *bound is HUGE_VAL unless GA_OK.
+ * The simplex stops at time_limit_ms; the bound stays valid (weaker).
+ */
+ga_status	ga_block_bound(const ga_problem *problem, double time_limit_ms,
+						   long max_size, double *bound, ga_error *err);
+
+/*
  * Size of the neighbourhood's model before any start is checked: the
  * nonzeros of every (job, size, block, start) it could have, which is what
  * building and solving it cost.

@@ -19,6 +19,7 @@
 #include "solve/chain.h"
 #include "solve/headroom.h"
 #include "solve/lns.h"
+#include "solve/block_model.h"
 #include "model/validate.h"
 #include "model/pool_choice.h"
 
@@ -37,6 +38,16 @@
  * once mapped onto blocks, and the block-level neighbourhoods do.
  */
 #define MIP_SHARE 0.35
+
+/*
+ * Share of the time limit for the block-level LP bound (block_model.h),
+ * tried on problems whose pools' block models have at most
+ * BLOCK_BOUND_SIZE nonzeros (building the model is outside GLPK's limit,
+ * so its size is capped); its LP is tighter than the aggregate model's
+ * wherever blocks, not GPU counts, are what binds.
+ */
+#define BLOCK_BOUND_SHARE 0.15
+#define BLOCK_BOUND_SIZE 400000
 
 /* ----------------------------------------------------------------------
  * GLPK: one guarded run per call.
@@ -75,6 +86,8 @@ typedef struct milp_run
 	double		mip_bound;		/* MILP optimum when proved, else HUGE_VAL */
 	double		tree_bound;		/* best bound of the search tree, HUGE_VAL
 								 * until known */
+	double		block_bound;	/* the block-level LP's bound, HUGE_VAL
+								 * when not computed */
 	double		lp_ms;
 	double		mip_ms;
 	char		message[160];	/* GLPK's last terminal line */
@@ -580,7 +593,8 @@ warm_start(milp_run *run, double limit, ga_milp_stats *stats, ga_error *err)
 static void
 finish_plan(ga_plan *plan, const ga_problem *problem, const milp_run *run)
 {
-	double		bound = fmin(run->lp_bound, fmin(run->mip_bound, run->tree_bound));
+	double		bound = fmin(fmin(run->lp_bound, run->block_bound),
+							 fmin(run->mip_bound, run->tree_bound));
 
 	plan->mode = "full";
 	plan->objective = ga_plan_objective(problem, plan);
@@ -591,6 +605,21 @@ finish_plan(ga_plan *plan, const ga_problem *problem, const milp_run *run)
 	plan->bound = bound;
 	plan->gap = (bound - plan->objective) / fmax(fabs(bound), 1e-9);
 	plan->solve_ms = ga_now_ms() - run->t_start;
+}
+
+/*
+ * The block-level LP bound where the pools' models are small enough; a
+ * model too large or a GLPK failure only leaves the aggregate bound.
+ */
+static void
+block_level_bound(milp_run *run)
+{
+	double		limit = (run->t_end - run->t_start) * BLOCK_BOUND_SHARE;
+	double		bound = HUGE_VAL;
+	ga_error	err;
+
+	if (ga_block_bound(run->problem, limit, BLOCK_BOUND_SIZE, &bound, &err) == GA_OK)
+		run->block_bound = bound + 1e-9 * (fabs(bound) + 1);
 }
 
 /* The rest of the time: the neighbourhood search from the best plan. */
@@ -743,6 +772,7 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	run.lp_bound = HUGE_VAL;
 	run.mip_bound = HUGE_VAL;
 	run.tree_bound = HUGE_VAL;
+	run.block_bound = HUGE_VAL;
 	run.best_source = "fast";
 
 	rc = milp_model_build(&model, problem, err);
@@ -763,7 +793,10 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	else if (rc == GA_OK)
 		rc = glpk_guarded(&run, true, err);
 	if (rc == GA_OK)
+	{
+		block_level_bound(&run);
 		rc = neighbourhood_search(&run, err);
+	}
 	if (rc == GA_OK && !ga_plan_add_headroom(problem, run.best))
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
 	if (rc == GA_OK)
@@ -818,7 +851,11 @@ ga_solve_bound(const ga_problem *problem, const ga_solve_options *options,
 	else if (rc == GA_OK)
 		rc = glpk_guarded(&run, false, err);
 	if (rc == GA_OK && model.n_cols > 0)
-		*bound = run.lp_bound;
+	{
+		run.block_bound = HUGE_VAL;
+		block_level_bound(&run);
+		*bound = fmin(run.lp_bound, run.block_bound);
+	}
 	run_free(&run);
 	milp_model_free(&model);
 	return rc;
