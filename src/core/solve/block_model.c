@@ -41,6 +41,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * What the model charges a service's handover of one GPU: nothing in the
+ * objective does, so without it every way of seating the services in the
+ * range is worth the same and GLPK moves them for nothing (each move is a
+ * handover the executors carry out, and a step of lost serving in
+ * practice).  Far below any job's value per GPU and step, it only breaks
+ * ties, in favour of the GPUs the services hold.
+ */
+#define FLIP_COST 1e-4
+
+/*
+ * The same for a job: among starts worth the same, the one the plan has,
+ * so a neighbourhood re-solved for a gain elsewhere does not reshuffle
+ * jobs between equal blocks and steps.
+ */
+#define KEEP_BONUS 1e-4
+
 typedef struct bm_var
 {
 	char		kind;			/* 'x', 'z', 'f' or 'u' */
@@ -471,6 +488,8 @@ last_start(const block_model *m, const ga_job *job, int duration)
 	return last;
 }
 
+static bool var_in_plan(const block_model *m, const bm_var *v);
+
 static void
 job_vars(block_model *m, int j)
 {
@@ -496,7 +515,8 @@ job_vars(block_model *m, int j)
 
 				if (!start_allowed(m, job, first, size, s, d))
 					continue;
-				col = add_var(m, v, 1, start_value(m, job, size, s, d));
+				col = add_var(m, v, 1, start_value(m, job, size, s, d) +
+							  (!m->relaxed && var_in_plan(m, &v) ? KEEP_BONUS : 0));
 				if (row == 0)
 					row = add_row(m, -HUGE_VAL, 1);
 				add_nz(m, row, col, 1);
@@ -788,6 +808,7 @@ churn_terms(block_model *m, int s, int t, int row)
 			add_nz(m, down, cc, 1);
 			add_nz(m, down, pc, -1);
 			add_nz(m, row, f, 1);
+			m->obj[f] -= m->relaxed ? 0 : FLIP_COST;
 		}
 		else
 		{
@@ -796,6 +817,8 @@ churn_terms(block_model *m, int s, int t, int row)
 			int			col = cur >= 0 ? pc : cc;
 
 			add_nz(m, row, col, k ? -1 : 1);
+			if (!m->relaxed)	/* the bound counts the objective alone */
+				m->obj[col] -= k ? -FLIP_COST : FLIP_COST;
 			constant += k;
 		}
 	}
