@@ -1263,8 +1263,6 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 	m.g1 = nb->first_gpu + nb->n_gpus;
 	run.t_end = ga_now_ms() + time_limit_ms;
 	rc = model_build(&m, err);
-	result->n_columns = m.n_vars;
-	result->n_rows = m.n_rows;
 	if (rc == GA_OK && m.n_vars == 0)
 		rc = GA_OK;
 	else if (rc == GA_OK)
@@ -1277,7 +1275,6 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 		else
 		{
 			run.offer = incumbent_point(&m, run.x);
-			result->incumbent_feasible = run.offer;
 			rc = ga_glpk_guarded(&run.lp, run.message, sizeof(run.message),
 								 solve_body, &run, &glpk_failed);
 			if (glpk_failed)

@@ -36,12 +36,9 @@ typedef struct ga_neighbourhood
 
 typedef struct ga_block_result
 {
-	int			n_columns;
-	int			n_rows;
 	bool		optimal;		/* GLPK closed the search: the plan is the
 								 * best of the neighbourhood (as modelled) */
 	bool		found;			/* GLPK returned an integer solution */
-	bool		incumbent_feasible; /* the plan was a point of the model */
 } ga_block_result;
 
 /*
