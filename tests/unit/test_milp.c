@@ -1086,7 +1086,7 @@ TEST(lns_solves_a_small_pool_outright_to_its_optimum)
 	tp_set_job(p, 3, 3, 1, 1, 5, 1, -1);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 	plan = ga_plan_create(p);
-	CHECK_INT_EQ(ga_lns_improve(p, &plan, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK_INT_EQ(stats.pools_outright, 1);
 	CHECK_INT_EQ(stats.rejected, 0);
@@ -1129,7 +1129,7 @@ TEST(lns_moves_a_service_to_make_room_for_a_job)
 	ga_plan_place_job(plan, p, 1, 0, 6, 2);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	before = ga_plan_objective(p, plan);
-	CHECK_INT_EQ(ga_lns_improve(p, &plan, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK(stats.improvements >= 1);
 	CHECK(plan->objective > before + 1);
@@ -1137,6 +1137,50 @@ TEST(lns_moves_a_service_to_make_room_for_a_job)
 	CHECK(ga_service_churn(p, plan, 0, 0) <= 2);
 	for (int t = 0; t < 12; t++)
 		CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 2);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * From step 1 on (as full mode runs it): the committed step keeps every
+ * cell the plan gave it, jobs running there stay and none starts there,
+ * while the third job is still placed after the service's GPU moves.
+ */
+TEST(lns_leaves_the_committed_step_as_it_was)
+{
+	ga_problem *p = new_problem(8, 3, 1, 12, 12);
+	ga_plan    *plan;
+	ga_plan    *was;
+	ga_lns_stats stats;
+	ga_error	err;
+	int			held[2] = {1, 5};
+
+	for (int j = 0; j < 3; j++)
+		tp_set_job(p, j, 1, 2, 2, 24, 0, -1);
+	p->services[0].churn_limit = 2;
+	p->services[0].max_gpus = 2;
+	for (int t = 0; t < 12; t++)
+		p->services[0].demand[t] = 2;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	for (int t = 0; t < 12; t++)
+	{
+		ga_plan_set(plan, 1, t, ga_service_workload(p, 0));
+		ga_plan_set(plan, 5, t, ga_service_workload(p, 0));
+	}
+	ga_plan_place_job(plan, p, 0, 0, 2, 2);
+	was = ga_plan_copy(plan);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 1, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	CHECK(plan->objective > ga_plan_objective(p, was) + 1);
+	for (int g = 0; g < 8; g++)
+		CHECK_INT_EQ(ga_plan_get(plan, g, 0), ga_plan_get(was, g, 0));
+	CHECK_INT_EQ(plan->job_start[0], 0);
+	CHECK_INT_EQ(plan->job_first_gpu[0], 2);
+	for (int j = 1; j < 3; j++)
+		CHECK(plan->job_size[j] > 0 && plan->job_start[j] >= 1);
+	ga_plan_destroy(was);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
@@ -1161,7 +1205,7 @@ TEST(lns_keeps_the_plan_when_cancelled)
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 	plan = ga_plan_create(p);
 	ga_plan_place_job(plan, p, 0, 0, 0, 2);
-	CHECK_INT_EQ(ga_lns_improve(p, &plan, ga_now_ms() + 5000, &opts, NULL, &err), GA_ECANCEL);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, ga_now_ms() + 5000, &opts, NULL, &err), GA_ECANCEL);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK_INT_EQ(plan->job_start[0], 0);
 	CHECK(plan->job_size[1] <= 0);

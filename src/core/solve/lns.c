@@ -35,6 +35,7 @@ typedef struct lns_state
 	const ga_problem *p;
 	const ga_solve_options *options;
 	ga_plan   **best;
+	int			from_step;		/* first step a neighbourhood may change */
 	double		t_end;
 	double		iteration_ms;	/* a tenth of the search's time */
 	ga_lns_stats *stats;
@@ -72,10 +73,12 @@ static void
 mark_eligible(lns_state *st)
 {
 	const ga_problem *p = st->p;
+	const ga_plan *plan = *st->best;
 
 	for (int j = 0; j < p->n_jobs; j++)
 		st->eligible[j] = !p->jobs[j].pinned && p->jobs[j].n_preds == 0 &&
-			p->jobs[j].n_alt_pools == 0;
+			p->jobs[j].n_alt_pools == 0 &&
+			!(plan->job_size[j] > 0 && plan->job_start[j] < st->from_step);
 	for (int j = 0; j < p->n_jobs; j++)
 		for (int k = 0; k < p->jobs[j].n_preds; k++)
 			st->eligible[p->jobs[j].preds[k]] = false;
@@ -126,8 +129,8 @@ static ga_status
 try_whole_pool(lns_state *st, int q, ga_error *err)
 {
 	const ga_pool *pool = &st->p->pools[q];
-	ga_neighbourhood nb = {q, pool->first_gpu, pool->n_gpus, 0, st->p->params.n_steps,
-	st->freed};
+	ga_neighbourhood nb = {q, pool->first_gpu, pool->n_gpus, st->from_step,
+	st->p->params.n_steps, st->freed};
 	bool		optimal;
 	ga_status	rc;
 
@@ -192,7 +195,7 @@ pick_window(lns_state *st, int q, ga_neighbourhood *nb)
 	const ga_problem *p = st->p;
 	const ga_pool *pool = &p->pools[q];
 	const ga_plan *plan = *st->best;
-	int			T = p->params.n_steps;
+	int			T = p->params.n_steps - st->from_step;
 	int			width = 16;
 	int			steps = 6 << random_below(st, 3);
 	int			n_wait;
@@ -209,7 +212,7 @@ pick_window(lns_state *st, int q, ga_neighbourhood *nb)
 	nb->pool = q;
 	nb->first_gpu = pool->first_gpu + rel;
 	nb->n_gpus = rel + width <= pool->n_gpus ? width : pool->n_gpus - rel;
-	nb->from_step = random_below(st, T - steps + 1);
+	nb->from_step = st->from_step + random_below(st, T - steps + 1);
 	nb->to_step = nb->from_step + steps;
 	nb->freed = st->freed;
 	n_wait = collect_waiting(st, q, nb->to_step);
@@ -292,8 +295,9 @@ search(lns_state *st, ga_error *err)
 }
 
 ga_status
-ga_lns_improve(const ga_problem *problem, ga_plan **best, double t_end,
-			   const ga_solve_options *options, ga_lns_stats *stats, ga_error *err)
+ga_lns_improve(const ga_problem *problem, ga_plan **best, int from_step,
+			   double t_end, const ga_solve_options *options,
+			   ga_lns_stats *stats, ga_error *err)
 {
 	lns_state	st = {0};
 	ga_lns_stats local = {0};
@@ -302,6 +306,7 @@ ga_lns_improve(const ga_problem *problem, ga_plan **best, double t_end,
 	st.p = problem;
 	st.options = options;
 	st.best = best;
+	st.from_step = from_step > 0 ? from_step : 0;
 	st.t_end = t_end;
 	st.iteration_ms = (t_end - ga_now_ms()) / 10;
 	st.stats = stats != NULL ? stats : &local;
@@ -313,7 +318,7 @@ ga_lns_improve(const ga_problem *problem, ga_plan **best, double t_end,
 	}
 	mark_eligible(&st);
 	(*best)->objective = ga_plan_objective(problem, *best);
-	rc = search(&st, err);
+	rc = st.from_step < problem->params.n_steps ? search(&st, err) : GA_OK;
 	state_free(&st);
 	return rc;
 }

@@ -22,17 +22,20 @@ typedef struct ga_lns_stats
 	int			rejected;		/* plans the validator refused (a defect
 								 * when not 0) */
 	int			pools_outright; /* pools whose whole model was solved to
-								 * optimality */
+								 * optimality (steps from from_step) */
 } ga_lns_stats;
 
 /*
  * Improve *best (legal, owned by the caller; replaced by a better plan)
  * until the clock reaches t_end (ga_now_ms), the options' cancel callback
  * fires (GA_ECANCEL, *best unchanged from the last kept plan) or nothing is
- * left to try.  stats may be NULL.
+ * left to try.  Steps before from_step stay as *best has them: no job
+ * starts there that does not already, none that does moves, and services
+ * keep their GPUs there (0 re-decides the whole plan).  stats may be NULL.
  */
 ga_status	ga_lns_improve(const ga_problem *problem, ga_plan **best,
-						   double t_end, const ga_solve_options *options,
+						   int from_step, double t_end,
+						   const ga_solve_options *options,
 						   ga_lns_stats *stats, ga_error *err);
 
 #endif
