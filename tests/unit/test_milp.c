@@ -1095,21 +1095,13 @@ TEST(lns_solves_a_small_pool_outright_to_its_optimum)
 	ga_problem_destroy(p);
 }
 
-/*
- * A service split over GPUs 1 and 5 leaves one aligned pair free on each
- * side: two of three 2-GPU jobs run.  Moving the service's GPU 5 to GPU 0
- * (two handovers, its churn limit) frees the pair [4, 6) for the third;
- * the search finds that trade, which needs the service's GPUs and a job
- * decided together.
- */
-TEST(lns_moves_a_service_to_make_room_for_a_job)
+/* Eight GPUs, a service on GPUs 1 and 5, three 2-GPU jobs, job 0 on [2, 4). */
+static ga_problem *
+split_service_problem(ga_plan **plan)
 {
 	ga_problem *p = new_problem(8, 3, 1, 12, 12);
-	ga_plan    *plan;
-	ga_lns_stats stats;
 	ga_error	err;
 	int			held[2] = {1, 5};
-	double		before;
 
 	for (int j = 0; j < 3; j++)
 		tp_set_job(p, j, 1, 2, 2, 24, 0, -1);
@@ -1119,13 +1111,31 @@ TEST(lns_moves_a_service_to_make_room_for_a_job)
 		p->services[0].demand[t] = 2;
 	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	plan = ga_plan_create(p);
+	*plan = ga_plan_create(p);
 	for (int t = 0; t < 12; t++)
 	{
-		ga_plan_set(plan, 1, t, ga_service_workload(p, 0));
-		ga_plan_set(plan, 5, t, ga_service_workload(p, 0));
+		ga_plan_set(*plan, 1, t, ga_service_workload(p, 0));
+		ga_plan_set(*plan, 5, t, ga_service_workload(p, 0));
 	}
-	ga_plan_place_job(plan, p, 0, 0, 2, 2);
+	ga_plan_place_job(*plan, p, 0, 0, 2, 2);
+	return p;
+}
+
+/*
+ * A service split over GPUs 1 and 5 leaves one aligned pair free on each
+ * side: two of three 2-GPU jobs run.  Moving the service's GPU 5 to GPU 0
+ * (two handovers, its churn limit) frees the pair [4, 6) for the third;
+ * the search finds that trade, which needs the service's GPUs and a job
+ * decided together.
+ */
+TEST(lns_moves_a_service_to_make_room_for_a_job)
+{
+	ga_plan    *plan;
+	ga_problem *p = split_service_problem(&plan);
+	ga_lns_stats stats;
+	ga_error	err;
+	double		before;
+
 	ga_plan_place_job(plan, p, 1, 0, 6, 2);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	before = ga_plan_objective(p, plan);
@@ -1148,29 +1158,12 @@ TEST(lns_moves_a_service_to_make_room_for_a_job)
  */
 TEST(lns_leaves_the_committed_step_as_it_was)
 {
-	ga_problem *p = new_problem(8, 3, 1, 12, 12);
 	ga_plan    *plan;
-	ga_plan    *was;
+	ga_problem *p = split_service_problem(&plan);
+	ga_plan    *was = ga_plan_copy(plan);
 	ga_lns_stats stats;
 	ga_error	err;
-	int			held[2] = {1, 5};
 
-	for (int j = 0; j < 3; j++)
-		tp_set_job(p, j, 1, 2, 2, 24, 0, -1);
-	p->services[0].churn_limit = 2;
-	p->services[0].max_gpus = 2;
-	for (int t = 0; t < 12; t++)
-		p->services[0].demand[t] = 2;
-	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
-	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	plan = ga_plan_create(p);
-	for (int t = 0; t < 12; t++)
-	{
-		ga_plan_set(plan, 1, t, ga_service_workload(p, 0));
-		ga_plan_set(plan, 5, t, ga_service_workload(p, 0));
-	}
-	ga_plan_place_job(plan, p, 0, 0, 2, 2);
-	was = ga_plan_copy(plan);
 	CHECK_INT_EQ(ga_lns_improve(p, &plan, 1, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK(plan->objective > ga_plan_objective(p, was) + 1);
