@@ -58,6 +58,16 @@ ga_pool_of_gpu(const ga_problem *problem, int g)
 }
 
 int
+ga_usable_gpus(const ga_problem *problem, int first, int n)
+{
+	int			usable = 0;
+
+	for (int g = first; g < first + n; g++)
+		usable += problem->gpu_usable[g];
+	return usable;
+}
+
+int
 ga_job_duration(const ga_job *job, int pool, int gpus)
 {
 	int			rank = ga_job_pool_rank(job, pool);
@@ -583,10 +593,8 @@ ga_protect_room(const ga_problem *p, double job_priority, bool lengthened,
 
 	for (int q = 0; q < p->n_pools; q++)
 	{
-		int			usable = 0;
+		int			usable = ga_usable_gpus(p, p->pools[q].first_gpu, p->pools[q].n_gpus);
 
-		for (int g = p->pools[q].first_gpu; g < p->pools[q].first_gpu + p->pools[q].n_gpus; g++)
-			usable += p->gpu_usable[g];
 		for (int t = 0; t < T; t++)
 			room[q * T + t] = usable;
 	}

@@ -401,6 +401,9 @@ int			ga_job_duration(const ga_job *job, int pool, int gpus);
 /* Pool holding GPU g; -1 when g is not a GPU of the problem. */
 int			ga_pool_of_gpu(const ga_problem *problem, int g);
 
+/* Usable GPUs among [first, first + n): drained ones count none. */
+int			ga_usable_gpus(const ga_problem *problem, int first, int n);
+
 /* True when x is a power of two (1, 2, 4, ...). */
 bool		ga_is_pow2(int x);
 

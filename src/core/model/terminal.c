@@ -98,8 +98,7 @@ static void
 set_pools(ga_terminal *tm, const ga_problem *p)
 {
 	for (int q = 0; q < p->n_pools; q++)
-		for (int g = p->pools[q].first_gpu; g < p->pools[q].first_gpu + p->pools[q].n_gpus; g++)
-			tm->usable[q] += p->gpu_usable[g];
+		tm->usable[q] = ga_usable_gpus(p, p->pools[q].first_gpu, p->pools[q].n_gpus);
 	/* insertion sort: services are few, and no shared state is needed */
 	for (int s = 0; s < p->n_services; s++)
 	{
@@ -230,17 +229,6 @@ ga_terminal_delta(const ga_terminal *tm, int pool, const int *held, int from,
 	return delta;
 }
 
-/* Usable GPUs of a block. */
-static int
-usable_in(const ga_problem *p, int first, int size)
-{
-	int			n = 0;
-
-	for (int g = first; g < first + size; g++)
-		n += p->gpu_usable[g];
-	return n;
-}
-
 double
 ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
 {
@@ -271,7 +259,7 @@ ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
 		q = ga_pool_of_gpu(p, plan->job_first_gpu[j]);
 		ga_terminal_range(tm, start, job->pinned ? job->pinned_end :
 						  start + ga_job_duration(job, q, size), &from, &to);
-		n = usable_in(p, plan->job_first_gpu[j], size);
+		n = ga_usable_gpus(p, plan->job_first_gpu[j], size);
 		for (int k = from; k < to; k++)
 			held[(size_t) q * tm->steps + k] += n;
 	}

@@ -273,16 +273,6 @@ make_residual(block_model *m)
 	return true;
 }
 
-static int
-usable_gpus(const ga_problem *p, int first, int size)
-{
-	int			n = 0;
-
-	for (int g = first; g < first + size; g++)
-		n += p->gpu_usable[g];
-	return n;
-}
-
 /* GPUs of [first, first + size) at step t that the protect rule counts. */
 static int
 counted_gpus(const ga_problem *p, int first, int size, int t)
@@ -642,7 +632,7 @@ terminal_init(block_model *m)
 			continue;
 		ga_terminal_range(m->tm, r->job_start[j], job_end(p, r, j), &from, &to);
 		for (int k = from; k < to; k++)
-			m->held_after[k] += usable_gpus(p, r->job_first_gpu[j], r->job_size[j]);
+			m->held_after[k] += ga_usable_gpus(p, r->job_first_gpu[j], r->job_size[j]);
 	}
 	return true;
 }

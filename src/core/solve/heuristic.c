@@ -1822,17 +1822,6 @@ init_trees(const fast_ctx *c, fast_state *st)
 	}
 }
 
-/* Usable GPUs of a block: a pinned job on a drained GPU takes none from services. */
-static int
-usable_in(const ga_problem *p, int first, int size)
-{
-	int			n = 0;
-
-	for (int g = first; g < first + size; g++)
-		n += p->gpu_usable[g];
-	return n;
-}
-
 static ga_status
 place_pinned(const fast_ctx *c, fast_state *st)
 {
@@ -1858,9 +1847,9 @@ place_pinned(const fast_ctx *c, fast_state *st)
 				  job->pinned_size, from, to);
 		count_block(c, st, job->pool, job->pinned_start, job->pinned_end - job->pinned_start,
 					job->pinned_first_gpu, job->pinned_size,
-					usable_in(p, job->pinned_first_gpu, job->pinned_size), false, 1);
+					ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size), false, 1);
 		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
-					usable_in(p, job->pinned_first_gpu, job->pinned_size), 1);
+					ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size), 1);
 		ga_quota_count(c->quota, st->quota_use, job->tenant, job->pool, job->pinned_start,
 					   job->pinned_end, job->pinned_size, true, 1);
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,

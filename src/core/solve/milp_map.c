@@ -166,15 +166,13 @@ protect_guard(map_state *st)
 	for (int j = 0; j < p->n_jobs; j++)
 	{
 		const ga_job *job = &p->jobs[j];
-		int			usable = 0;
 		int			d = job->pinned_end - job->pinned_start;
 
 		if (!job->pinned)
 			continue;
-		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
-			usable += p->gpu_usable[g];
 		guard_take(guard_of(st, true, job->pool), T, job->pinned_start + d,
-				   ga_protect_steps(p, d) - d, usable);
+				   ga_protect_steps(p, d) - d,
+				   ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size));
 	}
 }
 
