@@ -34,7 +34,9 @@
  * list of objects with the keys gpus, jobs, steps, mode, p50_ms, p99_ms,
  * objective, bound, reference_bound (CBC's, or null), gap (against the
  * best of both), and for fast moves, work, work_limit, converged (runs)
- * and runs.
+ * and runs; for full runs, found_by (how many runs' plans each phase
+ * found: the fast warm start, LP rounding, branch and bound or the
+ * neighbourhood search) and neighbourhoods (solved per run, mean).
  */
 #include "sim/generate.h"
 #include "solve/heuristic.h"
@@ -84,6 +86,11 @@ typedef struct bench_args
 	const char *mps_dir;
 } bench_args;
 
+/* The phases of full mode that can find its plan (ga_milp_stats.source). */
+static const char *const sources[] = {"fast", "lp-rounding", "milp", "lns"};
+
+#define N_SOURCES ((int) (sizeof(sources) / sizeof(sources[0])))
+
 typedef struct result
 {
 	int			gpus;
@@ -105,6 +112,9 @@ typedef struct result
 	long		work;
 	long		work_limit;
 	int			converged;
+	/* full only: which phase found each run's plan, neighbourhoods solved */
+	int			found_by[N_SOURCES];
+	long		neighbourhoods;
 } result;
 
 static int
@@ -129,26 +139,36 @@ percentile(const double *sorted, int n, double q)
 	return sorted[rank - 1];
 }
 
+/* One solve of a mode; notes the mode's statistics of the run in r. */
 typedef ga_status (*solve_fn) (const ga_problem *, const ga_solve_options *,
-							   ga_plan **, ga_fast_stats *, ga_error *);
-
-/* ga_solve_full in the shape of ga_solve_fast_stats (no stats). */
-static ga_status
-solve_full(const ga_problem *p, const ga_solve_options *opts, ga_plan **out,
-		   ga_fast_stats *stats, ga_error *err)
-{
-	(void) stats;
-	return ga_solve_full(p, opts, out, err);
-}
+							   ga_plan **, result *, ga_error *);
 
 /* Fast's counters are the same on every run (it is deterministic): keep the last. */
-static void
-note_fast_stats(result *r, const ga_fast_stats *st)
+static ga_status
+solve_fast(const ga_problem *p, const ga_solve_options *opts, ga_plan **out,
+		   result *r, ga_error *err)
 {
-	r->moves = st->moves_tried;
-	r->work = st->work;
-	r->work_limit = st->work_limit;
-	r->converged += st->converged;
+	ga_fast_stats st = {0};
+	ga_status	rc = ga_solve_fast_stats(p, opts, out, &st, err);
+
+	r->moves = st.moves_tried;
+	r->work = st.work;
+	r->work_limit = st.work_limit;
+	r->converged += st.converged;
+	return rc;
+}
+
+static ga_status
+solve_full(const ga_problem *p, const ga_solve_options *opts, ga_plan **out,
+		   result *r, ga_error *err)
+{
+	ga_milp_stats st = {0};
+	ga_status	rc = ga_solve_full_ex(p, opts, NULL, out, &st, err);
+
+	for (int i = 0; i < N_SOURCES; i++)
+		r->found_by[i] += st.source != NULL && strcmp(st.source, sources[i]) == 0;
+	r->neighbourhoods += st.lns_neighbourhoods;
+	return rc;
 }
 
 /* Repeat one mode; fills times, objective, legality. */
@@ -164,10 +184,9 @@ run_mode(const ga_problem *p, solve_fn solve, const ga_solve_options *opts,
 	for (int i = 0; ok && i < runs; i++)
 	{
 		ga_plan    *plan;
-		ga_fast_stats st = {0};
 		double		t0 = ga_now_ms();
 
-		if (solve(p, opts, &plan, &st, &err) != GA_OK)
+		if (solve(p, opts, &plan, r, &err) != GA_OK)
 		{
 			fprintf(stderr, "%s solve failed at %d GPUs: %s\n", r->mode, r->gpus, err.message);
 			ok = false;
@@ -175,8 +194,6 @@ run_mode(const ga_problem *p, solve_fn solve, const ga_solve_options *opts,
 		}
 		ms[i] = ga_now_ms() - t0;
 		obj[i] = plan->objective;
-		if (strcmp(r->mode, "fast") == 0)
-			note_fast_stats(r, &st);
 		if (isfinite(plan->bound) && plan->bound < r->proven)
 			r->proven = plan->bound;
 		if (ga_validate(p, plan, &err) != GA_OK)
@@ -304,7 +321,7 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 	}
 	out[n] = (result) {.gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "fast",
 	.proven = HUGE_VAL};
-	if (run_mode(p, ga_solve_fast_stats, &fast_opts, args->fast_runs > 0 ? args->fast_runs : in->fast_runs, &out[n]))
+	if (run_mode(p, solve_fast, &fast_opts, args->fast_runs > 0 ? args->fast_runs : in->fast_runs, &out[n]))
 		n++;
 	if (!args->only_fast && in->full_ms > 0)
 	{
@@ -332,8 +349,8 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 static void
 print_table(const result *r, int n)
 {
-	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | CBC bound | gap | moves | work / budget | converged |\n");
-	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | CBC bound | gap | moves | work / budget | converged | found by |\n");
+	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 	for (int i = 0; i < n; i++)
 	{
 		printf("| %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | ",
@@ -343,10 +360,16 @@ print_table(const result *r, int n)
 			printf("%.2f", r[i].reference_bound);
 		printf(" | %.2f%% |", 100 * r[i].gap);
 		if (strcmp(r[i].mode, "fast") == 0)
-			printf(" %ld | %ld / %ld | %d/%d |", r[i].moves, r[i].work, r[i].work_limit,
+			printf(" %ld | %ld / %ld | %d/%d | |", r[i].moves, r[i].work, r[i].work_limit,
 				   r[i].converged, r[i].runs);
 		else
+		{
 			printf(" | | |");
+			for (int k = 0; k < N_SOURCES; k++)
+				if (r[i].found_by[k] > 0)
+					printf(" %s %d", sources[k], r[i].found_by[k]);
+			printf(" |");
+		}
 		printf("%s\n", r[i].illegal ? " ILLEGAL PLANS" : "");
 	}
 }
@@ -377,6 +400,16 @@ make_parents(const char *path)
 		}
 }
 
+static void
+write_found_by(FILE *f, const result *r)
+{
+	fprintf(f, ", \"found_by\": {");
+	for (int k = 0; k < N_SOURCES; k++)
+		fprintf(f, "\"%s\": %d%s", sources[k], r->found_by[k], k + 1 < N_SOURCES ? ", " : "");
+	fprintf(f, "}, \"runs\": %d, ", r->runs);
+	json_number(f, "neighbourhoods", r->runs > 0 ? (double) r->neighbourhoods / r->runs : NAN, "");
+}
+
 static bool
 write_json(const char *path, const result *r, int n)
 {
@@ -403,6 +436,8 @@ write_json(const char *path, const result *r, int n)
 		if (strcmp(r[i].mode, "fast") == 0)
 			fprintf(f, ", \"moves\": %ld, \"work\": %ld, \"work_limit\": %ld, \"converged\": %d, \"runs\": %d",
 					r[i].moves, r[i].work, r[i].work_limit, r[i].converged, r[i].runs);
+		else
+			write_found_by(f, &r[i]);
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "]\n");
