@@ -856,28 +856,34 @@ service_vars(block_model *m, int s)
 }
 
 /*
- * Add to `row` the terms of the rows [from, to) of the matrix that belong
- * to `src`, each variable once with its coefficients summed (a GPU's
- * variable appears in the churn of two consecutive steps).
+ * Add to `row` the entries (from, to] of the matrix (the churn rows just
+ * built), each variable once with its coefficients summed (a GPU's
+ * variable appears in the churn of two consecutive steps): where[col] is
+ * the entry of `row` that holds col, found in one pass.
  */
 static void
-merge_terms_into(block_model *m, int row, int src, int from, int to)
+merge_terms_into(block_model *m, int row, int from, int to)
 {
-	for (int k = from + 1; k <= to; k++)
-	{
-		bool		seen = false;
+	int		   *where = calloc((size_t) m->n_vars + 1, sizeof(int));
 
-		if (m->ia[k] != src)
-			continue;
-		for (int i = to + 1; i <= m->nnz && !seen; i++)
-			if (m->ia[i] == row && m->ja[i] == m->ja[k])
-			{
-				m->ar[i] += m->ar[k];
-				seen = true;
-			}
-		if (!seen)
-			add_nz(m, row, m->ja[k], m->ar[k]);
+	if (where == NULL)
+	{
+		m->oom = true;
+		return;
 	}
+	for (int k = from + 1; k <= to && !m->oom; k++)
+	{
+		int			col = m->ja[k];
+
+		if (where[col] != 0)
+			m->ar[where[col]] += m->ar[k];
+		else
+		{
+			add_nz(m, row, col, m->ar[k]);
+			where[col] = m->nnz;
+		}
+	}
+	free(where);
 }
 
 /* Churn limit per step of the range (and the step after), churn budget. */
@@ -914,8 +920,7 @@ service_churn_rows(block_model *m, int s)
 		for (int t = 0; t < m->T; t++)
 			budget_const += t < first || t > last ? ga_service_churn(m->p, m->plan, s, t)
 				: consts[t - first];
-		for (int t = first; t <= last && !m->oom; t++)
-			merge_terms_into(m, budget_row, rows[t - first], begin, end);
+		merge_terms_into(m, budget_row, begin, end);
 		if (!m->oom)
 			m->row_hi[budget_row] = svc->churn_budget - budget_const;
 	}
