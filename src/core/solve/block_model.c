@@ -28,9 +28,8 @@
  * per-job rooms) over the batch work of the rest of the plan; tenant
  * limits (R9).
  */
-#include "solve/block_model.h"
+#include "solve/block_model_internal.h"
 #include "solve/glpk_guard.h"
-#include "solve/milp_internal.h"
 #include "model/advance_reservation.h"
 #include "model/tenant_quota.h"
 #include "model/terminal.h"
@@ -57,63 +56,6 @@
  * jobs between equal blocks and steps.
  */
 #define KEEP_BONUS 1e-4
-
-typedef struct bm_var
-{
-	char		kind;			/* 'x', 'z', 'f' or 'u' */
-	int			a;				/* x: job; z, f, u: service */
-	int			b;				/* x: size; z, f: GPU */
-	int			c;				/* x: first GPU; z, f, u: step */
-	int			d;				/* x: start */
-} bm_var;
-
-typedef struct block_model
-{
-	const ga_problem *p;
-	const ga_neighbourhood *nb;
-	const ga_plan *plan;
-	int			T;
-	int			t0;
-	int			t1;
-	int			g0;
-	int			g1;
-	ga_plan    *resid;			/* the plan without the freed jobs and the
-								 * services' cells of the range */
-
-	int			n_vars;
-	int			cap_vars;
-	bm_var	   *var;			/* [cap_vars + 1], 1-based */
-	double	   *obj;
-	double	   *hi;
-	int			n_x;
-
-	int			n_rows;
-	int			cap_rows;
-	double	   *row_lo;			/* [cap_rows + 1], 1-based */
-	double	   *row_hi;
-
-	int			nnz;
-	int			cap_nnz;
-	int		   *ia;				/* [cap_nnz + 1], 1-based */
-	int		   *ja;
-	double	   *ar;
-
-	int		   *cell_row;		/* [(g1-g0) * (T-t0)]: row of a cell, 0 none */
-	int		   *protect_row;	/* [2 * T] */
-	int		   *protect_cap;	/* [2 * T]: room left by the rest */
-	int		   *limit_row;		/* [T] scratch per tenant */
-	int		   *zcol;			/* [n_services * (g1-g0) * (t1-t0)] */
-	ga_quota   *quota;			/* tenant quotas, NULL when the pool has none */
-	int		   *quota_use;		/* the rest's usage of them */
-	ga_terminal *tm;			/* the terminal charge of the problem */
-	int		   *held_after;		/* [tm->steps] the rest's usable GPUs past
-								 * the horizon in the pool */
-	bool		relaxed;		/* for the bound: legal rules only (no
-								 * protect rule, windows over the estimated
-								 * run, no quota admission) */
-	bool		protect;		/* the pool has services */
-	bool		oom;
-} block_model;
 
 /* ----------------------------------------------------------------------
  * Growing arrays.
@@ -200,8 +142,8 @@ add_nz(block_model *m, int row, int col, double val)
 	m->ar[m->nnz] = val;
 }
 
-static void
-model_free(block_model *m)
+void
+block_model_free(block_model *m)
 {
 	ga_plan_destroy(m->resid);
 	free(m->var);
@@ -958,8 +900,8 @@ ga_block_size_estimate(const ga_problem *p, const ga_neighbourhood *nb)
 	return n;
 }
 
-static ga_status
-model_build(block_model *m, ga_error *err)
+ga_status
+block_model_build(block_model *m, ga_error *err)
 {
 	const ga_problem *p = m->p;
 	size_t		nG = m->g1 - m->g0;
@@ -1158,14 +1100,13 @@ on_tree(glp_tree *tree, void *info)
 	}
 }
 
-static void
-load(block_run *run)
+void
+block_model_load(const block_model *m, glp_prob *lp)
 {
-	block_model *m = run->m;
 
-	glp_set_obj_dir(run->lp, GLP_MAX);
-	glp_add_rows(run->lp, m->n_rows);
-	glp_add_cols(run->lp, m->n_vars);
+	glp_set_obj_dir(lp, GLP_MAX);
+	glp_add_rows(lp, m->n_rows);
+	glp_add_cols(lp, m->n_vars);
 	for (int i = 1; i <= m->n_rows; i++)
 	{
 		bool		lo = m->row_lo[i] > -HUGE_VAL;
@@ -1174,22 +1115,22 @@ load(block_run *run)
 		int			type = lo && hi ? (m->row_lo[i] == m->row_hi[i] ? GLP_FX : GLP_DB)
 			: lo ? GLP_LO : hi ? GLP_UP : GLP_FR;
 
-		glp_set_row_bnds(run->lp, i, type,
+		glp_set_row_bnds(lp, i, type,
 						 lo ? m->row_lo[i] : 0, hi ? m->row_hi[i] : 0);
 	}
 	for (int c = 1; c <= m->n_vars; c++)
 	{
 		char		k = m->var[c].kind;
 
-		glp_set_col_bnds(run->lp, c, m->hi[c] > 0 ? GLP_DB : GLP_FX, 0, m->hi[c]);
-		glp_set_obj_coef(run->lp, c, m->obj[c]);
+		glp_set_col_bnds(lp, c, m->hi[c] > 0 ? GLP_DB : GLP_FX, 0, m->hi[c]);
+		glp_set_obj_coef(lp, c, m->obj[c]);
 		if (k == 'x' || k == 'z')
-			glp_set_col_kind(run->lp, c, GLP_BV);
+			glp_set_col_kind(lp, c, GLP_BV);
 		else if (k == 'u')
-			glp_set_col_kind(run->lp, c, GLP_IV);
+			glp_set_col_kind(lp, c, GLP_IV);
 	}
 	if (m->nnz > 0)
-		glp_load_matrix(run->lp, m->nnz, m->ia, m->ja, m->ar);
+		glp_load_matrix(lp, m->nnz, m->ia, m->ja, m->ar);
 }
 
 static ga_status
@@ -1201,7 +1142,7 @@ solve_body(void *arg)
 	int			status;
 
 	run->lp = glp_create_prob();
-	load(run);
+	block_model_load(run->m, run->lp);
 	glp_init_smcp(&smcp);
 	smcp.msg_lev = GLP_MSG_OFF;
 	smcp.tm_lim = ms_left(run);
@@ -1257,7 +1198,7 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 	m.g0 = nb->first_gpu;
 	m.g1 = nb->first_gpu + nb->n_gpus;
 	run.t_end = ga_now_ms() + time_limit_ms;
-	rc = model_build(&m, err);
+	rc = block_model_build(&m, err);
 	if (rc == GA_OK && m.n_vars == 0)
 		rc = GA_OK;
 	else if (rc == GA_OK)
@@ -1290,181 +1231,6 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 		result->optimal = run.optimal;
 	}
 	free(run.x);
-	model_free(&m);
-	return rc;
-}
-
-/* ----------------------------------------------------------------------
- * The bound: the block-level model's LP relaxation over whole pools.
- *
- * Relaxed to the rules of a legal plan (no protect rule, windows over the
- * estimated run, tenant limits but not the quota admission), every job
- * that is not pinned free, every service cell a variable, each pool's
- * model holds every legal plan's part in that pool, and the plan's
- * objective is the model's plus constants: the pinned jobs' value and the
- * terminal charge of the pinned jobs alone (the model's w is the charge
- * on top of it).  Pools share nothing in the objective, so the sum of the
- * pools' LP bounds plus the constants bounds every legal plan.  As in
- * milp_model.c the LP value is taken as a Lagrangian value of the duals,
- * valid whatever the simplex's tolerances or an early stop.
- * ----------------------------------------------------------------------
- */
-typedef struct bound_run
-{
-	block_model *m;
-	double		t_end;
-	double		bound;
-	glp_prob   *lp;
-	char		message[160];
-} bound_run;
-
-static ga_status
-bound_body(void *arg)
-{
-	bound_run  *run = arg;
-	block_model *m = run->m;
-	glp_smcp	smcp;
-	milp_model	view = {0};
-	double	   *pi = calloc(m->n_rows + 1, sizeof(double));
-	double	   *lo = calloc(m->n_vars + 1, sizeof(double));
-	block_run	loader = {0};
-
-	if (pi == NULL || lo == NULL)
-	{
-		free(pi);
-		free(lo);
-		return GA_ENOMEM;
-	}
-	run->lp = glp_create_prob();
-	loader.m = m;
-	loader.lp = run->lp;
-	load(&loader);
-	glp_init_smcp(&smcp);
-	smcp.msg_lev = GLP_MSG_OFF;
-	smcp.tm_lim = run->t_end - ga_now_ms() > 1 ? (int) (run->t_end - ga_now_ms()) : 1;
-	glp_scale_prob(run->lp, GLP_SF_AUTO);
-	glp_adv_basis(run->lp, 0);
-	glp_simplex(run->lp, &smcp);
-	for (int i = 1; i <= m->n_rows; i++)
-		pi[i] = glp_get_row_dual(run->lp, i);
-	view.n_cols = m->n_vars;
-	view.obj = m->obj;
-	view.col_lo = lo;
-	view.col_hi = m->hi;
-	view.n_rows = m->n_rows;
-	view.row_lo = m->row_lo;
-	view.row_hi = m->row_hi;
-	view.nnz = m->nnz;
-	view.ia = m->ia;
-	view.ja = m->ja;
-	view.ar = m->ar;
-	run->bound = milp_lagrangian_bound(&view, pi);
-	free(pi);
-	free(lo);
-	return GA_OK;
-}
-
-/* The value of the pinned jobs and their terminal charge (a plan's constants). */
-static double
-bound_constants(const ga_problem *p, const ga_plan *pinned)
-{
-	int			T = p->params.n_steps;
-	double		value = -ga_terminal_cost(p, pinned);
-
-	for (int j = 0; j < p->n_jobs; j++)
-	{
-		const ga_job *job = &p->jobs[j];
-
-		if (!job->pinned)
-			continue;
-		value += ga_job_tail_value(p, job, job->pinned_size, job->pinned_start, job->pinned_end);
-		for (int t = job->pinned_start > 0 ? job->pinned_start : 0; t < job->pinned_end && t < T; t++)
-			value += job->priority * job->pinned_size * p->decay[t];
-	}
-	return value;
-}
-
-static ga_status
-pool_bound(const ga_problem *p, const ga_plan *pinned, bool *freed, int q,
-		   double t_end, long max_size, double *bound, ga_error *err)
-{
-	const ga_pool *pool = &p->pools[q];
-	ga_neighbourhood nb = {q, pool->first_gpu, pool->n_gpus, 0, p->params.n_steps, freed};
-	block_model m = {0};
-	bound_run	run = {0};
-	bool		glpk_failed = false;
-	ga_status	rc;
-
-	for (int j = 0; j < p->n_jobs; j++)
-		freed[j] = !p->jobs[j].pinned && p->jobs[j].pool == q;
-	if (ga_block_size_estimate(p, &nb) > max_size)
-		return ga_error_set(err, GA_EINVAL, "the pool's block model would exceed %ld nonzeros",
-							max_size);
-	m.p = p;
-	m.nb = &nb;
-	m.plan = pinned;
-	m.T = p->params.n_steps;
-	m.t1 = m.T;
-	m.g0 = pool->first_gpu;
-	m.g1 = pool->first_gpu + pool->n_gpus;
-	m.relaxed = true;
-	rc = model_build(&m, err);
-	if (rc == GA_OK && m.n_vars == 0)
-		*bound = 0;
-	else if (rc == GA_OK)
-	{
-		run.m = &m;
-		run.t_end = t_end;
-		rc = ga_glpk_guarded(&run.lp, run.message, sizeof(run.message), bound_body, &run,
-							 &glpk_failed);
-		if (glpk_failed)
-			rc = ga_error_set(err, GA_ESOLVER, "GLPK failed: %s",
-							  run.message[0] ? run.message : "internal error");
-		else if (rc != GA_OK)
-			rc = ga_error_set(err, rc, "out of memory in the block model");
-		else
-			*bound = run.bound;
-	}
-	model_free(&m);
-	return rc;
-}
-
-ga_status
-ga_block_bound(const ga_problem *p, double time_limit_ms, long max_size,
-			   double *bound, ga_error *err)
-{
-	double		t_end = ga_now_ms() + time_limit_ms;
-	ga_plan    *pinned = ga_plan_create(p);
-	bool	   *freed = calloc(p->n_jobs > 0 ? p->n_jobs : 1, sizeof(bool));
-	ga_status	rc = GA_OK;
-	double		sum = 0;
-
-	*bound = HUGE_VAL;
-	if (pinned == NULL || freed == NULL)
-		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
-	for (int j = 0; rc == GA_OK && j < p->n_jobs; j++)
-	{
-		if (p->jobs[j].n_alt_pools > 0)
-			rc = ga_error_set(err, GA_EINVAL, "job \"%s\" names several pools", p->jobs[j].name);
-		else if (p->jobs[j].pinned)
-			ga_plan_place_job(pinned, p, j, p->jobs[j].pinned_start,
-							  p->jobs[j].pinned_first_gpu, p->jobs[j].pinned_size);
-	}
-	for (int q = 0; rc == GA_OK && q < p->n_pools; q++)
-	{
-		double		b = HUGE_VAL;
-		double		left = (t_end - ga_now_ms()) / (p->n_pools - q);
-
-		rc = pool_bound(p, pinned, freed, q, ga_now_ms() + left, max_size, &b, err);
-		sum += b;
-	}
-	if (rc == GA_OK)
-	{
-		double		constants = bound_constants(p, pinned);
-
-		*bound = isfinite(constants) ? sum + constants : HUGE_VAL;
-	}
-	ga_plan_destroy(pinned);
-	free(freed);
+	block_model_free(&m);
 	return rc;
 }

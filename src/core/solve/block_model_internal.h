@@ -1,0 +1,85 @@
+/*
+ * block_model_internal.h — what the block-level model's files share, and
+ * nothing outside them includes: the model in plain arrays, built by
+ * block_model.c (which also solves a neighbourhood with it) and relaxed
+ * for the bound by block_bound.c.  The public interface is block_model.h.
+ */
+#ifndef GPUALLOC_BLOCK_MODEL_INTERNAL_H
+#define GPUALLOC_BLOCK_MODEL_INTERNAL_H
+
+#include "solve/block_model.h"
+#include "model/tenant_quota.h"
+#include "model/terminal.h"
+
+#include <glpk.h>
+#include <stdbool.h>
+
+typedef struct bm_var
+{
+	char		kind;			/* 'x', 'z', 'f' or 'u' */
+	int			a;				/* x: job; z, f, u: service */
+	int			b;				/* x: size; z, f: GPU */
+	int			c;				/* x: first GPU; z, f, u: step */
+	int			d;				/* x: start */
+} bm_var;
+
+typedef struct block_model
+{
+	const ga_problem *p;
+	const ga_neighbourhood *nb;
+	const ga_plan *plan;
+	int			T;
+	int			t0;
+	int			t1;
+	int			g0;
+	int			g1;
+	ga_plan    *resid;			/* the plan without the freed jobs and the
+								 * services' cells of the range */
+
+	int			n_vars;
+	int			cap_vars;
+	bm_var	   *var;			/* [cap_vars + 1], 1-based */
+	double	   *obj;
+	double	   *hi;
+	int			n_x;
+
+	int			n_rows;
+	int			cap_rows;
+	double	   *row_lo;			/* [cap_rows + 1], 1-based */
+	double	   *row_hi;
+
+	int			nnz;
+	int			cap_nnz;
+	int		   *ia;				/* [cap_nnz + 1], 1-based */
+	int		   *ja;
+	double	   *ar;
+
+	int		   *cell_row;		/* [(g1-g0) * (T-t0)]: row of a cell, 0 none */
+	int		   *protect_row;	/* [2 * T] */
+	int		   *protect_cap;	/* [2 * T]: room left by the rest */
+	int		   *limit_row;		/* [T] scratch per tenant */
+	int		   *zcol;			/* [n_services * (g1-g0) * (t1-t0)] */
+	ga_quota   *quota;			/* tenant quotas, NULL when the pool has none */
+	int		   *quota_use;		/* the rest's usage of them */
+	ga_terminal *tm;			/* the terminal charge of the problem */
+	int		   *held_after;		/* [tm->steps] the rest's usable GPUs past
+								 * the horizon in the pool */
+	bool		relaxed;		/* for the bound: legal rules only (no
+								 * protect rule, windows over the estimated
+								 * run, no quota admission) */
+	bool		protect;		/* the pool has services */
+	bool		oom;
+} block_model;
+
+/*
+ * Build the model of m->nb over m->plan (the caller sets p, nb, plan, T,
+ * the ranges t0..t1 and g0..g1, and relaxed); GA_ENOMEM leaves it to be
+ * freed all the same.
+ */
+ga_status	block_model_build(block_model *m, ga_error *err);
+void		block_model_free(block_model *m);
+
+/* Load the model into an empty GLPK problem, maximising. */
+void		block_model_load(const block_model *m, glp_prob *lp);
+
+#endif
