@@ -37,7 +37,6 @@ bound_body(void *arg)
 	bound_run  *run = arg;
 	block_model *m = run->m;
 	glp_smcp	smcp;
-	milp_model	view = {0};
 	double	   *pi = calloc(m->n_rows + 1, sizeof(double));
 	double	   *lo = calloc(m->n_vars + 1, sizeof(double));
 
@@ -51,24 +50,16 @@ bound_body(void *arg)
 	block_model_load(m, run->lp);
 	glp_init_smcp(&smcp);
 	smcp.msg_lev = GLP_MSG_OFF;
-	smcp.tm_lim = run->t_end - ga_now_ms() > 1 ? (int) (run->t_end - ga_now_ms()) : 1;
+	smcp.tm_lim = block_model_ms_left(run->t_end);
 	glp_scale_prob(run->lp, GLP_SF_AUTO);
 	glp_adv_basis(run->lp, 0);
 	glp_simplex(run->lp, &smcp);
 	for (int i = 1; i <= m->n_rows; i++)
 		pi[i] = glp_get_row_dual(run->lp, i);
-	view.n_cols = m->n_vars;
-	view.obj = m->obj;
-	view.col_lo = lo;
-	view.col_hi = m->hi;
-	view.n_rows = m->n_rows;
-	view.row_lo = m->row_lo;
-	view.row_hi = m->row_hi;
-	view.nnz = m->nnz;
-	view.ia = m->ia;
-	view.ja = m->ja;
-	view.ar = m->ar;
-	run->bound = milp_lagrangian_bound(&view, pi);
+	run->bound = milp_lagrangian_bound(&(milp_model) {
+		.n_cols = m->n_vars, .obj = m->obj, .col_lo = lo, .col_hi = m->hi,
+		.n_rows = m->n_rows, .row_lo = m->row_lo, .row_hi = m->row_hi,
+		.nnz = m->nnz, .ia = m->ia, .ja = m->ja, .ar = m->ar}, pi);
 	free(pi);
 	free(lo);
 	return GA_OK;

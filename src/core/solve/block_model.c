@@ -1073,10 +1073,10 @@ typedef struct block_run
 	char		message[160];
 } block_run;
 
-static int
-ms_left(const block_run *run)
+int
+block_model_ms_left(double t_end)
 {
-	double		ms = run->t_end - ga_now_ms();
+	double		ms = t_end - ga_now_ms();
 
 	return ms < 1 ? 1 : ms > 1e9 ? 1000000000 : (int) ms;
 }
@@ -1103,7 +1103,6 @@ on_tree(glp_tree *tree, void *info)
 void
 block_model_load(const block_model *m, glp_prob *lp)
 {
-
 	glp_set_obj_dir(lp, GLP_MAX);
 	glp_add_rows(lp, m->n_rows);
 	glp_add_cols(lp, m->n_vars);
@@ -1145,7 +1144,7 @@ solve_body(void *arg)
 	block_model_load(run->m, run->lp);
 	glp_init_smcp(&smcp);
 	smcp.msg_lev = GLP_MSG_OFF;
-	smcp.tm_lim = ms_left(run);
+	smcp.tm_lim = block_model_ms_left(run->t_end);
 	glp_scale_prob(run->lp, GLP_SF_AUTO);
 	glp_adv_basis(run->lp, 0);
 	if (glp_simplex(run->lp, &smcp) != 0 || glp_get_status(run->lp) != GLP_OPT)
@@ -1155,7 +1154,7 @@ solve_body(void *arg)
 	iocp.presolve = GLP_OFF;
 	iocp.cb_func = on_tree;
 	iocp.cb_info = run;
-	iocp.tm_lim = ms_left(run);
+	iocp.tm_lim = block_model_ms_left(run->t_end);
 	iocp.mip_gap = 1e-6;
 	iocp.clq_cuts = GLP_ON;
 	iocp.cov_cuts = GLP_ON;
@@ -1199,9 +1198,7 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 	m.g1 = nb->first_gpu + nb->n_gpus;
 	run.t_end = ga_now_ms() + time_limit_ms;
 	rc = block_model_build(&m, err);
-	if (rc == GA_OK && m.n_vars == 0)
-		rc = GA_OK;
-	else if (rc == GA_OK)
+	if (rc == GA_OK && m.n_vars > 0)
 	{
 		run.m = &m;
 		run.options = options;

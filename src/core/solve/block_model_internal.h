@@ -82,4 +82,7 @@ void		block_model_free(block_model *m);
 /* Load the model into an empty GLPK problem, maximising. */
 void		block_model_load(const block_model *m, glp_prob *lp);
 
+/* Milliseconds left until t_end (ga_now_ms) as a GLPK time limit: 1 to 1e9. */
+int			block_model_ms_left(double t_end);
+
 #endif
