@@ -828,6 +828,49 @@ TEST(milp_full_is_never_worse_than_fast_on_medium_problem)
 }
 
 /*
+ * A problem whose aggregate model is over the column limit (here set to
+ * one column): full mode does without it, searching neighbourhoods of the
+ * fast plan for the whole limit.  The plan is legal, at least as good as
+ * fast's, labelled full, and carries a bound only where the block-level LP
+ * proved one; the same problem under the default limit builds the model.
+ */
+TEST(milp_full_without_the_aggregate_model_searches_from_the_fast_plan)
+{
+	ga_problem *p = medium_problem(21);
+	ga_solve_options opts = limit_ms(600);
+	ga_milp_settings tiny = {.max_start_columns = 1};
+	ga_plan    *fast = NULL;
+	ga_plan    *full = NULL;
+	ga_milp_stats stats;
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &fast, &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full_ex(p, &opts, &tiny, &full, &stats, &err), GA_OK);
+	CHECK(full != NULL && fast != NULL);
+	if (fast && full)
+	{
+		CHECK(stats.model_too_large);
+		CHECK_INT_EQ(stats.n_start_columns, 0);
+		CHECK(stats.lns_neighbourhoods > 0);
+		CHECK_INT_EQ(stats.rejected, 0);
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		CHECK(strcmp(full->mode, "full") == 0);
+		CHECK(full->objective >= ga_plan_objective(p, fast) - 1e-9);
+		CHECK_NEAR(full->objective, ga_plan_objective(p, full), 1e-9);
+		CHECK(isnan(full->bound) ? isnan(full->gap) :
+			  full->bound >= full->objective && full->gap >= 0);
+	}
+	ga_plan_destroy(full);
+	full = NULL;
+	CHECK_INT_EQ(ga_solve_full_ex(p, &opts, NULL, &full, &stats, &err), GA_OK);
+	CHECK(!stats.model_too_large && stats.n_start_columns > 1);
+	CHECK(full != NULL && isfinite(full->bound));
+	ga_plan_destroy(fast);
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}
+
+/*
  * The bound a full plan reports is what branch and bound proved inside its
  * time limit (GLPK's cuts included), and the solve raises it to its own
  * objective, so it is only tested against plans it did not produce: a short

@@ -32,6 +32,13 @@ typedef struct ga_milp_settings
 	 * error path (GLPK error hook, memory release, GA_ESOLVER) is exercised.
 	 */
 	bool		inject_solver_error;
+
+	/*
+	 * Largest aggregate model built, in (job, size, start) columns; 0: the
+	 * default (a million).  Beyond it full mode searches without the
+	 * model (set small in tests, to reach that path on small problems).
+	 */
+	int			max_start_columns;
 } ga_milp_settings;
 
 typedef struct ga_milp_stats
@@ -40,6 +47,9 @@ typedef struct ga_milp_stats
 	int			n_rows;
 	int			n_nonzeros;
 	int			n_start_columns;	/* binary (job, size, start) columns */
+	bool		model_too_large;	/* the aggregate model was refused (too
+									 * many start columns): no LP bound, no
+									 * branch and bound, only the search */
 	double		fast_objective; /* objective of the warm start */
 	double		lp_bound;		/* bound proved from the LP relaxation */
 	double		bound;			/* bound reported with the plan */

@@ -77,6 +77,8 @@ typedef struct milp_model
 	double		trivial_bound;
 
 	int			n_x;
+	size_t		too_many_x;		/* start columns wanted when beyond the
+								 * limit (the build refused), else 0 */
 	milp_col   *cols;			/* [n_x] */
 	job_cols   *jobs;			/* [n_jobs] */
 
@@ -154,6 +156,13 @@ V_col(const milp_model *m, int chain, int t)
  * was allocated so far, and milp_model_free releases it either way.
  */
 ga_status	milp_model_build(milp_model *m, const ga_problem *p, ga_error *err);
+
+/*
+ * The same, refusing a model of more than max_x start columns (0: the
+ * default limit of milp_model.c) with GA_EINVAL and m->too_many_x set.
+ */
+ga_status	milp_model_build_limited(milp_model *m, const ga_problem *p,
+									 size_t max_x, ga_error *err);
 
 /* Release everything milp_model_build allocated and zero m. */
 void		milp_model_free(milp_model *m);

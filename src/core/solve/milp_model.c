@@ -50,8 +50,9 @@
 #include <string.h>
 
 /*
- * A model beyond this many start columns is refused rather than built (the
- * extension then plans in fast mode, run status "fallback").  Memory and
+ * A model beyond this many start columns is refused rather than built (full
+ * mode then searches neighbourhoods of the fast plan without it, with no
+ * bound: milp_search.c).  Memory and
  * set-up time grow with the columns: 576,000 took 430 MB and 2.9 million
  * 2.1 GB, with GLPK's scaling and factorisation alone outrunning a 10 s
  * limit.  A million keeps a full solve under about 1 GB.
@@ -250,7 +251,7 @@ job_candidates(milp_model *m, int j, bool fill, size_t next)
 }
 
 static ga_status
-model_columns(milp_model *m, ga_error *err)
+model_columns(milp_model *m, size_t max_x, ga_error *err)
 {
 	const ga_problem *p = m->problem;
 	size_t		total = 0;
@@ -260,10 +261,13 @@ model_columns(milp_model *m, ga_error *err)
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the MILP");
 	for (int j = 0; j < p->n_jobs; j++)
 		total += job_candidates(m, j, false, total);
-	if (total > MAX_START_COLUMNS)
+	if (total > max_x)
+	{
+		m->too_many_x = total;
 		return ga_error_set(err, GA_EINVAL,
-							"the MILP would need %zu start columns (limit %d): shorten the horizon or split the problem",
-							total, MAX_START_COLUMNS);
+							"the MILP would need %zu start columns (limit %zu): shorten the horizon or split the problem",
+							total, max_x);
+	}
 	m->n_x = (int) total;
 	m->cols = calloc(total > 0 ? total : 1, sizeof(milp_col));
 	if (m->cols == NULL)
@@ -561,7 +565,8 @@ model_trivial_bound(milp_model *m)
 }
 
 ga_status
-milp_model_build(milp_model *m, const ga_problem *p, ga_error *err)
+milp_model_build_limited(milp_model *m, const ga_problem *p, size_t max_x,
+						 ga_error *err)
 {
 	ga_status	rc;
 
@@ -575,7 +580,7 @@ milp_model_build(milp_model *m, const ga_problem *p, ga_error *err)
 	m->T = p->params.n_steps;
 	if (!model_fixed_part(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the MILP");
-	if ((rc = model_columns(m, err)) != GA_OK)
+	if ((rc = model_columns(m, max_x > 0 ? max_x : MAX_START_COLUMNS, err)) != GA_OK)
 		return rc;
 	if (!model_find_chains(m) || !model_alloc_arrays(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the MILP");
@@ -584,6 +589,12 @@ milp_model_build(milp_model *m, const ga_problem *p, ga_error *err)
 	model_chain_rows(m);
 	model_trivial_bound(m);
 	return GA_OK;
+}
+
+ga_status
+milp_model_build(milp_model *m, const ga_problem *p, ga_error *err)
+{
+	return milp_model_build_limited(m, p, 0, err);
 }
 
 /* Column index (0-based x index) of job j at size/start, or -1. */

@@ -491,12 +491,13 @@ run_alloc(milp_run *run)
 	const ga_problem *p = run->problem;
 	int			nj = p->n_jobs > 0 ? p->n_jobs : 1;
 	size_t		ns = (size_t) (p->n_services > 0 ? p->n_services : 1) * p->params.n_steps;
+	int			nc = run->model != NULL ? run->model->n_cols + 1 : 1;
 
 	run->svc_count = calloc(ns, sizeof(int));
 	run->tgt_start = calloc(nj, sizeof(int));
 	run->tgt_size = calloc(nj, sizeof(int));
-	run->xread = calloc(run->model->n_cols + 1, sizeof(double));
-	run->xoffer = calloc(run->model->n_cols + 1, sizeof(double));
+	run->xread = calloc(nc, sizeof(double));
+	run->xoffer = calloc(nc, sizeof(double));
 	return run->svc_count && run->tgt_start && run->tgt_size && run->xread && run->xoffer;
 }
 
@@ -505,10 +506,11 @@ fill_stats(ga_milp_stats *stats, const milp_run *run, const milp_model *m)
 {
 	if (stats == NULL)
 		return;
-	stats->n_columns = m->n_cols;
-	stats->n_rows = m->n_rows;
-	stats->n_nonzeros = m->nnz;
-	stats->n_start_columns = m->n_x;
+	stats->model_too_large = run->model == NULL;
+	stats->n_columns = run->model != NULL ? m->n_cols : 0;
+	stats->n_rows = run->model != NULL ? m->n_rows : 0;
+	stats->n_nonzeros = run->model != NULL ? m->nnz : 0;
+	stats->n_start_columns = run->model != NULL ? m->n_x : 0;
 	stats->lp_bound = run->lp_bound;
 	stats->lp_optimal = run->lp_optimal;
 	stats->mip_optimal = run->mip_optimal;
@@ -579,6 +581,8 @@ warm_start(milp_run *run, double limit, ga_milp_stats *stats, ga_error *err)
 	if (stats != NULL)
 		stats->fast_objective = fast->objective;
 	consider_plan(run, fast, "fast");
+	if (run->model == NULL)
+		return GA_OK;			/* no model to re-pack the plan with */
 	set_service_floor(run->model, run->problem, run->best);
 	for (int j = 0; j < run->problem->n_jobs; j++)
 	{
@@ -602,8 +606,8 @@ finish_plan(ga_plan *plan, const ga_problem *problem, const milp_run *run)
 	/* the plan itself is legal, so the optimum is at least its value */
 	if (bound < plan->objective)
 		bound = plan->objective;
-	plan->bound = bound;
-	plan->gap = (bound - plan->objective) / fmax(fabs(bound), 1e-9);
+	plan->bound = isfinite(bound) ? bound : NAN;	/* none proved */
+	plan->gap = (plan->bound - plan->objective) / fmax(fabs(plan->bound), 1e-9);
 	plan->solve_ms = ga_now_ms() - run->t_start;
 }
 
@@ -688,7 +692,7 @@ full_chained(const ga_problem *problem, const ga_solve_options *options,
 		rc = ga_solve_fast(problem, options, &fast, err);
 	if (rc == GA_OK && fast->objective > (*out)->objective)
 	{
-		fast->bound = fmax((*out)->bound, fast->objective);
+		fast->bound = isnan((*out)->bound) ? NAN : fmax((*out)->bound, fast->objective);
 		fast->gap = (fast->bound - fast->objective) / fmax(fabs(fast->bound), 1e-9);
 		ga_plan_destroy(*out);
 		*out = fast;
@@ -787,13 +791,30 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 	run.block_bound = HUGE_VAL;
 	run.best_source = "fast";
 
-	rc = milp_model_build(&model, problem, err);
+	rc = milp_model_build_limited(&model, problem,
+								  settings != NULL && settings->max_start_columns > 0 ?
+								  (size_t) settings->max_start_columns : 0, err);
 	t_model = ga_now_ms() - run.t_start;
+	if (rc == GA_EINVAL && model.too_many_x > 0)
+	{
+		/*
+		 * The aggregate model would outgrow memory (milp_model.c): no LP
+		 * bound and no branch and bound, but the neighbourhood search
+		 * needs only the plan and small block-level models, so it takes
+		 * the whole limit from the fast plan (a plan at least as good as
+		 * fast's, with no bound unless the block-level LP gives one).
+		 */
+		run.model = NULL;
+		ga_error_clear(err);
+		rc = GA_OK;
+	}
 	if (rc == GA_OK && !run_alloc(&run))
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
 	if (rc == GA_OK)
 		rc = warm_start(&run, limit, stats, err);
-	if (rc == GA_OK && model.n_cols == 0)
+	if (rc == GA_OK && run.model == NULL)
+		;						/* nothing for GLPK: straight to the search */
+	else if (rc == GA_OK && model.n_cols == 0)
 	{
 		/*
 		 * Nothing to decide (no GPU, job or service): the warm start is the
