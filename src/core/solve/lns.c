@@ -41,7 +41,7 @@ typedef struct lns_state
 	ga_lns_stats *stats;
 	bool	   *eligible;		/* [n_jobs] */
 	bool	   *freed;			/* [n_jobs] scratch */
-	int		   *waiting;		/* [n_jobs] scratch */
+	int		   *waiting;		/* [MAX_WAITING] scratch */
 	bool	   *pool_done;		/* [n_pools] solved outright */
 	uint64_t	rng;
 } lns_state;
@@ -97,6 +97,8 @@ try_neighbourhood(lns_state *st, const ga_neighbourhood *nb, long max_size,
 	ga_error	verr;
 
 	*optimal = false;
+	if (left < MIN_ITERATION_MS)
+		return GA_OK;			/* the deadline came while picking it */
 	if (cancelled(st))
 		return ga_error_set(err, GA_ECANCEL, "the solve was cancelled");
 	rc = ga_block_resolve(st->p, *st->best, nb, budget, max_size, st->options,
@@ -158,7 +160,12 @@ largest_size(const lns_state *st, int q)
 	return largest;
 }
 
-/* Waiting jobs of pool q that could start before `before`, most valuable first. */
+/*
+ * The most valuable waiting jobs of pool q that could start before
+ * `before`: at most MAX_WAITING, highest priority first, earlier jobs first
+ * among equals.  Kept as a short sorted list while the queue is scanned
+ * once, since the queue may hold tens of thousands of jobs.
+ */
 static int
 collect_waiting(lns_state *st, int q, int before)
 {
@@ -167,19 +174,19 @@ collect_waiting(lns_state *st, int q, int before)
 	int			n = 0;
 
 	for (int j = 0; j < p->n_jobs; j++)
-		if (st->eligible[j] && p->jobs[j].pool == q && plan->job_size[j] <= 0 &&
-			p->jobs[j].release_step < before)
-			st->waiting[n++] = j;
-	/* insertion sort by priority: the list is short */
-	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 &&
-			 p->jobs[st->waiting[k]].priority > p->jobs[st->waiting[k - 1]].priority; k--)
-		{
-			int			tmp = st->waiting[k];
+	{
+		int			k;
 
+		if (!st->eligible[j] || p->jobs[j].pool != q || plan->job_size[j] > 0 ||
+			p->jobs[j].release_step >= before)
+			continue;
+		if (n == MAX_WAITING && !(p->jobs[j].priority > p->jobs[st->waiting[n - 1]].priority))
+			continue;			/* no better than the last of a full list */
+		k = n < MAX_WAITING ? n++ : n - 1;
+		for (; k > 0 && p->jobs[j].priority > p->jobs[st->waiting[k - 1]].priority; k--)
 			st->waiting[k] = st->waiting[k - 1];
-			st->waiting[k - 1] = tmp;
-		}
+		st->waiting[k] = j;
+	}
 	return n;
 }
 
@@ -216,8 +223,6 @@ pick_window(lns_state *st, int q, ga_neighbourhood *nb)
 	nb->to_step = nb->from_step + steps;
 	nb->freed = st->freed;
 	n_wait = collect_waiting(st, q, nb->to_step);
-	if (n_wait > MAX_WAITING)
-		n_wait = MAX_WAITING;
 	for (int j = 0; j < p->n_jobs; j++)
 	{
 		int			first = plan->job_first_gpu[j];
@@ -248,7 +253,7 @@ state_init(lns_state *st, const ga_problem *p)
 
 	st->eligible = calloc(nj, sizeof(bool));
 	st->freed = calloc(nj, sizeof(bool));
-	st->waiting = calloc(nj, sizeof(int));
+	st->waiting = calloc(MAX_WAITING, sizeof(int));
 	st->pool_done = calloc(p->n_pools > 0 ? p->n_pools : 1, sizeof(bool));
 	st->rng = 0x9E3779B97F4A7C15ull;
 	return st->eligible && st->freed && st->waiting && st->pool_done;
