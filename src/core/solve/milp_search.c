@@ -812,9 +812,7 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
 	if (rc == GA_OK)
 		rc = warm_start(&run, limit, stats, err);
-	if (rc == GA_OK && run.model == NULL)
-		;						/* nothing for GLPK: straight to the search */
-	else if (rc == GA_OK && model.n_cols == 0)
+	if (rc == GA_OK && run.model != NULL && model.n_cols == 0)
 	{
 		/*
 		 * Nothing to decide (no GPU, job or service): the warm start is the
@@ -823,7 +821,7 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 		run.mip_optimal = true;
 		run.mip_bound = ga_plan_objective(problem, run.best);
 	}
-	else if (rc == GA_OK)
+	else if (rc == GA_OK && run.model != NULL)
 		rc = glpk_guarded(&run, true, err);
 	if (rc == GA_OK)
 	{
