@@ -277,6 +277,9 @@ for my $e (@executors)
 	my $log = slurp_log($e->{log});
 	while ($log =~ /started job (\d+) /g) { $starts{$1}++; $node_of{$1} = $e->{node}; }
 	while ($log =~ /stopping job (\d+) .*: (?:requeued|no longer running)/g) { $stops{$1}++; }
+	# a run that ended on its own after its job was requeued, before the
+	# executor heard of the requeue: its report is refused, and it is over
+	while ($log =~ /job (\d+) ended \([^)]*\), not reported: .* is (?:queued|booked)/g) { $stops{$1}++; }
 	while ($log =~ /finished job (\d+): /g) { $finished{$1}++; }
 	unlike($log, qr/could not read the allocation|could not connect|connection lost/,
 		"executor $e->{node} read the allocation without errors");
@@ -287,7 +290,8 @@ my @ran = split /\n/, $node->safe_psql('postgres',
 is(scalar(grep { !$starts{$_} } @ran), 0, 'every job that finished was started by an executor');
 is(scalar(grep { ($finished{$_} // 0) != 1 } @ran), 0, 'every job that finished was reported once');
 # a job starts again only after a requeue: the database counts them, and the
-# executor stopped the old run first
+# old run was over first (the executor stopped it, or it ended on its own and
+# its report was refused since the job had been requeued)
 my %requeues = map { split /\|/ } split /\n/, $node->safe_psql('postgres',
 	"SELECT job_id, requeues FROM gpualloc.jobs");
 my @twice = grep { $starts{$_} > ($requeues{$_} // 0) + 1 || $starts{$_} > ($stops{$_} // 0) + 1 } keys %starts;
