@@ -528,7 +528,7 @@ SELECT gpualloc.job_started(800002); -- needs a READ COMMITTED transaction
 ROLLBACK;
 :same
 
--- job_finished(job_id, succeeded, finished_at, message)
+-- job_finished(job_id, succeeded, finished_at, message, block_first)
 SELECT gpualloc.job_finished(NULL); :same -- job_id: NULL
 SELECT gpualloc.job_finished(999999999); :same -- job_id: no such job
 SELECT gpualloc.job_finished(800001); :same -- a queued job cannot finish
@@ -543,6 +543,7 @@ SELECT gpualloc.job_finished(800003, finished_at => '-infinity'); :same -- finis
 SELECT gpualloc.job_finished(800003, finished_at => '4713-01-01 00:00+00 BC'); :same -- finished_at: 4713 BC, before the start
 SELECT gpualloc.job_finished(800003, finished_at => '2020-01-01 00:00+00'); :same -- finished_at: before the start
 SELECT gpualloc.job_finished(800003, message => repeat('m', 1001)); :same -- message: 1001 bytes
+SELECT gpualloc.job_finished(800003, block_first => 1000); :same -- block_first: not the block the job runs on
 SELECT gpualloc.job_finished(800003, succeeded => 'maybe'); :same -- succeeded: not a boolean
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT gpualloc.job_finished(800003); -- needs a READ COMMITTED transaction

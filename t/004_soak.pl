@@ -279,7 +279,7 @@ for my $e (@executors)
 	while ($log =~ /stopping job (\d+) .*: (?:requeued|no longer running)/g) { $stops{$1}++; }
 	# a run that ended on its own after its job was requeued, before the
 	# executor heard of the requeue: its report is refused, and it is over
-	while ($log =~ /job (\d+) ended \([^)]*\), not reported: .* is (?:queued|booked)/g) { $stops{$1}++; }
+	while ($log =~ /job (\d+) ended \([^)]*\), not reported: .*(?: is (?:queued|booked)|an earlier run)/g) { $stops{$1}++; }
 	while ($log =~ /finished job (\d+): /g) { $finished{$1}++; }
 	unlike($log, qr/could not read the allocation|could not connect|connection lost/,
 		"executor $e->{node} read the allocation without errors");

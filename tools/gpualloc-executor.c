@@ -65,6 +65,7 @@ struct child {
 	enum child_kind kind;
 	enum child_state state;
 	long long	job_id;			/* CHILD_JOB */
+	char		block_first[16];	/* CHILD_JOB: the block it runs on */
 	char	   *service;		/* CHILD_HOOK */
 	bool		report;			/* report job_finished() once it has exited */
 	bool		killed;			/* SIGKILL sent */
@@ -899,7 +900,7 @@ report_finished(struct executor *ex, struct child *c)
 {
 	char		id[24], ago[32], msg[160], how[48];
 	bool		ok = WIFEXITED(c->wait_status) && WEXITSTATUS(c->wait_status) == 0;
-	const char *params[4] = {id, "false", ago, msg};
+	const char *params[5] = {id, "false", ago, msg, c->block_first[0] ? c->block_first : NULL};
 	struct db_error err;
 
 	describe_status(c->wait_status, how, sizeof how);
@@ -914,7 +915,8 @@ report_finished(struct executor *ex, struct child *c)
 	}
 	/* finished_at from the server's clock: ours may differ */
 	if (db_do(ex, "SELECT gpualloc.job_finished($1::bigint, $2::boolean,"
-			  " now() - make_interval(secs => $3::double precision), $4::text)", 4, params, &err))
+			  " now() - make_interval(secs => $3::double precision), $4::text,"
+			  " block_first => $5::integer)", 5, params, &err))
 	{
 		logmsg("finished job %lld: %s (%s)", c->job_id, msg, params[1][0] == 't' ? "succeeded" : "failed");
 		return true;
@@ -1231,10 +1233,14 @@ fork_job(struct executor *ex, const PGresult *work, int row, struct gated *g)
 static void
 gate_open(struct executor *ex, struct gated *g, double t_call, double t_done)
 {
+	struct child *c;
+
 	if (write(g->gate, "g", 1) != 1)
 		logmsg("job %lld: could not open the gate: %s", g->l.job_id, strerror(errno));
 	close(g->gate);
-	child_add(ex, g->pid, CHILD_JOB)->job_id = g->l.job_id;
+	c = child_add(ex, g->pid, CHILD_JOB);
+	c->job_id = g->l.job_id;
+	snprintf(c->block_first, sizeof c->block_first, "%s", g->l.first);
 	log_started(ex, &g->l, g->pid, g->booked_seq, t_call, t_done);
 }
 
@@ -1346,14 +1352,15 @@ fail_orphans(struct executor *ex, const struct snapshot *s)
 	{
 		long long	job_id = atoll(PQgetvalue(s->work, i, 0));
 		char		id[24];
-		const char *params[1] = {id};
+		const char *params[2] = {id, PQgetisnull(s->work, i, 4) ? NULL : PQgetvalue(s->work, i, 4)};
 		struct db_error err;
 
 		if (strcmp(PQgetvalue(s->work, i, 1), "running") != 0 || have_job_child(ex, job_id))
 			continue;
 		snprintf(id, sizeof id, "%lld", job_id);
 		if (db_do(ex, "SELECT gpualloc.job_finished($1::bigint, false,"
-				  " message => 'lost: the executor has no process for it')", 1, params, &err))
+				  " message => 'lost: the executor has no process for it', block_first => $2::integer)",
+				  2, params, &err))
 			logmsg("failed job %lld: running here but the executor has no process for it", job_id);
 		else if (!err.lost)
 			logmsg("job %lld has no process here: %s", job_id, err.message);

@@ -357,7 +357,8 @@ $$;
 
 CREATE FUNCTION gpualloc.job_finished(job_id bigint, succeeded boolean DEFAULT true,
 									  finished_at timestamptz DEFAULT now(),
-									  message text DEFAULT NULL)
+									  message text DEFAULT NULL,
+									  block_first integer DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
@@ -373,6 +374,14 @@ BEGIN
 		RAISE EXCEPTION 'job % is %, so it cannot finish', j.job_id, j.status
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = 'Only a running job can finish; a queued or booked job is cancelled instead.';
+	END IF;
+	-- the run the executor reports, named by its block: a run lost to a
+	-- requeue that ends after the job started again elsewhere is not this one
+	IF job_finished.block_first IS DISTINCT FROM j.block_first AND job_finished.block_first IS NOT NULL THEN
+		RAISE EXCEPTION 'job % runs on the block from GPU %, not %: the report is of an earlier run',
+			j.job_id, j.block_first, job_finished.block_first
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'The job was requeued and started again since that run began; its end changes nothing.';
 	END IF;
 	IF succeeded IS NULL THEN
 		RAISE EXCEPTION 'succeeded must be true or false'

@@ -49,7 +49,7 @@ GRANT EXECUTE ON FUNCTION
 	gpualloc.allocation_seq(),
 	gpualloc.allocation_changes(bigint),
 	gpualloc.job_started(bigint, integer, integer, timestamptz),
-	gpualloc.job_finished(bigint, boolean, timestamptz, text),
+	gpualloc.job_finished(bigint, boolean, timestamptz, text, integer),
 	gpualloc.job_rejected(bigint, text),
 	gpualloc.caller_role()
 TO gpualloc_executor;
