@@ -377,7 +377,7 @@ BEGIN
 	END IF;
 	-- the run the executor reports, named by its block: a run lost to a
 	-- requeue that ends after the job started again elsewhere is not this one
-	IF job_finished.block_first IS DISTINCT FROM j.block_first AND job_finished.block_first IS NOT NULL THEN
+	IF job_finished.block_first IS NOT NULL AND job_finished.block_first IS DISTINCT FROM j.block_first THEN
 		RAISE EXCEPTION 'job % runs on the block from GPU %, not %: the report is of an earlier run',
 			j.job_id, j.block_first, job_finished.block_first
 			USING ERRCODE = 'object_not_in_prerequisite_state',

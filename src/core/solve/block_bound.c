@@ -93,7 +93,6 @@ pool_bound(const ga_problem *p, const ga_plan *pinned, bool *freed, int q,
 	ga_neighbourhood nb = {q, pool->first_gpu, pool->n_gpus, 0, p->params.n_steps, freed};
 	block_model m = {0};
 	bound_run	run = {0};
-	bool		glpk_failed = false;
 	ga_status	rc;
 
 	for (int j = 0; j < p->n_jobs; j++)
@@ -116,14 +115,9 @@ pool_bound(const ga_problem *p, const ga_plan *pinned, bool *freed, int q,
 	{
 		run.m = &m;
 		run.t_end = t_end;
-		rc = ga_glpk_guarded(&run.lp, run.message, sizeof(run.message), bound_body, &run,
-							 &glpk_failed);
-		if (glpk_failed)
-			rc = ga_error_set(err, GA_ESOLVER, "GLPK failed: %s",
-							  run.message[0] ? run.message : "internal error");
-		else if (rc != GA_OK)
-			rc = ga_error_set(err, rc, "out of memory in the block model");
-		else
+		rc = ga_glpk_solve_guarded(&run.lp, run.message, sizeof(run.message), bound_body, &run,
+								   "the block model", err);
+		if (rc == GA_OK)
 			*bound = run.bound;
 	}
 	block_model_free(&m);

@@ -1179,7 +1179,6 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 {
 	block_model m = {0};
 	block_run	run = {0};
-	bool		glpk_failed = false;
 	ga_status	rc;
 
 	*out = NULL;
@@ -1208,15 +1207,8 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 		else
 		{
 			run.offer = incumbent_point(&m, run.x);
-			rc = ga_glpk_guarded(&run.lp, run.message, sizeof(run.message),
-								 solve_body, &run, &glpk_failed);
-			if (glpk_failed)
-				rc = ga_error_set(err, GA_ESOLVER, "GLPK failed: %s",
-								  run.message[0] ? run.message : "internal error");
-			else if (rc == GA_ECANCEL)
-				rc = ga_error_set(err, GA_ECANCEL, "the solve was cancelled");
-			else if (rc != GA_OK)
-				rc = ga_error_set(err, rc, "out of memory in the block model");
+			rc = ga_glpk_solve_guarded(&run.lp, run.message, sizeof(run.message),
+									   solve_body, &run, "the block model", err);
 		}
 	}
 	if (rc == GA_OK && run.found)

@@ -74,3 +74,21 @@ ga_glpk_guarded(glp_prob **lp, char *message, size_t message_size,
 	glp_free_env();
 	return rc;
 }
+
+ga_status
+ga_glpk_solve_guarded(glp_prob **lp, char *message, size_t message_size,
+					  ga_status (*body) (void *arg), void *arg,
+					  const char *what, ga_error *err)
+{
+	bool		glpk_failed;
+	ga_status	rc = ga_glpk_guarded(lp, message, message_size, body, arg, &glpk_failed);
+
+	if (glpk_failed)
+		return ga_error_set(err, GA_ESOLVER, "GLPK failed: %s",
+							message[0] ? message : "internal error");
+	if (rc == GA_ECANCEL)
+		return ga_error_set(err, GA_ECANCEL, "the solve was cancelled");
+	if (rc != GA_OK)
+		return ga_error_set(err, rc, "out of memory in %s", what);
+	return GA_OK;
+}

@@ -29,4 +29,13 @@ ga_status	ga_glpk_guarded(glp_prob **lp, char *message, size_t message_size,
 							ga_status (*body) (void *arg), void *arg,
 							bool *glpk_failed);
 
+/*
+ * ga_glpk_guarded for a solve, its outcome as an error in err: GLPK's
+ * internal failure (GA_ESOLVER, with GLPK's last line), a cancel
+ * (GA_ECANCEL), any other status of the body as out of memory in `what`.
+ */
+ga_status	ga_glpk_solve_guarded(glp_prob **lp, char *message, size_t message_size,
+								  ga_status (*body) (void *arg), void *arg,
+								  const char *what, ga_error *err);
+
 #endif

@@ -447,19 +447,9 @@ static ga_status
 glpk_guarded(milp_run *run, bool with_mip, ga_error *err)
 {
 	glpk_body_arg arg = {run, with_mip};
-	bool		glpk_failed;
-	ga_status	rc;
 
-	rc = ga_glpk_guarded(&run->lp, run->message, sizeof(run->message),
-						 glpk_body_guarded, &arg, &glpk_failed);
-	if (glpk_failed)
-		return ga_error_set(err, GA_ESOLVER, "GLPK failed: %s",
-							run->message[0] ? run->message : "internal error");
-	if (rc == GA_ECANCEL)
-		return ga_error_set(err, GA_ECANCEL, "the solve was cancelled");
-	if (rc != GA_OK)
-		return ga_error_set(err, rc, "out of memory in the MILP");
-	return GA_OK;
+	return ga_glpk_solve_guarded(&run->lp, run->message, sizeof(run->message),
+								 glpk_body_guarded, &arg, "the MILP", err);
 }
 
 /* ----------------------------------------------------------------------
@@ -507,10 +497,13 @@ fill_stats(ga_milp_stats *stats, const milp_run *run, const milp_model *m)
 	if (stats == NULL)
 		return;
 	stats->model_too_large = run->model == NULL;
-	stats->n_columns = run->model != NULL ? m->n_cols : 0;
-	stats->n_rows = run->model != NULL ? m->n_rows : 0;
-	stats->n_nonzeros = run->model != NULL ? m->nnz : 0;
-	stats->n_start_columns = run->model != NULL ? m->n_x : 0;
+	if (run->model != NULL)
+	{
+		stats->n_columns = m->n_cols;
+		stats->n_rows = m->n_rows;
+		stats->n_nonzeros = m->nnz;
+		stats->n_start_columns = m->n_x;
+	}
 	stats->lp_bound = run->lp_bound;
 	stats->lp_optimal = run->lp_optimal;
 	stats->mip_optimal = run->mip_optimal;
