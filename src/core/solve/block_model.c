@@ -262,7 +262,7 @@ protect_caps(block_model *m)
 	int		   *inc;
 
 	m->protect = false;
-	for (int s = 0; s < p->n_services && !m->relaxed; s++)
+	for (int s = 0; s < p->n_services && (!m->relaxed || m->protect_bound); s++)
 		m->protect = m->protect || p->services[s].pool == q;
 	if (!m->protect)
 	{
@@ -320,13 +320,39 @@ cells_idle(const block_model *m, int first, int size, int start, int end)
 	return true;
 }
 
+/*
+ * Whether the model holds job j to the protect rule, and over how many
+ * tiers.  The planners' model holds every job over both (at the room of
+ * priority 0).  The bound's model must be a relaxation of what any
+ * planner's plan keeps: there the rule holds only jobs that every service
+ * of the pool is protected from, over their estimated runs (the first
+ * tier), since the second tier's finer accounting (a job waiting for an
+ * overrunning one counts its GPUs once) is not a sum of runs.
+ */
+static int
+protect_tiers(const block_model *m, const ga_job *job)
+{
+	const ga_problem *p = m->p;
+
+	if (!m->protect)
+		return 0;
+	if (!m->relaxed)
+		return 2;
+	for (int s = 0; s < p->n_services; s++)
+		if (p->services[s].pool == m->nb->pool &&
+			!ga_service_protected_from(p, &p->services[s], job->priority))
+			return 0;
+	return 1;
+}
+
 /* The protect rule for the job alone: its run fits what the rest leaves. */
 static bool
-protect_fits(const block_model *m, int first, int size, int start, int duration)
+protect_fits(const block_model *m, const ga_job *job, int first, int size, int start,
+			 int duration)
 {
-	if (!m->protect)
-		return true;
-	for (int tier = 0; tier < 2; tier++)
+	int			tiers = protect_tiers(m, job);
+
+	for (int tier = 0; tier < tiers; tier++)
 	{
 		int			steps = tier ? ga_protect_steps(m->p, duration) : duration;
 
@@ -359,16 +385,16 @@ protect_row(block_model *m, int tier, int t)
 
 /* Rows of one job variable: its cells and the protect rule's tiers. */
 static void
-job_var_rows(block_model *m, int col, int first, int size, int start, int duration)
+job_var_rows(block_model *m, const ga_job *job, int col, int first, int size, int start,
+			 int duration)
 {
 	int			end = start + duration < m->T ? start + duration : m->T;
+	int			tiers = protect_tiers(m, job);
 
 	for (int g = first; g < first + size; g++)
 		for (int t = start; t < end; t++)
 			add_nz(m, cell_row(m, g, t), col, 1);
-	if (!m->protect)
-		return;
-	for (int tier = 0; tier < 2; tier++)
+	for (int tier = 0; tier < tiers; tier++)
 	{
 		int			steps = tier ? ga_protect_steps(m->p, duration) : duration;
 
@@ -403,7 +429,7 @@ start_allowed(const block_model *m, const ga_job *job,
 	return cells_idle(m, first, size, start, start + duration) &&
 		!ga_block_closed(p, job->tenant, first, size, start,
 						 start + (m->relaxed ? duration : ga_protect_steps(p, duration))) &&
-		protect_fits(m, first, size, start, duration) &&
+		protect_fits(m, job, first, size, start, duration) &&
 		(m->quota == NULL ||
 		 ga_quota_fits(m->quota, m->quota_use, job->tenant, m->nb->pool, start,
 					   start + duration, size));
@@ -452,7 +478,7 @@ job_vars(block_model *m, int j)
 				if (row == 0)
 					row = add_row(m, -HUGE_VAL, 1);
 				add_nz(m, row, col, 1);
-				job_var_rows(m, col, first, size, s, d);
+				job_var_rows(m, job, col, first, size, s, d);
 				m->n_x++;
 			}
 		}
@@ -798,25 +824,33 @@ service_vars(block_model *m, int s)
 }
 
 /*
- * Add to `row` the entries (from, to] of the matrix (the churn rows just
- * built), each variable once with its coefficients summed (a GPU's
+ * Add to `row` the entries of the rows `rows` (the churn rows just built,
+ * found among the matrix's entries (from, to], where the rows defining the
+ * flips lie too), each variable once with its coefficients summed (a GPU's
  * variable appears in the churn of two consecutive steps): where[col] is
  * the entry of `row` that holds col, found in one pass.
  */
 static void
-merge_terms_into(block_model *m, int row, int from, int to)
+merge_terms_into(block_model *m, int row, int from, int to, const int *rows, int n_rows)
 {
 	int		   *where = calloc((size_t) m->n_vars + 1, sizeof(int));
+	bool	   *churn_row = calloc((size_t) m->n_rows + 1, sizeof(bool));
 
-	if (where == NULL)
+	if (where == NULL || churn_row == NULL)
 	{
+		free(where);
+		free(churn_row);
 		m->oom = true;
 		return;
 	}
+	for (int i = 0; i < n_rows; i++)
+		churn_row[rows[i]] = true;
 	for (int k = from + 1; k <= to && !m->oom; k++)
 	{
 		int			col = m->ja[k];
 
+		if (!churn_row[m->ia[k]])
+			continue;
 		if (where[col] != 0)
 			m->ar[where[col]] += m->ar[k];
 		else
@@ -826,6 +860,7 @@ merge_terms_into(block_model *m, int row, int from, int to)
 		}
 	}
 	free(where);
+	free(churn_row);
 }
 
 /* Churn limit per step of the range (and the step after), churn budget. */
@@ -862,7 +897,7 @@ service_churn_rows(block_model *m, int s)
 		for (int t = 0; t < m->T; t++)
 			budget_const += t < first || t > last ? ga_service_churn(m->p, m->plan, s, t)
 				: consts[t - first];
-		merge_terms_into(m, budget_row, begin, end);
+		merge_terms_into(m, budget_row, begin, end, rows, last - first + 1);
 		if (!m->oom)
 			m->row_hi[budget_row] = svc->churn_budget - budget_const;
 	}
@@ -961,8 +996,8 @@ var_in_plan(const block_model *m, const bm_var *v)
  * shortfalls derived); false when the plan is not a point of the model
  * (its placements break the stricter protect accounting, say).
  */
-static bool
-incumbent_point(const block_model *m, double *x)
+bool
+block_model_point_of_plan(const block_model *m, double *x)
 {
 	double	   *act = calloc(m->n_rows + 1, sizeof(double));
 	bool		ok = act != NULL;
@@ -1206,7 +1241,7 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 			rc = ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
 		else
 		{
-			run.offer = incumbent_point(&m, run.x);
+			run.offer = block_model_point_of_plan(&m, run.x);
 			rc = ga_glpk_solve_guarded(&run.lp, run.message, sizeof(run.message),
 									   solve_body, &run, "the block model", err);
 		}

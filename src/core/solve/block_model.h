@@ -63,6 +63,34 @@ ga_status	ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 ga_status	ga_block_bound(const ga_problem *problem, double time_limit_ms,
 						   long max_size, double *bound, ga_error *err);
 
+/* What ga_block_bound_with bounds, and how hard it tries. */
+typedef struct ga_block_bound_spec
+{
+	double		time_limit_ms;	/* for all pools together */
+	long		max_size;		/* GA_EINVAL when a pool's model is bigger */
+	bool		protect_rule;	/* bound the planners' plans only: the
+								 * protect rule's first tier for the jobs it
+								 * holds to every service of their pool */
+	bool		branch;			/* branch and bound after each pool's LP,
+								 * within the time left */
+} ga_block_bound_spec;
+
+/* ga_block_bound as the spec says; ga_block_bound is the LP, every legal plan. */
+ga_status	ga_block_bound_with(const ga_problem *problem,
+								const ga_block_bound_spec *spec, double *bound,
+								ga_error *err);
+
+/*
+ * Write each pool's model of the bound (with or without the protect rule)
+ * to "<prefix>-pool<q>.mps" in free MPS, for an independent solver.  As
+ * ga_milp_write_mps, each file minimises its negated objective: every plan
+ * the model covers has an objective of at most *constant minus the sum
+ * over the files of a lower bound another solver proves for each.
+ */
+ga_status	ga_block_write_mps(const ga_problem *problem, bool protect_rule,
+							   const char *prefix, double *constant,
+							   ga_error *err);
+
 /*
  * Size of the neighbourhood's model before any start is checked: the
  * nonzeros of every (job, size, block, start) it could have, which is what

@@ -67,7 +67,11 @@ typedef struct block_model
 	bool		relaxed;		/* for the bound: legal rules only (no
 								 * protect rule, windows over the estimated
 								 * run, no quota admission) */
-	bool		protect;		/* the pool has services */
+	bool		protect_bound;	/* with relaxed: keep the protect rule's
+								 * first tier for the jobs it holds to every
+								 * service of the pool (a relaxation of the
+								 * planners' rule, block_bound.c) */
+	bool		protect;		/* the protect rule has rows */
 	bool		oom;
 } block_model;
 
@@ -78,6 +82,14 @@ typedef struct block_model
  */
 ga_status	block_model_build(block_model *m, ga_error *err);
 void		block_model_free(block_model *m);
+
+/*
+ * m->plan as a point of the model, in x [n_vars + 1]: its freed jobs'
+ * starts, its services' cells, and the flips, shortfalls and terminal
+ * GPUs they imply.  False when the point breaks a row: the plan is not
+ * one the model holds.
+ */
+bool		block_model_point_of_plan(const block_model *m, double *x);
 
 /* Load the model into an empty GLPK problem, maximising. */
 void		block_model_load(const block_model *m, glp_prob *lp);

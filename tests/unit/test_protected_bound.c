@@ -1,0 +1,284 @@
+/*
+ * test_protected_bound.c — the bound on the planners' plans
+ * (ga_block_bound_with with the protect rule, block_model.h): it covers
+ * every plan fast and full make, never exceeds the bound on every legal
+ * plan, branch and bound only tightens it, a legal plan that trades a
+ * service's demand for a job the rule holds off may exceed it, every plan
+ * the planners make is a point of both models (legal and protected), and
+ * the models written for an independent solver carry the same bound.
+ */
+#include "unit.h"
+#include "problem_fixture.h"
+#include "solve/block_model_internal.h"
+#include "solve/milp.h"
+#include "model/validate.h"
+#include "sim/generate.h"
+
+#include <glpk.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static double
+bound_of(const ga_problem *p, bool protect_rule, bool branch)
+{
+	ga_block_bound_spec spec = {.time_limit_ms = 2000, .max_size = 4000000,
+	.protect_rule = protect_rule, .branch = branch};
+	double		bound = NAN;
+	ga_error	err;
+
+	CHECK_MSG(ga_block_bound_with(p, &spec, &bound, &err) == GA_OK, "bound: %s", err.message);
+	return bound;
+}
+
+static bool
+within(double lower, double upper)
+{
+	return lower <= upper + 1e-6 * (1 + fabs(upper));
+}
+
+/* A generated problem of the property tests below (seed 1..16). */
+static ga_problem *
+generated(uint64_t seed)
+{
+	ga_generate_spec spec;
+	ga_problem *p;
+	ga_error	err;
+
+	ga_generate_defaults(&spec, seed % 3 == 0 ? 16 : 8, 4 + (int) (seed % 7), 24, seed);
+	spec.protect_share = seed % 2 ? 0.3 : 0;
+	spec.overrun_margin = seed % 3 == 1 ? 0.6 : 0;
+	spec.budget_share = 0.5;
+	spec.two_pools = seed % 4 == 0;
+	p = ga_generate(&spec, &err);
+	CHECK_MSG(p != NULL, "generate: %s", p ? "" : err.message);
+	return p;
+}
+
+/*
+ * Generated problems with services, pins and drained GPUs, protect curves
+ * above the demand on half of them and an overrun margin on a third: the
+ * protected LP bound is at most the legal one (and below it somewhere),
+ * branch and bound at most the LP, and both planners' plans at most that.
+ */
+TEST(protected_bound_covers_the_planners_plans)
+{
+	int			checked = 0;
+	int			tighter = 0;
+
+	for (uint64_t seed = 1; seed <= 16; seed++)
+	{
+		ga_solve_options opts = {.time_limit_ms = 500};
+		ga_plan    *fast = NULL;
+		ga_plan    *full = NULL;
+		ga_problem *p = generated(seed);
+		ga_error	err;
+
+		if (p == NULL)
+			continue;
+		if (ga_solve_fast(p, &opts, &fast, &err) == GA_OK &&
+			ga_solve_full(p, &opts, &full, &err) == GA_OK)
+		{
+			double		legal = bound_of(p, false, false);
+			double		lp = bound_of(p, true, false);
+			double		branched = bound_of(p, true, true);
+			double		best = fmax(fast->objective, full->objective);
+
+			CHECK_MSG(within(lp, legal), "seed %lu: protected %.9g above legal %.9g",
+					  (unsigned long) seed, lp, legal);
+			CHECK_MSG(within(branched, lp), "seed %lu: branch and bound %.9g above its LP %.9g",
+					  (unsigned long) seed, branched, lp);
+			CHECK_MSG(within(best, branched), "seed %lu: a plan worth %.9g above the protected bound %.9g",
+					  (unsigned long) seed, best, branched);
+			tighter += lp < legal - 1e-6 * (1 + fabs(legal));
+			checked++;
+		}
+		ga_plan_destroy(fast);
+		ga_plan_destroy(full);
+		ga_problem_destroy(p);
+	}
+	CHECK_INT_EQ(checked, 16);
+	CHECK(tighter >= 1);
+}
+
+/* Whether plan is a point of pool q's whole-pool model (relaxed, for the bound). */
+static bool
+pool_model_holds(const ga_problem *p, const ga_plan *plan, int q, bool protect_rule)
+{
+	bool	   *freed = calloc(p->n_jobs > 0 ? p->n_jobs : 1, sizeof(bool));
+	ga_neighbourhood nb = {q, p->pools[q].first_gpu, p->pools[q].n_gpus, 0, p->params.n_steps, freed};
+	block_model m = {0};
+	double	   *x = NULL;
+	bool		holds = false;
+	ga_error	err;
+
+	for (int j = 0; j < p->n_jobs; j++)
+		freed[j] = !p->jobs[j].pinned && p->jobs[j].pool == q;
+	m.p = p;
+	m.nb = &nb;
+	m.plan = plan;
+	m.T = p->params.n_steps;
+	m.t1 = m.T;
+	m.g0 = nb.first_gpu;
+	m.g1 = nb.first_gpu + nb.n_gpus;
+	m.relaxed = true;
+	m.protect_bound = protect_rule;
+	if (block_model_build(&m, &err) == GA_OK)
+	{
+		x = calloc((size_t) m.n_vars + 1, sizeof(double));
+		holds = x != NULL && block_model_point_of_plan(&m, x);
+	}
+	free(x);
+	block_model_free(&m);
+	free(freed);
+	return holds;
+}
+
+/*
+ * The bounds rest on every plan being a point of each pool's model: fast's
+ * and full's plans of the generated problems (half the services with a
+ * churn budget, some with two pools) are points of the legal model and of
+ * the protected one, in every pool.
+ */
+TEST(bound_models_hold_every_plan_the_planners_make)
+{
+	int			checked = 0;
+
+	for (uint64_t seed = 1; seed <= 16; seed++)
+	{
+		ga_solve_options opts = {.time_limit_ms = 500};
+		ga_plan    *plans[2] = {NULL, NULL};
+		ga_problem *p = generated(seed);
+		ga_error	err;
+
+		if (p == NULL)
+			continue;
+		CHECK_INT_EQ(ga_solve_fast(p, &opts, &plans[0], &err), GA_OK);
+		CHECK_INT_EQ(ga_solve_full(p, &opts, &plans[1], &err), GA_OK);
+		for (int k = 0; k < 2 && plans[k] != NULL; k++)
+			for (int q = 0; q < p->n_pools; q++)
+				for (int protect_rule = 0; protect_rule < 2; protect_rule++)
+				{
+					CHECK_MSG(pool_model_holds(p, plans[k], q, protect_rule),
+							  "seed %lu: the %s plan is not a point of pool %d's %s model",
+							  (unsigned long) seed, k ? "full" : "fast", q,
+							  protect_rule ? "protected" : "legal");
+					checked++;
+				}
+		ga_plan_destroy(plans[0]);
+		ga_plan_destroy(plans[1]);
+		ga_problem_destroy(p);
+	}
+	CHECK(checked >= 64);
+}
+
+/*
+ * Four GPUs, a service needing one of them at every step (priority 1,
+ * penalty 8) and one job of priority 4 on all four for 10 steps.  Running
+ * it is legal and worth 4 x 4 x 10 against a shortfall of 8 x 10, so the
+ * legal optimum runs it; the protect rule holds the job off the service's
+ * GPU (4 is not above 8 x 1), so no planner does, and the protected bound
+ * stays below that legal plan while the legal bound covers it.
+ */
+TEST(protected_bound_leaves_out_a_legal_trade_of_the_service)
+{
+	ga_params	params = {.n_steps = 24, .step_minutes = 30, .penalty = 8, .half_life_hours = 1e6};
+	ga_problem *p = ga_problem_create(1, 4, 1, 1, &params);
+	ga_plan    *trade;
+	ga_plan    *fast = NULL;
+	ga_solve_options opts = {0};
+	ga_error	err;
+	double		legal;
+	double		protected_bound;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "p");
+	p->pools[0].n_gpus = 4;
+	snprintf(p->jobs[0].name, GA_NAME_LEN, "whole");
+	tp_set_job(p, 0, 4, 4, 4, 40, 0, -1);
+	snprintf(p->services[0].name, GA_NAME_LEN, "svc");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 4;
+	p->services[0].max_gpus = 4;
+	for (int t = 0; t < 24; t++)
+		p->services[0].demand[t] = 1;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+
+	trade = ga_plan_create(p);
+	ga_plan_place_job(trade, p, 0, 0, 0, 4);
+	for (int t = 10; t < 24; t++)
+		ga_plan_set(trade, 0, t, ga_service_workload(p, 0));
+	CHECK_MSG(ga_validate(p, trade, &err) == GA_OK, "the trade is legal: %s", err.message);
+	trade->objective = ga_plan_objective(p, trade);
+
+	legal = bound_of(p, false, false);
+	protected_bound = bound_of(p, true, true);
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &fast, &err), GA_OK);
+	CHECK(trade->objective > 0);
+	CHECK(within(trade->objective, legal));
+	CHECK_MSG(protected_bound < trade->objective - 1,
+			  "protected bound %.6g does not leave out the trade worth %.6g",
+			  protected_bound, trade->objective);
+	if (fast != NULL)
+	{
+		CHECK(fast->job_size[0] <= 0);
+		CHECK(within(fast->objective, protected_bound));
+	}
+	ga_plan_destroy(fast);
+	ga_plan_destroy(trade);
+	ga_problem_destroy(p);
+}
+
+/* The optimum of a written file's LP, as GLPK reads it back. */
+static double
+file_lp_minimum(const char *path)
+{
+	glp_prob   *lp = glp_create_prob();
+	glp_smcp	smcp;
+	double		value = NAN;
+
+	glp_term_out(GLP_OFF);
+	glp_init_smcp(&smcp);
+	smcp.msg_lev = GLP_MSG_OFF;
+	if (glp_read_mps(lp, GLP_MPS_FILE, NULL, path) == 0 &&
+		glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT)
+		value = glp_get_obj_val(lp);
+	glp_delete_prob(lp);
+	glp_term_out(GLP_ON);
+	return value;
+}
+
+/*
+ * Each pool's protected model, written out and solved back as an LP, gives
+ * the protected LP bound: the constant minus the sum of the files' minima
+ * (a two-pool problem, so the files are per pool and the sum matters).
+ */
+TEST(protected_models_written_out_carry_the_same_bound)
+{
+	ga_generate_spec spec;
+	ga_problem *p;
+	ga_error	err;
+	char		prefix[64];
+	double		constant = NAN;
+	double		sum = 0;
+
+	ga_generate_defaults(&spec, 16, 8, 24, 5);
+	spec.two_pools = true;
+	p = ga_generate(&spec, &err);
+	CHECK(p != NULL && p->n_pools == 2);
+	if (p == NULL)
+		return;
+	snprintf(prefix, sizeof(prefix), "/tmp/gpualloc-protected-%ld", (long) getpid());
+	CHECK_INT_EQ(ga_block_write_mps(p, true, prefix, &constant, &err), GA_OK);
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		char		path[96];
+
+		snprintf(path, sizeof(path), "%s-pool%d.mps", prefix, q);
+		sum += file_lp_minimum(path);
+		unlink(path);
+	}
+	CHECK_NEAR(constant - sum, bound_of(p, true, false), 1e-4 * (1 + fabs(constant - sum)));
+	ga_problem_destroy(p);
+}
