@@ -35,10 +35,12 @@
  * service's curve needs the GPUs during the run), a rule of theirs, not of
  * a legal plan: the bounds above cover every legal plan, so part of the gap
  * is what the rule costs.  The protected bound covers the plans that keep
- * the rule (ga_block_bound_with: the block-level model with the rule's first
- * tier, branch and bound for --protected-ms, 60 s by default, on pools
- * whose model has at most PROTECTED_MAX_SIZE nonzeros), and CBC bounds the
- * same models written out (one file per pool) as an independent check; the
+ * the rule: the aggregate model's LP with the rule's first tier
+ * (ga_milp_protected_bound) and, on pools whose block-level model has at
+ * most PROTECTED_MAX_SIZE nonzeros, that model with the rule, branch and
+ * bound for --protected-ms (60 s by default; 0 skips the protected bound);
+ * CBC bounds the same models written out (the block-level ones one file
+ * per pool) for --reference-ms each as an independent check; the
  * protected gap is taken against the smallest of these and the legal
  * bounds (the planners' plans are legal ones).
  *
@@ -320,7 +322,7 @@ reference_bound(const ga_problem *p, const instance *in, const bench_args *args)
 
 	snprintf(path, sizeof(path), "%s/gpus%d_jobs%d.mps", args->mps_dir, in->gpus, in->jobs);
 	make_parents(path);
-	if (ga_milp_write_mps(p, path, &constant, &err) != GA_OK)
+	if (ga_milp_write_mps(p, false, path, &constant, &err) != GA_OK)
 	{
 		fprintf(stderr, "cannot write the MILP of %d GPUs: %s\n", in->gpus, err.message);
 		return NAN;
@@ -331,51 +333,80 @@ reference_bound(const ga_problem *p, const instance *in, const bench_args *args)
 	return constant - lower;
 }
 
-/* The bound on plans that keep the protect rule (NAN when not computed). */
+/*
+ * The bound on plans that keep the protect rule (NAN when not computed):
+ * the aggregate model's LP with protect chains, and where the pools'
+ * block-level models are small, their branch and bound; *block says
+ * whether those were computed.
+ */
 static double
-protected_bound(const ga_problem *p, const bench_args *args)
+protected_bound(const ga_problem *p, const bench_args *args, bool *block)
 {
+	ga_solve_options opts = {.time_limit_ms = args->bound_ms};
 	ga_block_bound_spec spec = {.time_limit_ms = args->protected_ms,
 		.max_size = PROTECTED_MAX_SIZE, .protect_rule = true, .branch = true};
-	double		bound;
+	double		aggregate = HUGE_VAL;
+	double		branched = HUGE_VAL;
 	ga_error	err;
 
+	*block = false;
 	if (!(args->protected_ms > 0))
 		return NAN;
-	if (ga_block_bound_with(p, &spec, &bound, &err) != GA_OK)
-	{
-		fprintf(stderr, "no protected bound: %s\n", err.message);
-		return NAN;
-	}
-	return bound;
+	if (ga_milp_protected_bound(p, &opts, &aggregate, &err) != GA_OK)
+		fprintf(stderr, "no protected LP bound: %s\n", err.message);
+	if (ga_block_bound_with(p, &spec, &branched, &err) == GA_OK)
+		*block = true;
+	else
+		fprintf(stderr, "no protected block bound: %s\n", err.message);
+	return isfinite(fmin(aggregate, branched)) ? fmin(aggregate, branched) : NAN;
 }
 
-/* CBC's bound on the protected models, one file per pool (NAN without CBC). */
+/* CBC's lower bound on the minimum of each model file, summed (NAN on failure). */
 static double
-protected_reference(const ga_problem *p, const instance *in, const bench_args *args)
+cbc_sum(const char *prefix, int n_files, double seconds)
 {
-	char		prefix[1024];
-	double		constant;
 	double		sum = 0;
-	ga_error	err;
 
-	if (!(args->protected_ms > 0) || !(args->reference_ms > 0) || !have_cbc())
-		return NAN;
-	snprintf(prefix, sizeof(prefix), "%s/gpus%d_jobs%d_protected", args->mps_dir, in->gpus, in->jobs);
-	make_parents(prefix);
-	if (ga_block_write_mps(p, true, prefix, &constant, &err) != GA_OK)
-	{
-		fprintf(stderr, "cannot write the protected models of %d GPUs: %s\n", in->gpus, err.message);
-		return NAN;
-	}
-	for (int q = 0; q < p->n_pools; q++)
+	for (int q = 0; q < n_files; q++)
 	{
 		char		path[1200];
 
 		snprintf(path, sizeof(path), "%s-pool%d.mps", prefix, q);
-		sum += cbc_lower_bound(path, args->reference_ms / 1000.0 / p->n_pools);
+		sum += cbc_lower_bound(path, seconds / n_files);
 	}
-	return constant - sum;
+	return sum;
+}
+
+/*
+ * CBC's bound on the protected models: the aggregate one, and the
+ * block-level ones (one file per pool) where they were solved (NAN
+ * without CBC).
+ */
+static double
+protected_reference(const ga_problem *p, const instance *in, const bench_args *args, bool block)
+{
+	char		path[1024];
+	double		constant;
+	double		best = NAN;
+	ga_error	err;
+
+	if (!(args->protected_ms > 0) || !(args->reference_ms > 0) || !have_cbc())
+		return NAN;
+	snprintf(path, sizeof(path), "%s/gpus%d_jobs%d_protected.mps", args->mps_dir, in->gpus, in->jobs);
+	make_parents(path);
+	if (ga_milp_write_mps(p, true, path, &constant, &err) == GA_OK)
+		best = constant - cbc_lower_bound(path, args->reference_ms / 1000.0);
+	else
+		fprintf(stderr, "cannot write the protected MILP of %d GPUs: %s\n", in->gpus, err.message);
+	snprintf(path, sizeof(path), "%s/gpus%d_jobs%d_protected_blocks", args->mps_dir, in->gpus, in->jobs);
+	if (block && ga_block_write_mps(p, true, path, &constant, &err) == GA_OK)
+	{
+		double		blocks = constant - cbc_sum(path, p->n_pools, args->reference_ms / 1000.0);
+
+		if (!(best <= blocks))
+			best = blocks;
+	}
+	return best;
 }
 
 static int
@@ -391,6 +422,7 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 	double		reference;
 	double		protect;
 	double		protect_reference;
+	bool		block = false;
 	int			n = 0;
 
 	ga_generate_defaults(&spec, in->gpus, in->jobs, in->steps, in->seed);
@@ -425,9 +457,9 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 	protect = NAN;
 	protect_reference = NAN;
 	if (in->full_ms > 0)
-		protect = protected_bound(p, args);
+		protect = protected_bound(p, args, &block);
 	if (isfinite(protect))
-		protect_reference = protected_reference(p, in, args);
+		protect_reference = protected_reference(p, in, args, block);
 	for (int i = 0; i < n; i++)
 	{
 		out[i].bound = bound;

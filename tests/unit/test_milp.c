@@ -1041,7 +1041,7 @@ TEST(milp_written_to_mps_bounds_every_plan_and_stays_under_the_lp)
 		if (p == NULL)
 			continue;
 		optimum = brute_optimum(p);
-		CHECK_INT_EQ(ga_milp_write_mps(p, path, &constant, &err), GA_OK);
+		CHECK_INT_EQ(ga_milp_write_mps(p, false, path, &constant, &err), GA_OK);
 		CHECK_INT_EQ(ga_solve_full_ex(p, &opts, NULL, &plan, &stats, &err), GA_OK);
 		lp_bound = stats.lp_bound;
 		CHECK_INT_EQ(ga_solve_bound(p, &opts, &bound, &err), GA_OK);
@@ -1087,7 +1087,7 @@ TEST(milp_written_to_mps_returns_the_pinned_jobs_value_as_its_constant)
 	p->jobs[0].pinned_size = 4;
 	tp_set_job(p, 1, 3, 4, 4, 4 * 3, 0, -1);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	CHECK_INT_EQ(ga_milp_write_mps(p, path, &constant, &err), GA_OK);
+	CHECK_INT_EQ(ga_milp_write_mps(p, false, path, &constant, &err), GA_OK);
 	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
 	CHECK(constant > 0);
 	if (full != NULL)
@@ -1104,7 +1104,7 @@ TEST(milp_written_to_an_unwritable_path_is_an_error)
 	double		constant;
 
 	CHECK(p != NULL);
-	CHECK_INT_EQ(ga_milp_write_mps(p, "/nonexistent-dir/model.mps", &constant, &err), GA_EINVAL);
+	CHECK_INT_EQ(ga_milp_write_mps(p, false, "/nonexistent-dir/model.mps", &constant, &err), GA_EINVAL);
 	CHECK(strstr(err.message, "path") != NULL);
 	ga_problem_destroy(p);
 }

@@ -1,16 +1,18 @@
 /*
- * test_protected_bound.c — the bound on the planners' plans
- * (ga_block_bound_with with the protect rule, block_model.h): it covers
+ * test_protected_bound.c — the bound on the planners' plans (the block-level
+ * model with the protect rule, ga_block_bound_with, and the aggregate model
+ * with protect chains, ga_milp_protected_bound): it covers
  * every plan fast and full make, never exceeds the bound on every legal
  * plan, branch and bound only tightens it, a legal plan that trades a
  * service's demand for a job the rule holds off may exceed it, every plan
- * the planners make is a point of both models (legal and protected), and
+ * the planners make is a point of every model (legal and protected), and
  * the models written for an independent solver carry the same bound.
  */
 #include "unit.h"
 #include "problem_fixture.h"
 #include "solve/block_model_internal.h"
 #include "solve/milp.h"
+#include "solve/milp_internal.h"
 #include "model/validate.h"
 #include "sim/generate.h"
 
@@ -67,6 +69,7 @@ TEST(protected_bound_covers_the_planners_plans)
 {
 	int			checked = 0;
 	int			tighter = 0;
+	int			tighter_aggregate = 0;
 
 	for (uint64_t seed = 1; seed <= 16; seed++)
 	{
@@ -85,6 +88,17 @@ TEST(protected_bound_covers_the_planners_plans)
 			double		lp = bound_of(p, true, false);
 			double		branched = bound_of(p, true, true);
 			double		best = fmax(fast->objective, full->objective);
+			ga_solve_options bound_opts = {.time_limit_ms = 5000};
+			double		aggregate_legal = NAN;
+			double		aggregate = NAN;
+
+			CHECK_INT_EQ(ga_solve_bound(p, &bound_opts, &aggregate_legal, &err), GA_OK);
+			CHECK_INT_EQ(ga_milp_protected_bound(p, &bound_opts, &aggregate, &err), GA_OK);
+			CHECK_MSG(within(aggregate, aggregate_legal), "seed %lu: protected %.9g above legal %.9g",
+					  (unsigned long) seed, aggregate, aggregate_legal);
+			CHECK_MSG(within(best, aggregate), "seed %lu: a plan worth %.9g above the protected LP bound %.9g",
+					  (unsigned long) seed, best, aggregate);
+			tighter_aggregate += aggregate < aggregate_legal - 1e-6 * (1 + fabs(aggregate_legal));
 
 			CHECK_MSG(within(lp, legal), "seed %lu: protected %.9g above legal %.9g",
 					  (unsigned long) seed, lp, legal);
@@ -101,6 +115,7 @@ TEST(protected_bound_covers_the_planners_plans)
 	}
 	CHECK_INT_EQ(checked, 16);
 	CHECK(tighter >= 1);
+	CHECK(tighter_aggregate >= 1);
 }
 
 /* Whether plan is a point of pool q's whole-pool model (relaxed, for the bound). */
@@ -136,11 +151,31 @@ pool_model_holds(const ga_problem *p, const ga_plan *plan, int q, bool protect_r
 	return holds;
 }
 
+/* Whether plan is a point of the aggregate model with protect chains. */
+static bool
+protected_aggregate_holds(const ga_problem *p, const ga_plan *plan)
+{
+	milp_model	m;
+	ga_error	err;
+	double	   *x = NULL;
+	bool		holds = false;
+
+	if (milp_model_build_protected(&m, p, &err) == GA_OK)
+	{
+		x = calloc((size_t) m.n_cols + 1, sizeof(double));
+		holds = x != NULL && milp_plan_to_columns(&m, plan, x);
+	}
+	free(x);
+	milp_model_free(&m);
+	return holds;
+}
+
 /*
- * The bounds rest on every plan being a point of each pool's model: fast's
- * and full's plans of the generated problems (half the services with a
- * churn budget, some with two pools) are points of the legal model and of
- * the protected one, in every pool.
+ * The bounds rest on every plan being a point of each model: fast's and
+ * full's plans of the generated problems (half the services with a churn
+ * budget, some with two pools) are points of each pool's block-level
+ * model, legal and protected, and of the aggregate model with protect
+ * chains.
  */
 TEST(bound_models_hold_every_plan_the_planners_make)
 {
@@ -167,11 +202,39 @@ TEST(bound_models_hold_every_plan_the_planners_make)
 							  protect_rule ? "protected" : "legal");
 					checked++;
 				}
+		for (int k = 0; k < 2 && plans[k] != NULL; k++)
+			CHECK_MSG(protected_aggregate_holds(p, plans[k]),
+					  "seed %lu: the %s plan is not a point of the protected aggregate model",
+					  (unsigned long) seed, k ? "full" : "fast");
 		ga_plan_destroy(plans[0]);
 		ga_plan_destroy(plans[1]);
 		ga_problem_destroy(p);
 	}
 	CHECK(checked >= 64);
+}
+
+/* The optimum of a written file's MILP (GLPK, 5 s), or NAN without a proof. */
+static double
+file_milp_minimum(const char *path)
+{
+	glp_prob   *lp = glp_create_prob();
+	glp_smcp	smcp;
+	glp_iocp	iocp;
+	double		value = NAN;
+
+	glp_term_out(GLP_OFF);
+	glp_init_smcp(&smcp);
+	smcp.msg_lev = GLP_MSG_OFF;
+	glp_init_iocp(&iocp);
+	iocp.msg_lev = GLP_MSG_OFF;
+	iocp.tm_lim = 5000;
+	if (glp_read_mps(lp, GLP_MPS_FILE, NULL, path) == 0 &&
+		glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT &&
+		glp_intopt(lp, &iocp) == 0 && glp_mip_status(lp) == GLP_OPT)
+		value = glp_mip_obj_val(lp);
+	glp_delete_prob(lp);
+	glp_term_out(GLP_ON);
+	return value;
 }
 
 /*
@@ -220,6 +283,30 @@ TEST(protected_bound_leaves_out_a_legal_trade_of_the_service)
 	CHECK_MSG(protected_bound < trade->objective - 1,
 			  "protected bound %.6g does not leave out the trade worth %.6g",
 			  protected_bound, trade->objective);
+	{
+		ga_solve_options bound_opts = {.time_limit_ms = 5000};
+		double		aggregate = NAN;
+
+		CHECK_INT_EQ(ga_milp_protected_bound(p, &bound_opts, &aggregate, &err), GA_OK);
+		CHECK_MSG(aggregate < trade->objective - 1,
+				  "protected LP bound %.6g does not leave out the trade worth %.6g",
+				  aggregate, trade->objective);
+		CHECK(fast == NULL || within(fast->objective, aggregate));
+	}
+	{
+		/* the aggregate model alone, as written out, leaves it out too */
+		char		path[64];
+		double		constant = NAN;
+		double		optimum;
+
+		snprintf(path, sizeof(path), "/tmp/gpualloc-trade-%ld.mps", (long) getpid());
+		CHECK_INT_EQ(ga_milp_write_mps(p, true, path, &constant, &err), GA_OK);
+		optimum = constant - file_milp_minimum(path);
+		unlink(path);
+		CHECK_MSG(optimum < trade->objective - 1,
+				  "protected aggregate optimum %.6g does not leave out the trade worth %.6g",
+				  optimum, trade->objective);
+	}
 	if (fast != NULL)
 	{
 		CHECK(fast->job_size[0] <= 0);
@@ -281,4 +368,50 @@ TEST(protected_models_written_out_carry_the_same_bound)
 	}
 	CHECK_NEAR(constant - sum, bound_of(p, true, false), 1e-4 * (1 + fabs(constant - sum)));
 	ga_problem_destroy(p);
+}
+
+/*
+ * The aggregate model with protect chains, written out and solved by GLPK
+ * as a MILP: its optimum (the constant less the file's minimum) covers
+ * fast's plan and stays within the legal model's.
+ */
+TEST(protected_aggregate_written_out_covers_the_planners_plans)
+{
+	int			solved = 0;
+
+	for (uint64_t seed = 1; seed <= 8; seed++)
+	{
+		ga_problem *p = generated(seed);
+		ga_solve_options opts = {0};
+		ga_plan    *fast = NULL;
+		ga_error	err;
+		char		path[64];
+		double		protected_constant = NAN;
+		double		legal_constant = NAN;
+		double		protected_optimum;
+		double		legal_optimum;
+
+		if (p == NULL)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/gpualloc-protected-%ld.mps", (long) getpid());
+		CHECK_INT_EQ(ga_solve_fast(p, &opts, &fast, &err), GA_OK);
+		CHECK_INT_EQ(ga_milp_write_mps(p, true, path, &protected_constant, &err), GA_OK);
+		protected_optimum = protected_constant - file_milp_minimum(path);
+		CHECK_INT_EQ(ga_milp_write_mps(p, false, path, &legal_constant, &err), GA_OK);
+		legal_optimum = legal_constant - file_milp_minimum(path);
+		unlink(path);
+		if (fast != NULL && isfinite(protected_optimum) && isfinite(legal_optimum))
+		{
+			CHECK_MSG(within(fast->objective, protected_optimum),
+					  "seed %lu: fast's plan %.9g above the protected model's optimum %.9g",
+					  (unsigned long) seed, fast->objective, protected_optimum);
+			CHECK_MSG(within(protected_optimum, legal_optimum),
+					  "seed %lu: protected optimum %.9g above the legal one %.9g",
+					  (unsigned long) seed, protected_optimum, legal_optimum);
+			solved++;
+		}
+		ga_plan_destroy(fast);
+		ga_problem_destroy(p);
+	}
+	CHECK(solved >= 4);
 }

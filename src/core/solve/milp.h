@@ -78,12 +78,24 @@ ga_status	ga_solve_full_ex(const ga_problem *problem,
 
 /*
  * Write the problem's MILP to path in free MPS format, for an independent
- * solver to bound (milp_export.c).  MPS has no objective sense, so the file
+ * solver to bound (milp_export.c); with protect_rule, the model with
+ * protect chains, which bounds the planners' plans only.  MPS has no objective sense, so the file
  * minimises the negated objective without its constant: every legal plan's
  * objective is at most *constant minus the file's optimum, and so at most
  * *constant minus any lower bound another solver proves for the file.
  */
-ga_status	ga_milp_write_mps(const ga_problem *problem, const char *path,
-							  double *constant, ga_error *err);
+ga_status	ga_milp_write_mps(const ga_problem *problem, bool protect_rule,
+							  const char *path, double *constant, ga_error *err);
+
+/*
+ * Upper bound on the objective of every plan the planners make: the LP
+ * relaxation of the model with protect chains (milp_model.c), and of the
+ * block-level models with the protect rule where they are small
+ * (block_model.h); at most ga_solve_bound, and below it where the rule
+ * costs value.
+ */
+ga_status	ga_milp_protected_bound(const ga_problem *problem,
+									const ga_solve_options *options,
+									double *bound, ga_error *err);
 
 #endif

@@ -39,7 +39,8 @@ write_body(void *arg)
 }
 
 ga_status
-ga_milp_write_mps(const ga_problem *problem, const char *path, double *constant, ga_error *err)
+ga_milp_write_mps(const ga_problem *problem, bool protect_rule, const char *path,
+				  double *constant, ga_error *err)
 {
 	milp_model	model = {0};
 	glp_prob   *lp = NULL;
@@ -50,7 +51,8 @@ ga_milp_write_mps(const ga_problem *problem, const char *path, double *constant,
 
 	if (problem == NULL || path == NULL || constant == NULL)
 		return ga_error_set(err, GA_EINVAL, "problem, path and constant are required");
-	rc = milp_model_build(&model, problem, err);
+	rc = protect_rule ? milp_model_build_protected(&model, problem, err)
+		: milp_model_build(&model, problem, err);
 	if (rc == GA_OK)
 	{
 		rc = ga_glpk_guarded(&lp, message, sizeof(message), write_body, &arg, &glpk_failed);

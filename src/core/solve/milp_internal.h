@@ -91,6 +91,11 @@ typedef struct milp_model
 	int			n_chains;
 	int		   *chain_pool;		/* [n_chains] */
 	int		   *chain_level;	/* block size L of the chain */
+	bool	   *chain_held;		/* counts only the jobs the protect rule
+								 * holds (a protect chain: level 1) */
+	bool		protect_rule;	/* built with protect chains: a relaxation
+								 * of the planners' plans, not of every
+								 * legal one */
 	int		   *chain_blocks;	/* [n_chains*T] aligned L-blocks free of
 								 * pins and drained GPUs */
 	int			n_cols;
@@ -163,6 +168,16 @@ ga_status	milp_model_build(milp_model *m, const ga_problem *p, ga_error *err);
  */
 ga_status	milp_model_build_limited(milp_model *m, const ga_problem *p,
 									 size_t max_x, ga_error *err);
+
+/*
+ * The model of the plans that keep the protect rule's first tier
+ * (milp_model.c, protect chains): for ga_milp_protected_bound and its export.
+ */
+ga_status	milp_model_build_protected(milp_model *m, const ga_problem *p,
+									   ga_error *err);
+
+/* Whether the protect rule holds job j to every service of its pool. */
+bool		milp_job_held(const milp_model *m, int j);
 
 /* Release everything milp_model_build allocated and zero m. */
 void		milp_model_free(milp_model *m);

@@ -937,7 +937,8 @@ milp_plan_to_columns(const milp_model *m, const ga_plan *plan, double *x)
 		for (int t = start; t < m->cols[col].end; t++)
 			x[U_col(m, p->jobs[j].pool, t)] += size;
 		for (int c = 0; c < m->n_chains; c++)
-			if (m->chain_pool[c] == p->jobs[j].pool && size >= m->chain_level[c])
+			if (m->chain_pool[c] == p->jobs[j].pool && size >= m->chain_level[c] &&
+				(!m->chain_held[c] || milp_job_held(m, j)))
 				for (int t = start; t < m->cols[col].end; t++)
 					x[V_col(m, c, t)] += size / m->chain_level[c];
 	}

@@ -64,6 +64,7 @@ milp_model_free(milp_model *m)
 {
 	free(m->chain_pool);
 	free(m->chain_level);
+	free(m->chain_held);
 	free(m->chain_blocks);
 	free(m->prefix);
 	free(m->cap);
@@ -296,6 +297,88 @@ free_aligned_blocks(const milp_model *m, const ga_pool *pool, int L, int t)
 }
 
 /*
+ * Protect chains.  The planners start a job the protect rule holds to
+ * every service of its pool only where, over its estimated run, all batch
+ * work of the pool (pinned jobs included) stays within the room the
+ * services' protect curves leave (ga_protect_room at priority 0); the last
+ * such job placed over a step saw every other held job there, so in every
+ * plan they make the held jobs' GPUs plus the pinned jobs' stay within that
+ * room at every step (docs/model.md, Solve modes).  A chain of level 1 over
+ * the held jobs, bounded by the room less the pinned jobs (never below 0),
+ * adds exactly that, so the model relaxes their plans rather than every
+ * legal one.  A job on GPUs of an advance reservation is not counted by the
+ * rule, which a count of GPUs cannot see: with reservations there are no
+ * protect chains (the bound is then the legal one).
+ */
+bool
+milp_job_held(const milp_model *m, int j)
+{
+	const ga_problem *p = m->problem;
+
+	for (int s = 0; s < p->n_services; s++)
+		if (p->services[s].pool == p->jobs[j].pool &&
+			!ga_service_protected_from(p, &p->services[s], p->jobs[j].priority))
+			return false;
+	return true;
+}
+
+/* The room less the pinned jobs' counted GPUs, [n_pools * T], or NULL. */
+static int *
+held_room(const milp_model *m)
+{
+	const ga_problem *p = m->problem;
+	int			T = m->T;
+	int		   *room = malloc(sizeof(int) * (size_t) (p->n_pools > 0 ? p->n_pools : 1) * T);
+
+	if (room == NULL)
+		return NULL;
+	ga_protect_room(p, 0, false, room);
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			q = ga_pool_of_gpu(p, job->pinned_first_gpu);
+
+		if (!job->pinned || q < 0)
+			continue;
+		for (int t = job->pinned_start > 0 ? job->pinned_start : 0; t < job->pinned_end && t < T; t++)
+			room[q * T + t] -= ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size);
+	}
+	return room;
+}
+
+static bool
+add_protect_chains(milp_model *m)
+{
+	const ga_problem *p = m->problem;
+	int			T = m->T;
+	int		   *room;
+
+	if (p->n_reservations > 0)
+		return true;
+	room = held_room(m);
+	if (room == NULL)
+		return false;
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		int			c = m->n_chains;
+		bool		has_service = false;
+
+		for (int s = 0; s < p->n_services; s++)
+			has_service = has_service || p->services[s].pool == q;
+		if (!has_service)
+			continue;
+		for (int t = 0; t < T; t++)
+			m->chain_blocks[(size_t) c * T + t] = room[q * T + t] > 0 ? room[q * T + t] : 0;
+		m->chain_pool[c] = q;
+		m->chain_level[c] = 1;
+		m->chain_held[c] = true;
+		m->n_chains++;
+	}
+	free(room);
+	return true;
+}
+
+/*
  * Alignment chains.  A job of size g >= L covers exactly g/L aligned
  * L-blocks, each free of pins and drained GPUs, and no two jobs share one, so
  * at every step sum over running jobs with g >= L of g/L is at most the
@@ -311,10 +394,12 @@ model_find_chains(milp_model *m)
 	int			T = m->T;
 	int			cap_chains = p->n_pools * MAX_SIZES;
 
+	cap_chains += m->protect_rule ? p->n_pools : 0;
 	m->chain_pool = malloc(sizeof(int) * (cap_chains > 0 ? cap_chains : 1));
 	m->chain_level = malloc(sizeof(int) * (cap_chains > 0 ? cap_chains : 1));
+	m->chain_held = calloc(cap_chains > 0 ? cap_chains : 1, sizeof(bool));
 	m->chain_blocks = malloc(sizeof(int) * (size_t) (cap_chains > 0 ? cap_chains : 1) * T);
-	if (!m->chain_pool || !m->chain_level || !m->chain_blocks)
+	if (!m->chain_pool || !m->chain_level || !m->chain_held || !m->chain_blocks)
 		return false;
 	for (int q = 0; q < p->n_pools; q++)
 	{
@@ -343,10 +428,11 @@ model_find_chains(milp_model *m)
 			m->n_chains++;
 		}
 	}
-	return true;
+	return !m->protect_rule || add_protect_chains(m);
 }
 
 /* Rows and columns of the alignment chains (event form, like U). */
+/* (protect chains count only the jobs the rule holds: milp_job_held) */
 static void
 model_chain_rows(milp_model *m)
 {
@@ -372,7 +458,8 @@ model_chain_rows(milp_model *m)
 		{
 			const milp_col *col = &m->cols[i];
 
-			if (p->jobs[col->job].pool != q || col->size < L)
+			if (p->jobs[col->job].pool != q || col->size < L ||
+				(m->chain_held[c] && !milp_job_held(m, col->job)))
 				continue;
 			add_nz(m, ev0 + 1 + col->start, i + 1, -(col->size / L));
 			if (col->end < T)
@@ -564,13 +651,14 @@ model_trivial_bound(milp_model *m)
 	m->trivial_bound = m->constant + (by_jobs < by_capacity ? by_jobs : by_capacity);
 }
 
-ga_status
-milp_model_build_limited(milp_model *m, const ga_problem *p, size_t max_x,
-						 ga_error *err)
+static ga_status
+build_model(milp_model *m, const ga_problem *p, size_t max_x, bool protect_rule,
+			ga_error *err)
 {
 	ga_status	rc;
 
 	memset(m, 0, sizeof(*m));
+	m->protect_rule = protect_rule;
 	for (int j = 0; j < p->n_jobs; j++)
 		if (p->jobs[j].n_alt_pools > 0)
 			return ga_error_set(err, GA_EINVAL,
@@ -592,9 +680,22 @@ milp_model_build_limited(milp_model *m, const ga_problem *p, size_t max_x,
 }
 
 ga_status
+milp_model_build_limited(milp_model *m, const ga_problem *p, size_t max_x,
+						 ga_error *err)
+{
+	return build_model(m, p, max_x, false, err);
+}
+
+ga_status
 milp_model_build(milp_model *m, const ga_problem *p, ga_error *err)
 {
-	return milp_model_build_limited(m, p, 0, err);
+	return build_model(m, p, 0, false, err);
+}
+
+ga_status
+milp_model_build_protected(milp_model *m, const ga_problem *p, ga_error *err)
+{
+	return build_model(m, p, 0, true, err);
 }
 
 /* Column index (0-based x index) of job j at size/start, or -1. */

@@ -609,13 +609,14 @@ finish_plan(ga_plan *plan, const ga_problem *problem, const milp_run *run)
  * model too large or a GLPK failure only leaves the aggregate bound.
  */
 static void
-block_level_bound(milp_run *run)
+block_level_bound(milp_run *run, bool protect_rule)
 {
-	double		limit = (run->t_end - run->t_start) * BLOCK_BOUND_SHARE;
+	ga_block_bound_spec spec = {.time_limit_ms = (run->t_end - run->t_start) * BLOCK_BOUND_SHARE,
+	.max_size = BLOCK_BOUND_SIZE, .protect_rule = protect_rule};
 	double		bound = HUGE_VAL;
 	ga_error	err;
 
-	if (ga_block_bound(run->problem, limit, BLOCK_BOUND_SIZE, &bound, &err) == GA_OK)
+	if (ga_block_bound_with(run->problem, &spec, &bound, &err) == GA_OK)
 		run->block_bound = bound + 1e-9 * (fabs(bound) + 1);
 }
 
@@ -818,7 +819,7 @@ ga_solve_full_ex(const ga_problem *problem, const ga_solve_options *options,
 		rc = glpk_guarded(&run, true, err);
 	if (rc == GA_OK)
 	{
-		block_level_bound(&run);
+		block_level_bound(&run, false);
 		rc = neighbourhood_search(&run, err);
 	}
 	if (rc == GA_OK && !ga_plan_add_headroom(problem, run.best))
@@ -848,9 +849,13 @@ ga_solve_full(const ga_problem *problem, const ga_solve_options *options,
 	return ga_solve_full_ex(problem, options, NULL, out, NULL, err);
 }
 
-ga_status
-ga_solve_bound(const ga_problem *problem, const ga_solve_options *options,
-			   double *bound, ga_error *err)
+/*
+ * The LP bound of the aggregate model (with protect chains when
+ * protect_rule) and of the block-level models where they are small.
+ */
+static ga_status
+model_bound(const ga_problem *problem, const ga_solve_options *options, bool protect_rule,
+			double *bound, ga_error *err)
 {
 	milp_model	model;
 	milp_run	run;
@@ -867,7 +872,8 @@ ga_solve_bound(const ga_problem *problem, const ga_solve_options *options,
 	run.mip_bound = HUGE_VAL;
 	run.tree_bound = HUGE_VAL;
 
-	rc = milp_model_build(&model, problem, err);
+	rc = protect_rule ? milp_model_build_protected(&model, problem, err)
+		: milp_model_build(&model, problem, err);
 	if (rc == GA_OK && !run_alloc(&run))
 		rc = ga_error_set(err, GA_ENOMEM, "out of memory in the MILP");
 	if (rc == GA_OK && model.n_cols == 0)
@@ -877,10 +883,24 @@ ga_solve_bound(const ga_problem *problem, const ga_solve_options *options,
 	if (rc == GA_OK && model.n_cols > 0)
 	{
 		run.block_bound = HUGE_VAL;
-		block_level_bound(&run);
+		block_level_bound(&run, protect_rule);
 		*bound = fmin(run.lp_bound, run.block_bound);
 	}
 	run_free(&run);
 	milp_model_free(&model);
 	return rc;
+}
+
+ga_status
+ga_solve_bound(const ga_problem *problem, const ga_solve_options *options,
+			   double *bound, ga_error *err)
+{
+	return model_bound(problem, options, false, bound, err);
+}
+
+ga_status
+ga_milp_protected_bound(const ga_problem *problem, const ga_solve_options *options,
+						double *bound, ga_error *err)
+{
+	return model_bound(problem, options, true, bound, err);
 }
