@@ -10,6 +10,7 @@
  */
 #include "unit.h"
 #include "problem_fixture.h"
+#include "mps_fixture.h"
 #include "solve/block_model_internal.h"
 #include "solve/milp.h"
 #include "solve/milp_internal.h"
@@ -213,30 +214,6 @@ TEST(bound_models_hold_every_plan_the_planners_make)
 	CHECK(checked >= 64);
 }
 
-/* The optimum of a written file's MILP (GLPK, 5 s), or NAN without a proof. */
-static double
-file_milp_minimum(const char *path)
-{
-	glp_prob   *lp = glp_create_prob();
-	glp_smcp	smcp;
-	glp_iocp	iocp;
-	double		value = NAN;
-
-	glp_term_out(GLP_OFF);
-	glp_init_smcp(&smcp);
-	smcp.msg_lev = GLP_MSG_OFF;
-	glp_init_iocp(&iocp);
-	iocp.msg_lev = GLP_MSG_OFF;
-	iocp.tm_lim = 5000;
-	if (glp_read_mps(lp, GLP_MPS_FILE, NULL, path) == 0 &&
-		glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT &&
-		glp_intopt(lp, &iocp) == 0 && glp_mip_status(lp) == GLP_OPT)
-		value = glp_mip_obj_val(lp);
-	glp_delete_prob(lp);
-	glp_term_out(GLP_ON);
-	return value;
-}
-
 /*
  * Four GPUs, a service needing one of them at every step (priority 1,
  * penalty 8) and one job of priority 4 on all four for 10 steps.  Running
@@ -301,7 +278,7 @@ TEST(protected_bound_leaves_out_a_legal_trade_of_the_service)
 
 		snprintf(path, sizeof(path), "/tmp/gpualloc-trade-%ld.mps", (long) getpid());
 		CHECK_INT_EQ(ga_milp_write_mps(p, true, path, &constant, &err), GA_OK);
-		optimum = constant - file_milp_minimum(path);
+		optimum = constant - tp_mps_minimum(path, true, 5000);
 		unlink(path);
 		CHECK_MSG(optimum < trade->objective - 1,
 				  "protected aggregate optimum %.6g does not leave out the trade worth %.6g",
@@ -315,25 +292,6 @@ TEST(protected_bound_leaves_out_a_legal_trade_of_the_service)
 	ga_plan_destroy(fast);
 	ga_plan_destroy(trade);
 	ga_problem_destroy(p);
-}
-
-/* The optimum of a written file's LP, as GLPK reads it back. */
-static double
-file_lp_minimum(const char *path)
-{
-	glp_prob   *lp = glp_create_prob();
-	glp_smcp	smcp;
-	double		value = NAN;
-
-	glp_term_out(GLP_OFF);
-	glp_init_smcp(&smcp);
-	smcp.msg_lev = GLP_MSG_OFF;
-	if (glp_read_mps(lp, GLP_MPS_FILE, NULL, path) == 0 &&
-		glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT)
-		value = glp_get_obj_val(lp);
-	glp_delete_prob(lp);
-	glp_term_out(GLP_ON);
-	return value;
 }
 
 /*
@@ -363,7 +321,7 @@ TEST(protected_models_written_out_carry_the_same_bound)
 		char		path[96];
 
 		snprintf(path, sizeof(path), "%s-pool%d.mps", prefix, q);
-		sum += file_lp_minimum(path);
+		sum += tp_mps_minimum(path, false, 60000);
 		unlink(path);
 	}
 	CHECK_NEAR(constant - sum, bound_of(p, true, false), 1e-4 * (1 + fabs(constant - sum)));
@@ -396,9 +354,9 @@ TEST(protected_aggregate_written_out_covers_the_planners_plans)
 		snprintf(path, sizeof(path), "/tmp/gpualloc-protected-%ld.mps", (long) getpid());
 		CHECK_INT_EQ(ga_solve_fast(p, &opts, &fast, &err), GA_OK);
 		CHECK_INT_EQ(ga_milp_write_mps(p, true, path, &protected_constant, &err), GA_OK);
-		protected_optimum = protected_constant - file_milp_minimum(path);
+		protected_optimum = protected_constant - tp_mps_minimum(path, true, 5000);
 		CHECK_INT_EQ(ga_milp_write_mps(p, false, path, &legal_constant, &err), GA_OK);
-		legal_optimum = legal_constant - file_milp_minimum(path);
+		legal_optimum = legal_constant - tp_mps_minimum(path, true, 5000);
 		unlink(path);
 		if (fast != NULL && isfinite(protected_optimum) && isfinite(legal_optimum))
 		{

@@ -63,14 +63,7 @@ branch_bound(bound_run *run)
 	int			status;
 
 	run->tree_bound = HUGE_VAL;
-	glp_init_iocp(&iocp);
-	iocp.msg_lev = GLP_MSG_OFF;
-	iocp.presolve = GLP_OFF;
-	iocp.cb_func = on_bound_tree;
-	iocp.cb_info = run;
-	iocp.tm_lim = block_model_ms_left(run->t_end);
-	iocp.clq_cuts = GLP_ON;
-	iocp.cov_cuts = GLP_ON;
+	block_model_iocp(&iocp, run->t_end, on_bound_tree, run);
 	iocp.mir_cuts = GLP_ON;
 	status = glp_intopt(run->lp, &iocp);
 	if (status == 0 && glp_mip_status(run->lp) == GLP_OPT)

@@ -1116,6 +1116,20 @@ block_model_ms_left(double t_end)
 	return ms < 1 ? 1 : ms > 1e9 ? 1000000000 : (int) ms;
 }
 
+void
+block_model_iocp(glp_iocp *iocp, double t_end, void (*callback) (glp_tree *, void *),
+				 void *info)
+{
+	glp_init_iocp(iocp);
+	iocp->msg_lev = GLP_MSG_OFF;
+	iocp->presolve = GLP_OFF;	/* the LP is solved already */
+	iocp->cb_func = callback;
+	iocp->cb_info = info;
+	iocp->tm_lim = block_model_ms_left(t_end);
+	iocp->clq_cuts = GLP_ON;
+	iocp->cov_cuts = GLP_ON;
+}
+
 static void
 on_tree(glp_tree *tree, void *info)
 {
@@ -1184,15 +1198,8 @@ solve_body(void *arg)
 	glp_adv_basis(run->lp, 0);
 	if (glp_simplex(run->lp, &smcp) != 0 || glp_get_status(run->lp) != GLP_OPT)
 		return GA_OK;
-	glp_init_iocp(&iocp);
-	iocp.msg_lev = GLP_MSG_OFF;
-	iocp.presolve = GLP_OFF;
-	iocp.cb_func = on_tree;
-	iocp.cb_info = run;
-	iocp.tm_lim = block_model_ms_left(run->t_end);
+	block_model_iocp(&iocp, run->t_end, on_tree, run);
 	iocp.mip_gap = 1e-6;
-	iocp.clq_cuts = GLP_ON;
-	iocp.cov_cuts = GLP_ON;
 	status = glp_intopt(run->lp, &iocp);
 	if (run->cancelled)
 		return GA_ECANCEL;

@@ -94,6 +94,13 @@ bool		block_model_point_of_plan(const block_model *m, double *x);
 /* Load the model into an empty GLPK problem, maximising. */
 void		block_model_load(const block_model *m, glp_prob *lp);
 
+/*
+ * Branch and bound's settings on a model whose LP is solved: quiet, no
+ * presolve, clique and cover cuts, the callback, until t_end.
+ */
+void		block_model_iocp(glp_iocp *iocp, double t_end,
+							 void (*callback) (glp_tree *, void *), void *info);
+
 /* Milliseconds left until t_end (ga_now_ms) as a GLPK time limit: 1 to 1e9. */
 int			block_model_ms_left(double t_end);
 
