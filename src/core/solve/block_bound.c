@@ -273,10 +273,7 @@ write_body(void *arg)
 
 	run->lp = glp_create_prob();
 	block_model_load(run->m, run->lp);
-	glp_set_obj_dir(run->lp, GLP_MIN);
-	for (int c = 1; c <= run->m->n_vars; c++)
-		glp_set_obj_coef(run->lp, c, -run->m->obj[c]);
-	run->write_failed = glp_write_mps(run->lp, GLP_MPS_FILE, NULL, run->path) != 0;
+	run->write_failed = !milp_write_negated_mps(run->lp, run->path);
 	return GA_OK;
 }
 

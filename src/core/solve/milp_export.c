@@ -30,12 +30,18 @@ write_body(void *arg)
 
 	*a->lp = glp_create_prob();
 	milp_load_glpk(*a->lp, m);
-	glp_set_obj_dir(*a->lp, GLP_MIN);
-	glp_set_obj_coef(*a->lp, 0, 0);
-	for (int j = 1; j <= m->n_cols; j++)
-		glp_set_obj_coef(*a->lp, j, -m->obj[j]);
-	a->write_failed = glp_write_mps(*a->lp, GLP_MPS_FILE, NULL, a->path) != 0;
+	a->write_failed = !milp_write_negated_mps(*a->lp, a->path);
 	return GA_OK;
+}
+
+bool
+milp_write_negated_mps(glp_prob *lp, const char *path)
+{
+	glp_set_obj_dir(lp, GLP_MIN);
+	glp_set_obj_coef(lp, 0, 0);
+	for (int j = 1; j <= glp_get_num_cols(lp); j++)
+		glp_set_obj_coef(lp, j, -glp_get_obj_coef(lp, j));
+	return glp_write_mps(lp, GLP_MPS_FILE, NULL, path) == 0;
 }
 
 ga_status

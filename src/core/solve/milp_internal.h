@@ -176,6 +176,15 @@ ga_status	milp_model_build_limited(milp_model *m, const ga_problem *p,
 ga_status	milp_model_build_protected(milp_model *m, const ga_problem *p,
 									   ga_error *err);
 
+struct glp_prob;
+
+/*
+ * Write the maximising problem lp to path in free MPS as the minimisation
+ * of its negated objective without its constant (MPS carries no sense, and
+ * readers differ on a constant); lp is changed.  False when writing fails.
+ */
+bool		milp_write_negated_mps(struct glp_prob *lp, const char *path);
+
 /* Whether the protect rule holds job j to every service of its pool. */
 bool		milp_job_held(const milp_model *m, int j);
 
@@ -183,7 +192,6 @@ bool		milp_job_held(const milp_model *m, int j);
 void		milp_model_free(milp_model *m);
 
 /* Load m into the empty GLPK problem lp (milp_search.c). */
-struct glp_prob;
 void		milp_load_glpk(struct glp_prob *lp, const milp_model *m);
 
 /*

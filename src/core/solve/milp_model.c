@@ -431,8 +431,10 @@ model_find_chains(milp_model *m)
 	return !m->protect_rule || add_protect_chains(m);
 }
 
-/* Rows and columns of the alignment chains (event form, like U). */
-/* (protect chains count only the jobs the rule holds: milp_job_held) */
+/*
+ * Rows and columns of the alignment chains (event form, like U); protect
+ * chains count only the jobs the rule holds (milp_job_held).
+ */
 static void
 model_chain_rows(milp_model *m)
 {
