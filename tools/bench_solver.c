@@ -48,7 +48,8 @@
  * list of objects with the keys gpus, jobs, steps, mode, p50_ms, p99_ms,
  * objective, bound, reference_bound (CBC's, or null), gap (against the
  * best of both), protected_bound, protected_reference_bound (CBC's on
- * the protected models, or null), protected_gap, and for fast moves, work, work_limit, converged (runs)
+ * the protected models, or null), protected_gap, and for fast moves,
+ * work, work_limit, converged (runs)
  * and runs; for full runs, found_by (how many runs' plans each phase
  * found: the fast warm start, LP rounding, branch and bound or the
  * neighbourhood search) and neighbourhoods (solved per run, mean).
@@ -95,7 +96,8 @@ static const instance instances[] = {
  * jobs over 48 steps need 57,000 nonzeros (the LP solves in half a
  * second); 64 GPUs and 30 jobs need 1.8 million, where GLPK's simplex had
  * not finished after 9 minutes, nor its interior point after 10, so the
- * larger instances go without (their protected gap is the legal one).
+ * larger instances go without it (their protected bound is the aggregate
+ * model's alone).
  */
 #define PROTECTED_MAX_SIZE 500000L
 
