@@ -2,13 +2,14 @@
 # configuration store, synchronous_mode and synchronous_mode_strict on) with
 # gpualloc preloaded on every member.  While a submitter and an executor
 # write through a multi-host connection string (target_session_attrs =
-# read-write) and a monitor samples every member, the leader's postmaster is
-# killed with SIGKILL.  Checked: a new leader is elected and its planner
-# commits a plan; every submit and executor report whose commit was
-# acknowledged is on the new leader; no GPU is ever booked twice; a planner
-# never runs on a member in recovery nor on two members at once, and worker
-# plan runs never overlap; the old leader rejoins as a replica with the new
-# leader's history and plans no more.  The failover figures are printed, and
+# read-write) and a monitor samples every member, the leader dies: its
+# Patroni and its postmaster are killed with SIGKILL, as a host crash would
+# end them.  Checked: a new leader is elected and its planner commits a plan;
+# every submit and executor report whose commit was acknowledged is on the
+# new leader; no GPU is ever booked twice; a planner never runs on a member
+# in recovery nor on two members at once, and worker plan runs never
+# overlap; once its Patroni is started again, the old leader rejoins as a
+# replica with the new leader's history and plans no more.  The failover figures are printed, and
 # written as JSON to $GPUALLOC_HA_JSON when set (make test-ha sets it to
 # bench/results/ha.json).
 #
@@ -30,6 +31,7 @@ my $PG_BIN = '/usr/lib/postgresql/15/bin';
 my $LOAD_BEFORE_KILL = 12;	# seconds of client load before the kill
 my $LOAD_AFTER_PLAN = 8;	# and after the new leader's first plan
 my $FAILOVER_BOUND = 120;	# seconds allowed for a new leader, and for its plan
+my $TTL = 12;	# Patroni's leader key lives this long unless renewed (>= loop_wait + 2 * retry_timeout)
 my $MEMBERS = 3;
 
 for my $bin ('/usr/bin/patroni', '/usr/bin/etcd', "$PG_BIN/postgres")
@@ -129,6 +131,18 @@ sub postmaster_pid
 END
 {
 	my $rc = $?;
+	# a failed run's Patroni logs go with its temporary directory: show
+	# their ends first
+	if ($rc != 0 || !Test::More->builder->is_passing)
+	{
+		for my $m (@members)
+		{
+			open(my $fh, '<', "$m->{dir}/patroni.log") or next;
+			my @lines = <$fh>;
+			close $fh;
+			diag("$m->{name} patroni.log: $_") for @lines[ ($#lines > 40 ? $#lines - 40 : 0) .. $#lines ];
+		}
+	}
 	# clients and monitor first, then Patroni (which stops its PostgreSQL),
 	# then any postmaster left behind, then etcd
 	my @loops = grep { $started{$_} =~ /^(client|monitor)/ } keys %started;
@@ -245,7 +259,7 @@ etcd3:
   hosts: 127.0.0.1:$etcd_client
 bootstrap:
   dcs:
-    ttl: 20
+    ttl: $TTL
     loop_wait: 1
     retry_timeout: 5
     # fail over at once when the primary crashes, rather than restart it
@@ -460,9 +474,17 @@ my $plans_before = sql_at($leader,
 my $log_size_at_kill = -s "$leader->{dir}/log/postgresql.log" // 0;
 my $victim = postmaster_pid($leader);
 ok($victim && kill(0, $victim), "the leader's postmaster runs (pid " . ($victim // '?') . ')');
+ok(alive($leader->{patroni}), "the leader's Patroni runs (pid $leader->{patroni})");
+# The whole member dies, as its host would: Patroni first, so that it cannot
+# restart PostgreSQL in place (which it does after a crash when it judges a
+# failover impossible at that moment), then the postmaster.  The leader key
+# then expires after ttl and the synchronous standby takes it.
 my $killed_at = time;
+kill 'KILL', $leader->{patroni};
 kill 'KILL', $victim;
-diag(sprintf('killed the postmaster of %s at %.3f', $leader->{name}, $killed_at));
+waitpid($leader->{patroni}, 0);
+delete $started{ $leader->{patroni} };
+diag(sprintf('killed the Patroni and the postmaster of %s at %.3f', $leader->{name}, $killed_at));
 
 my @others = grep { $_ != $leader } @members;
 my ($new_leader, $leader_seen_at);
@@ -495,6 +517,12 @@ wait_until($FAILOVER_BOUND - (time - $killed_at), 0.1, sub {
 	return 1;
 });
 ok($first_plan_seen_at, "the new leader commits a plan within $FAILOVER_BOUND s of the kill");
+
+# The old leader's host comes back: its Patroni starts again, and must bring
+# its PostgreSQL back as a replica of the new leader.
+my $restarted_at = time;
+$leader->{patroni} = spawn("patroni $leader->{name}", "$leader->{dir}/patroni.log",
+	'/usr/bin/patroni', "$leader->{dir}/patroni.yml");
 
 sleep $LOAD_AFTER_PLAN;
 append_line($stop_file, 'stop');
@@ -635,7 +663,7 @@ my %figures = (
 	synchronous_mode_strict => JSON::PP::true,
 	primary_start_timeout_s => 0,
 	loop_wait_s => 1,
-	ttl_s => 20,
+	ttl_s => $TTL,
 	wal_retrieve_retry_interval_s => 1,
 	replan_interval_s => 2,
 	kill_to_new_leader_s => $r3->($leader_seen_at - $killed_at),
@@ -643,7 +671,9 @@ my %figures = (
 	kill_to_first_plan_finished_s => $r3->($first_plan_finished_at ? $first_plan_finished_at - $killed_at : undef),
 	target_first_committed_plan_s => 30,
 	submit_gap_s => $r3->($last_before && $first_after ? $first_after - $last_before : undef),
+	old_leader_restarted_s => $r3->($restarted_at - $killed_at),
 	old_leader_rejoined_s => $r3->($rejoined_at ? $rejoined_at - $killed_at : undef),
+	killed => 'the leader\'s Patroni and postmaster (SIGKILL)',
 	submits_acknowledged => scalar @submit_acks,
 	submits_acknowledged_after_kill => scalar @after_kill,
 	submit_attempts_failed => scalar @submit_failures,

@@ -1,8 +1,8 @@
 #!/bin/sh
 # sh tools/test-ha.sh (or make test-ha): the high-availability test alone,
 # t/020_ha.pl — a three-member Patroni cluster with etcd on loopback, the
-# leader's postmaster killed under load — with its failover figures written
-# to bench/results/ha.json.  Installs what is missing through apt, builds and
+# leader (its Patroni and its postmaster) killed under load — with its
+# failover figures written to bench/results/ha.json.  Installs what is missing through apt, builds and
 # installs the extension, then runs the test.  When started as root, the
 # test (and so etcd, Patroni and PostgreSQL) runs as the postgres user on a
 # copy of the tree that user owns.  Exit status 0 only when every check
