@@ -246,6 +246,12 @@ typedef struct GaAltPoolsJob
 extern void ga_pg_check_alt_pools(ArrayType *names, const GaAltPoolsJob *job, GaAltPools *out);
 extern void ga_pg_insert_alt_pools(int64 job_id, const GaAltPools *alts);
 
+/*
+ * active_job_name.c: lock the tenant's job name until the transaction ends,
+ * then whether a queued, booked or running job of the tenant has it
+ */
+extern bool ga_pg_claim_job_name(const char *tenant, text *name);
+
 /* submit.c: an admin, a superuser or a member of the tenant's role */
 extern bool ga_pg_can_act_for(Oid caller, const char *tenant);
 

@@ -90,12 +90,10 @@ static GaSavedQuery capacity_query = {
 	2, {INT4OID, INT4OID}, NULL
 };
 
-/* the tenant's cap, and whether it has an active job of this name (jobs_active_name_idx) */
+/* the tenant's cap; whether it has an active job of the name is an index probe under a lock (active_job_name.c) */
 static GaSavedQuery tenant_query = {
-	"SELECT t.max_priority, EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE j.tenant = t.tenant AND j.name = $2 "
-	"                               AND j.status IN ('queued', 'booked', 'running')) "
-	"FROM gpualloc.tenants t WHERE t.tenant = $1",
-	2, {NAMEOID, TEXTOID}, NULL
+	"SELECT t.max_priority FROM gpualloc.tenants t WHERE t.tenant = $1",
+	1, {NAMEOID}, NULL
 };
 
 static GaSavedQuery insert_query = {
@@ -403,17 +401,15 @@ ga_pg_can_act_for(Oid caller, const char *tenant)
 
 /*
  * The tenant: registered, the caller may act for it, the priority within
- * its cap, and the name free among its active jobs (checked in that order,
- * read in one statement).
+ * its cap, and the name free among its active jobs (checked in that order).
  */
 static void
 check_tenant(const char *tenant, double priority, text *name)
 {
-	Datum		args[2] = {DirectFunctionCall1(namein, CStringGetDatum(tenant)), PointerGetDatum(name)};
+	Datum		args[1] = {DirectFunctionCall1(namein, CStringGetDatum(tenant))};
 	Oid			caller = GetOuterUserId();
 	bool		isnull;
 	double		cap;
-	bool		name_taken;
 
 	ga_saved_query_expect(&tenant_query, args, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -426,7 +422,6 @@ check_tenant(const char *tenant, double priority, text *name)
 	cap = DatumGetFloat8(first_value(&isnull));
 	if (isnull)
 		cap = gpualloc_max_priority;
-	name_taken = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	/* the common case: a role submits for itself */
 	if (strcmp(tenant, GetUserNameFromId(caller, false)) != 0 && !ga_pg_can_act_for(caller, tenant))
 		ereport(ERROR,
@@ -439,7 +434,7 @@ check_tenant(const char *tenant, double priority, text *name)
 				 errmsg("priority %s is above the maximum %s of tenant \"%s\"", float_text(priority),
 						float_text(cap), tenant),
 				 errhint("Ask an admin to raise it with gpualloc.set_tenant().")));
-	if (name_taken)
+	if (ga_pg_claim_job_name(tenant, name))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
 				 errmsg("tenant \"%s\" already has an active job named \"%s\"", tenant, text_to_cstring(name)),
