@@ -9,9 +9,9 @@
 # new leader; no GPU is ever booked twice; a planner never runs on a member
 # in recovery nor on two members at once, and worker plan runs never
 # overlap; once its Patroni is started again, the old leader rejoins as a
-# replica with the new leader's history and plans no more.  The failover figures are printed, and
-# written as JSON to $GPUALLOC_HA_JSON when set (make test-ha sets it to
-# bench/results/ha.json).
+# replica with the new leader's history and plans no more.  The failover
+# figures are printed, and written as JSON to $GPUALLOC_HA_JSON when set
+# (make test-ha sets it to bench/results/ha.json).
 #
 # Everything listens on 127.0.0.1 on free ports and lives under the test's
 # temporary directory; every process started here is stopped at exit, on
