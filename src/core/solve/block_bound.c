@@ -44,26 +44,15 @@ typedef struct bound_run
 	char		message[160];
 } bound_run;
 
-/*
- * The search's bound so far: no active node holds more than the best one's
- * local bound, and no fathomed one more than the incumbent (a node whose
- * bound fell below a new incumbent may not be pruned yet, so the bound is
- * the larger of the two).
- */
+/* The search's bound so far (milp_tree_bound): the lowest seen stays valid. */
 static void
 on_bound_tree(glp_tree *tree, void *info)
 {
 	bound_run  *run = info;
-	glp_prob   *lp = glp_ios_get_prob(tree);
-	int			best = glp_ios_best_node(tree);
 	double		bound;
 
-	if (best == 0)
-		return;
-	bound = glp_ios_node_bound(tree, best);
-	if (glp_mip_status(lp) == GLP_FEAS || glp_mip_status(lp) == GLP_OPT)
-		bound = fmax(bound, glp_mip_obj_val(lp));
-	run->tree_bound = fmin(run->tree_bound, bound);
+	if (milp_tree_bound(tree, &bound))
+		run->tree_bound = fmin(run->tree_bound, bound);
 }
 
 /* Branch and bound from the solved LP; the bound it proves, or HUGE_VAL. */

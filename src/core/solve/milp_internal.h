@@ -177,6 +177,7 @@ ga_status	milp_model_build_protected(milp_model *m, const ga_problem *p,
 									   ga_error *err);
 
 struct glp_prob;
+struct glp_tree;
 
 /*
  * Write the maximising problem lp to path in free MPS as the minimisation
@@ -184,6 +185,14 @@ struct glp_prob;
  * readers differ on a constant); lp is changed.  False when writing fails.
  */
 bool		milp_write_negated_mps(struct glp_prob *lp, const char *path);
+
+/*
+ * The bound a GLPK search tree proves so far on its maximising problem: the
+ * best active node's local bound, never below the incumbent (a node whose
+ * bound fell below a new incumbent may not be pruned yet).  False while no
+ * node is active.
+ */
+bool		milp_tree_bound(struct glp_tree *tree, double *bound);
 
 /* Whether the protect rule holds job j to every service of its pool. */
 bool		milp_job_held(const milp_model *m, int j);

@@ -181,18 +181,27 @@ offer_best(milp_run *run, glp_tree *tree)
  * one seen stays valid.  The margin covers GLPK's pruning tolerance (1e-7
  * relative) and the tolerance of the node LPs.
  */
+bool
+milp_tree_bound(glp_tree *tree, double *bound)
+{
+	int			best = glp_ios_best_node(tree);
+	glp_prob   *lp = glp_ios_get_prob(tree);
+
+	if (best == 0)
+		return false;
+	*bound = glp_ios_node_bound(tree, best);
+	if (glp_mip_status(lp) == GLP_FEAS || glp_mip_status(lp) == GLP_OPT)
+		*bound = fmax(*bound, glp_mip_obj_val(lp));
+	return true;
+}
+
 static void
 note_tree_bound(milp_run *run, glp_tree *tree)
 {
-	int			best = glp_ios_best_node(tree);
-	glp_prob   *mip = glp_ios_get_prob(tree);
 	double		bound;
 
-	if (best == 0)
+	if (!milp_tree_bound(tree, &bound))
 		return;
-	bound = glp_ios_node_bound(tree, best);
-	if (glp_mip_status(mip) == GLP_FEAS || glp_mip_status(mip) == GLP_OPT)
-		bound = fmax(bound, glp_mip_obj_val(mip));
 	bound += 1e-6 * (fabs(bound) + 1);
 	if (isfinite(bound) && bound < run->tree_bound)
 		run->tree_bound = bound;
