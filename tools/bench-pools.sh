@@ -15,16 +15,20 @@
 # plan (checked: same objective); a time-limited solve (full) would only
 # show that both stop at the limit.  In one session, as the background
 # planner re-plans, after one warm-up re-plan the two settings alternate
-# BENCH_REPEATS (5) times; the table shows medians of
+# BENCH_REPEATS (11) times; the table shows medians of
 # the re-plan's wall time (build, solve, store, commit) and of its solve
-# time alone (the part solved in parallel).
+# time alone (the part solved in parallel), and the median of the speed-ups
+# of each pair of neighbouring re-plans.  On a shared machine whose speed
+# drifts by a fifth within seconds, the neighbours of a pair ran at about
+# the same speed; 11 pairs, because with 5 the ratio of the medians moved
+# from 1.27x to 1.68x between two runs a minute apart.
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 POOLS=${BENCH_POOLS:-4}
 POOL_GPUS=${BENCH_POOL_GPUS:-4096}
 JOBS=${BENCH_JOBS:-2000}
-REPEATS=${BENCH_REPEATS:-5}
+REPEATS=${BENCH_REPEATS:-11}
 LIMIT=${BENCH_LIMIT:-10 minutes}
 MODE=${BENCH_MODE:-fast}
 make -s >/dev/null
@@ -98,6 +102,9 @@ s1=$(awk '$1 == 1 {print $3}' "$TMP/runs" | median)
 wn=$(awk '$1 == -1 {print $2}' "$TMP/runs" | median)
 sn=$(awk '$1 == -1 {print $3}' "$TMP/runs" | median)
 speed_wall=$(awk -v a="$w1" -v b="$wn" 'BEGIN {printf "%.2f", a / b}')
+# each parallel re-plan against the serial one just before it
+paired_wall=$(awk '$1 == 1 {s = $2} $1 == -1 {print s / $2}' "$TMP/runs" | median)
+paired_wall=$(awk -v a="$paired_wall" 'BEGIN {printf "%.2f", a}')
 speed_solve=$(awk -v a="$s1" -v b="$sn" 'BEGIN {printf "%.2f", a / b}')
 cores=$(nproc)
 # the default setting's processes: one per pool, up to the online CPUs
@@ -110,14 +117,15 @@ echo "|---:|---:|---:|"
 echo "| 1 | $w1 | $s1 |"
 echo "| -1 (default: $processes processes) | $wn | $sn |"
 echo "| speedup | ${speed_wall}x | ${speed_solve}x |"
+echo "| speedup, median of the $REPEATS pairs | ${paired_wall}x | |"
 echo
 echo "runs (setting wall_ms solve_ms objective status):"
 cat "$TMP/runs"
 same=true
 [ "$objectives" -eq 1 ] || same=false
 mkdir -p bench/results
-printf '{"pools": %s, "gpus_per_pool": %s, "jobs_per_pool": %s, "mode": "%s", "time_limit": "%s", "repeats": %s, "cores": %s, "load_average": %s, "serial": {"replan_wall_ms": %s, "solve_ms": %s}, "parallel": {"setting": -1, "processes": %s, "replan_wall_ms": %s, "solve_ms": %s}, "speedup_replan_wall": %s, "speedup_solve": %s, "same_objective": %s, "failed_runs": %s}\n' \
+printf '{"pools": %s, "gpus_per_pool": %s, "jobs_per_pool": %s, "mode": "%s", "time_limit": "%s", "repeats": %s, "cores": %s, "load_average": %s, "serial": {"replan_wall_ms": %s, "solve_ms": %s}, "parallel": {"setting": -1, "processes": %s, "replan_wall_ms": %s, "solve_ms": %s}, "speedup_replan_wall": %s, "speedup_replan_wall_paired": %s, "speedup_solve": %s, "same_objective": %s, "failed_runs": %s}\n' \
 	"$POOLS" "$POOL_GPUS" "$JOBS" "$MODE" "$LIMIT" "$REPEATS" "$cores" "$load" "$w1" "$s1" "$processes" "$wn" "$sn" \
-	"$speed_wall" "$speed_solve" "$same" "$bad" >bench/results/pools.json
+	"$speed_wall" "$paired_wall" "$speed_solve" "$same" "$bad" >bench/results/pools.json
 echo "wrote bench/results/pools.json"
 [ "$bad" -eq 0 ] && [ "$same" = true ]
