@@ -136,3 +136,21 @@ SELECT count(*) AS service_gpus FROM gpualloc.current_allocation WHERE service =
 SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
 SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs WHERE name LIKE 'fill-%' AND status IN ('queued', 'booked');
 SELECT gpualloc.remove_service('late-chat');
+
+-- Committing a plan of more than 256 GPUs plans its statements for the
+-- call's arrays; the setting that asks for it ends with the call and
+-- leaves the caller's own setting as it was, inside its transaction too.
+SELECT gpualloc.add_pool('wide', 'A100-80GB', 80, 312) > 0 AS pool_added;
+SELECT count(gpualloc.add_node('wide', n)) AS nodes FROM generate_series(0, 39) n;
+SELECT gpualloc.submit_job('wide-' || i, 'training', 'wide', 64, 64, work_gpu_hours => 640) > 0 AS submitted
+FROM generate_series(1, 4) i;
+BEGIN;
+SET LOCAL plan_cache_mode = force_generic_plan;
+SELECT status FROM gpualloc.replan('fast');
+SHOW plan_cache_mode;
+COMMIT;
+SELECT count(*) AS booked_gpus FROM gpualloc.current_allocation WHERE pool = 'wide' AND workload_kind = 'job';
+SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
+SELECT count(*) AS cancelled FROM (SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs
+WHERE name LIKE 'wide-%' AND status IN ('queued', 'booked')) c;
+SELECT gpualloc.remove_pool('wide');

@@ -160,24 +160,29 @@ $$;
 --     queued again.
 -- Returns the number of GPUs changed.
 --
--- Its statements are planned for each call's arrays: a saved generic plan
--- counts every array as 10 elements (it cannot see them), so after a
--- session's fifth commit it would look up each of the cluster's GPUs one
--- by one (an index probe per GPU, 5x slower at 16,384 GPUs than the hash
--- joins a plan for the real arrays uses).  Planning costs about a
--- millisecond, once a run.
+--
+-- Past 256 GPUs its statements are planned for each call's arrays.  A saved
+-- generic plan counts every array as 10 elements (it cannot see them), so
+-- from a session's sixth commit on it looked each GPU up by an index probe:
+-- about 8 us a GPU, 135 ms more than hash joins at 16,384 GPUs.  Planning
+-- for the arrays costs 1 to 2 ms, which pays from about 200 GPUs; below
+-- that the saved plan stays, and the commit lock is not held for planning.
 CREATE FUNCTION gpualloc_internal.commit_plan_step(p_plan_id bigint, gpus integer[], jobs bigint[],
 										   services integer[], known_bookings bigint[])
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, gpualloc, pg_temp
-SET plan_cache_mode = force_custom_plan
+SET plan_cache_mode = auto
 AS $$
 DECLARE
 	d_gpus integer[];
 	d_jobs bigint[];
 	d_svcs integer[];
 BEGIN
+	IF pg_catalog.cardinality(gpus) > 256 THEN
+		-- local to this call: the SET clause above restores it on return
+		PERFORM pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true);
+	END IF;
 	PERFORM gpualloc_internal.commit_lock();
 	WITH known AS (
 		SELECT DISTINCT u.job_id FROM pg_catalog.unnest(known_bookings) AS u(job_id)
