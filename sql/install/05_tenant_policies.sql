@@ -287,9 +287,12 @@ GROUP BY w.tenant, w.pool_id, k;
 
 -- The GPU-hours each tenant's jobs held per pool over [lo, as_of], each
 -- hour weighted by 2^(-age / H) at as_of: the integral of 2^(-age / H) over
--- a row's span is H / ln 2 * (2^(-end / H) - 2^(-begin / H)).  With min_seq,
--- only the rows open or ended by a change set after it (the rows a rollup
--- made at lo with seq = min_seq has not counted whole).
+-- a span is H / ln 2 * (2^(-end / H) - 2^(-begin / H)).  Without min_seq,
+-- from every row that overlaps [lo, as_of].  With min_seq, what changed
+-- after a rollup made at lo with seq = min_seq, beyond the GPUs held then
+-- (which decayed_usage counts as held on to as_of): the rows begun since,
+-- and less, for the rows open then that have ended since, their time from
+-- their end to as_of.
 CREATE FUNCTION gpualloc_internal.held_usage(lo timestamptz, as_of timestamptz, half_life_hours double precision,
 											 min_seq bigint)
 RETURNS TABLE (tenant name, pool_id integer, usage double precision)
@@ -297,24 +300,31 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	WITH rows AS (
-		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
+		SELECT a.job_id, a.gpu_id, greatest(lower(a.during), lo) AS began,
+			   least(coalesce(upper(a.during), as_of), as_of) AS ended, 1 AS sign
+		FROM gpualloc.allocations a
 		WHERE min_seq IS NULL AND a.job_id IS NOT NULL AND a.during && tstzrange(lo, as_of)
 		UNION ALL
-		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
-		WHERE min_seq IS NOT NULL AND a.end_seq IS NULL AND a.job_id IS NOT NULL AND lower(a.during) < as_of
+		SELECT a.job_id, a.gpu_id, greatest(lower(a.during), lo), least(coalesce(upper(a.during), as_of), as_of), 1
+		FROM gpualloc.allocations a
+		WHERE min_seq IS NOT NULL AND a.begin_seq > min_seq AND a.job_id IS NOT NULL
 		UNION ALL
-		SELECT a.job_id, a.gpu_id, a.during FROM gpualloc.allocations a
-		WHERE min_seq IS NOT NULL AND a.end_seq > min_seq AND a.job_id IS NOT NULL AND lower(a.during) < as_of
+		SELECT a.job_id, a.gpu_id, upper(a.during), as_of, -1
+		FROM gpualloc.allocations a
+		WHERE min_seq IS NOT NULL AND a.begin_seq <= min_seq AND a.end_seq > min_seq AND a.job_id IS NOT NULL
 	), spans AS (
 		-- a job's GPUs mostly share one span: the integral once per span
-		SELECT j.tenant, g.pool_id, count(*)::double precision AS gpus,
-			   (extract(epoch FROM as_of - greatest(lower(r.during), lo)) / 3600)::double precision AS age_begin,
-			   (extract(epoch FROM as_of - least(coalesce(upper(r.during), as_of), as_of)) / 3600)::double precision AS age_end
+		SELECT j.tenant, g.pool_id, (r.sign * count(*))::double precision AS gpus,
+			   (extract(epoch FROM as_of - r.began) / 3600)::double precision AS age_begin,
+			   (extract(epoch FROM as_of - r.ended) / 3600)::double precision AS age_end
 		FROM rows r
 		JOIN gpualloc.jobs j ON j.job_id = r.job_id
 		JOIN gpualloc.gpus g ON g.gpu_id = r.gpu_id
-		GROUP BY j.tenant, g.pool_id, lower(r.during), upper(r.during)
+		GROUP BY j.tenant, g.pool_id, r.began, r.ended, r.sign
 	)
+	-- spans that end before they begin (a row begun, or one ended, after
+	-- as_of) weigh nothing; left to this filter, not to the scans, whose
+	-- index conditions are the change sets alone
 	SELECT x.tenant, x.pool_id,
 		   sum(x.gpus * half_life_hours / ln(2::double precision)
 			   * (power(2::double precision, -x.age_end / half_life_hours)
@@ -326,9 +336,10 @@ $$;
 
 -- Each tenant's decayed usage per pool as of a moment.  From the rollup
 -- (gpualloc_internal.usage_rollup) when one was made with the current
--- half-life at or before as_of: it decayed to as_of, plus the rows it has
--- not counted; otherwise from the allocation rows of the last 20 half-lives
--- (older hours weigh below 2^-20).
+-- half-life at or before as_of: its usage decayed to as_of, its GPUs held
+-- from then to as_of, and the change sets since (held_usage with min_seq);
+-- otherwise from the allocation rows of the last 20 half-lives (older hours
+-- weigh below 2^-20).
 CREATE FUNCTION gpualloc_internal.decayed_usage(as_of timestamptz)
 RETURNS TABLE (tenant name, pool_id integer, usage double precision)
 LANGUAGE plpgsql STABLE
@@ -338,16 +349,19 @@ DECLARE
 	h interval := gpualloc_internal.setting('gpualloc.fairshare_half_life', '7d')::interval;
 	hours double precision := extract(epoch FROM h) / 3600;
 	st gpualloc_internal.usage_rollup_state;
+	age double precision;
 BEGIN
 	SELECT * INTO st FROM gpualloc_internal.usage_rollup_state;
 	IF st.as_of IS NULL OR st.half_life <> h OR st.as_of > as_of THEN
 		RETURN QUERY SELECT * FROM gpualloc_internal.held_usage(as_of - 20 * h, as_of, hours, NULL);
 		RETURN;
 	END IF;
+	age := extract(epoch FROM as_of - st.as_of) / 3600;
 	RETURN QUERY
-	SELECT u.tenant, u.pool_id, sum(u.usage)
+	SELECT u.tenant, u.pool_id, greatest(sum(u.usage), 0)
 	FROM (SELECT r.tenant, r.pool_id,
-				 r.usage * power(2::double precision, -(extract(epoch FROM as_of - st.as_of) / 3600) / hours) AS usage
+				 r.usage * power(2::double precision, -age / hours)
+				 + r.gpus * hours / ln(2::double precision) * (1 - power(2::double precision, -age / hours)) AS usage
 		  FROM gpualloc_internal.usage_rollup r
 		  UNION ALL
 		  SELECT n.tenant, n.pool_id, n.usage
@@ -358,7 +372,8 @@ $$;
 
 -- Roll the fair-share usage up to now when the rollup is missing, was made
 -- with another half-life, or is over an hour old.  Under the commit lock, so every change set up to the rollup's
--- seq ended its rows by its as_of.  Returns the rows written (0: not due).
+-- seq ended its rows by its as_of, and the open rows are those it leaves
+-- open.  Returns the rows written (0: not due).
 -- The background planner calls it before each run.
 CREATE FUNCTION gpualloc_internal.roll_up_usage() RETURNS integer
 LANGUAGE plpgsql
@@ -378,11 +393,18 @@ BEGIN
 	t := pg_catalog.clock_timestamp();
 	-- every pair of the old rollup is in the new one (decayed), so an upsert
 	-- replaces it whole
-	INSERT INTO gpualloc_internal.usage_rollup AS r (tenant, pool_id, usage)
-	SELECT u.tenant, u.pool_id, u.usage FROM gpualloc_internal.decayed_usage(t) u
-	JOIN gpualloc.tenants tn ON tn.tenant = u.tenant
-	JOIN gpualloc.pools p ON p.pool_id = u.pool_id
-	ON CONFLICT ON CONSTRAINT usage_rollup_pkey DO UPDATE SET usage = EXCLUDED.usage;
+	INSERT INTO gpualloc_internal.usage_rollup AS r (tenant, pool_id, usage, gpus)
+	SELECT coalesce(u.tenant, o.tenant), coalesce(u.pool_id, o.pool_id), coalesce(u.usage, 0), coalesce(o.gpus, 0)
+	FROM gpualloc_internal.decayed_usage(t) u
+	FULL JOIN (SELECT j.tenant, g.pool_id, count(*)::integer AS gpus
+			   FROM gpualloc.allocations a
+			   JOIN gpualloc.jobs j ON j.job_id = a.job_id
+			   JOIN gpualloc.gpus g ON g.gpu_id = a.gpu_id
+			   WHERE a.end_seq IS NULL AND a.job_id IS NOT NULL
+			   GROUP BY j.tenant, g.pool_id) o ON o.tenant = u.tenant AND o.pool_id = u.pool_id
+	JOIN gpualloc.tenants tn ON tn.tenant = coalesce(u.tenant, o.tenant)
+	JOIN gpualloc.pools p ON p.pool_id = coalesce(u.pool_id, o.pool_id)
+	ON CONFLICT ON CONSTRAINT usage_rollup_pkey DO UPDATE SET usage = EXCLUDED.usage, gpus = EXCLUDED.gpus;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	INSERT INTO gpualloc_internal.usage_rollup_state (as_of, seq, half_life)
 	VALUES (t, gpualloc.allocation_seq(), h)

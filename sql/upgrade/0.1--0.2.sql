@@ -196,10 +196,12 @@ CREATE INDEX tenant_policies_pool_idx ON gpualloc.tenant_policies (pool_id);
 
 -- Fair-share usage rolled up: each tenant's decayed GPU-hours per pool as of
 -- one moment, over every allocation row that had ended by then (change sets
--- up to seq) and the part before it of the rows still open.  A later
--- computation decays it and adds only the rows open or ended since, so its
--- cost follows the recent changes, not the whole history.  Derived data:
--- rebuilt from allocations when missing or made with another half-life.
+-- up to seq) and the part before it of the rows still open, and the GPUs
+-- its jobs held then.  A later computation decays it, counts those GPUs as
+-- held since, and corrects by the rows of the change sets since (rows begun,
+-- rows ended), so its cost follows the recent changes, not the whole history
+-- nor the cluster's size.  Derived data: rebuilt from allocations when
+-- missing or made with another half-life.
 CREATE TABLE gpualloc_internal.usage_rollup_state (
 	one_row		boolean PRIMARY KEY DEFAULT true CHECK (one_row),
 	as_of		timestamptz NOT NULL,
@@ -210,6 +212,7 @@ CREATE TABLE gpualloc_internal.usage_rollup (
 	tenant		name NOT NULL REFERENCES gpualloc.tenants ON DELETE CASCADE,
 	pool_id		integer NOT NULL REFERENCES gpualloc.pools ON DELETE CASCADE,
 	usage		double precision NOT NULL,
+	gpus		integer NOT NULL DEFAULT 0 CHECK (gpus >= 0),
 	PRIMARY KEY (tenant, pool_id)
 );
 ALTER TABLE gpualloc.tenant_policies ENABLE ROW LEVEL SECURITY;
