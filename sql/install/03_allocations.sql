@@ -161,12 +161,15 @@ $$;
 -- Returns the number of GPUs changed.
 --
 --
--- Past 256 GPUs its statements are planned for each call's arrays.  A saved
--- generic plan counts every array as 10 elements (it cannot see them), so
--- from a session's sixth commit on it looked each GPU up by an index probe:
--- about 8 us a GPU, 135 ms more than hash joins at 16,384 GPUs.  Planning
--- for the arrays costs 1 to 2 ms, which pays from about 200 GPUs; below
--- that the saved plan stays, and the commit lock is not held for planning.
+-- Past 256 GPUs its decision (the first statement) is planned for each
+-- call's arrays.  A saved generic plan counts every array as 10 elements
+-- (it cannot see them), so from a session's sixth commit on it looked each
+-- GPU up by an index probe: about 8 us a GPU, 135 ms more than hash joins
+-- at 16,384 GPUs.  Planning for the arrays costs 1 to 2 ms, which pays from
+-- about 200 GPUs; below that the saved plan stays, and the commit lock is
+-- not held for planning.  The setting ends with the decision: the rows
+-- allocations_set writes each fire foreign-key checks, saved queries that
+-- it would plan once a row (at 10,000 GPUs, 600 ms more).
 CREATE FUNCTION gpualloc_internal.commit_plan_step(p_plan_id bigint, gpus integer[], jobs bigint[],
 										   services integer[], known_bookings bigint[])
 RETURNS integer
@@ -238,6 +241,7 @@ BEGIN
 		   coalesce(pg_catalog.array_agg(CASE WHEN d.what = 'service' THEN d.want_svc END), '{}')
 	INTO d_gpus, d_jobs, d_svcs
 	FROM decided d WHERE d.what <> 'keep';
+	PERFORM pg_catalog.set_config('plan_cache_mode', 'auto', true);
 	RETURN gpualloc_internal.allocations_set(d_gpus, d_jobs, d_svcs, 'plan', p_plan_id);
 END
 $$;
