@@ -137,8 +137,8 @@ SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
 SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs WHERE name LIKE 'fill-%' AND status IN ('queued', 'booked');
 SELECT gpualloc.remove_service('late-chat');
 
--- Committing a plan of more than 256 GPUs plans its statements for the
--- call's arrays; the setting that asks for it ends with the call and
+-- Committing a plan of more than 256 GPUs plans its decision for the
+-- call's arrays; the setting that asks for it ends within the call and
 -- leaves the caller's own setting as it was, inside its transaction too.
 SELECT gpualloc.add_pool('wide', 'A100-80GB', 80, 312) > 0 AS pool_added;
 SELECT count(gpualloc.add_node('wide', n)) AS nodes FROM generate_series(0, 39) n;

@@ -160,7 +160,6 @@ $$;
 --     queued again.
 -- Returns the number of GPUs changed.
 --
---
 -- Past 256 GPUs its decision (the first statement) is planned for each
 -- call's arrays.  A saved generic plan counts every array as 10 elements
 -- (it cannot see them), so from a session's sixth commit on it looked each
