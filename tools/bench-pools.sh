@@ -109,8 +109,7 @@ wn=$(awk '$1 == -1 {print $2}' "$TMP/runs" | median)
 sn=$(awk '$1 == -1 {print $3}' "$TMP/runs" | median)
 speed_wall=$(awk -v a="$w1" -v b="$wn" 'BEGIN {printf "%.2f", a / b}')
 # each parallel re-plan against the serial one just before it
-paired_wall=$(awk '$1 == 1 {s = $2} $1 == -1 {print s / $2}' "$TMP/runs" | median)
-paired_wall=$(awk -v a="$paired_wall" 'BEGIN {printf "%.2f", a}')
+paired_wall=$(awk '$1 == 1 {s = $2} $1 == -1 {print s / $2}' "$TMP/runs" | median | awk '{printf "%.2f", $1}')
 speed_solve=$(awk -v a="$s1" -v b="$sn" 'BEGIN {printf "%.2f", a / b}')
 cores=$(nproc)
 # the default setting's processes: one per pool, up to the online CPUs

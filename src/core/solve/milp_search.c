@@ -173,14 +173,7 @@ offer_best(milp_run *run, glp_tree *tree)
 		glp_ios_heur_sol(tree, run->xoffer);
 }
 
-/*
- * The search tree bounds the MILP, hence every legal plan: no solution is
- * better than the best local bound of the active nodes or the incumbent
- * (everything else was pruned against it).  A node's local bound comes from
- * its parent's LP, so the value only falls as the search goes on and the last
- * one seen stays valid.  The margin covers GLPK's pruning tolerance (1e-7
- * relative) and the tolerance of the node LPs.
- */
+/* See milp_internal.h. */
 bool
 milp_tree_bound(glp_tree *tree, double *bound)
 {
@@ -195,6 +188,14 @@ milp_tree_bound(glp_tree *tree, double *bound)
 	return true;
 }
 
+/*
+ * The search tree bounds the MILP, hence every legal plan: no solution is
+ * better than the best local bound of the active nodes or the incumbent
+ * (everything else was pruned against it).  A node's local bound comes from
+ * its parent's LP, so the value only falls as the search goes on and the last
+ * one seen stays valid.  The margin covers GLPK's pruning tolerance (1e-7
+ * relative) and the tolerance of the node LPs.
+ */
 static void
 note_tree_bound(milp_run *run, glp_tree *tree)
 {
