@@ -5,7 +5,8 @@
 # alone; by default no more processes solve than the machine has CPUs;
 # the pool solvers show in
 # pg_stat_activity while they run; a re-plan cancelled by statement_timeout
-# leaves the last committed allocation in force and no solver behind; with
+# leaves the last committed allocation in force and no solver behind; the
+# part of a solver terminated mid-solve is solved by the planner; with
 # no free worker slot the planner solves every pool itself.
 use strict;
 use warnings;
@@ -159,6 +160,30 @@ my $full = $node->safe_psql('par', q{
 	FROM gpualloc.replan('full', '3 seconds')});
 is($full, 'succeeded full true', 'a full re-plan in four processes commits, bounded by the sum of its parts\' bounds');
 is(solvers(), '0', 'its solvers exited');
+
+# a solver terminated in the middle of its part: the planner solves that
+# part itself with what is left of the time limit, and the run commits
+$before = $node->safe_psql('par', "SELECT count(*) FROM gpualloc.plan_runs WHERE status = 'succeeded'");
+my $log_at = -s $node->logfile;
+($out, $err) = ('', '');
+$h = IPC::Run::start(
+	[ 'psql', '-X', '-qAt', '-d', $node->connstr('par'), '-c', q{
+		SET gpualloc.max_parallel_pools = 4;
+		SELECT status FROM gpualloc.replan('full', '6 seconds')} ],
+	'>', \$out, '2>', \$err, IPC::Run::timeout(120));
+ok($node->poll_query_until('postgres', q{
+	SELECT count(*) = 3 FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'}),
+	'three solvers run');
+is($node->safe_psql('postgres', q{
+	SELECT pg_terminate_backend(min(pid)) FROM pg_stat_activity
+	WHERE backend_type = 'gpualloc pool solver'}), 't', 'one of them is terminated');
+$h->finish;
+is($out, "succeeded\n", 'the run still succeeds');
+like(substr(slurp_file($node->logfile), $log_at),
+	qr/a pool solver exited without a plan; the planner solves part \d itself/,
+	'the planner solved the terminated solver\'s part');
+is($node->safe_psql('par', "SELECT count(*) FROM gpualloc.plan_runs WHERE status = 'succeeded'"),
+	$before + 1, 'and committed one run');
 
 # no free worker slot: the planner solves every part itself
 $node->append_conf('postgresql.conf', 'max_worker_processes = 0');

@@ -2,12 +2,14 @@
  * pool_shared.h — the dynamic shared memory a plan run shares with its pool
  * solvers (pool_solve.c, the leader; pool_worker.c, the solvers).
  *
- * One segment per run: a header, one slot per part handed to a solver, then
- * each slot's serialised problem (written by the leader) and room for its
- * serialised plan (written by the solver).  A solver may be handed several
- * parts (their slots name it) and solves them one after another; it writes
- * only its own slots, and the leader reads a slot only after its solver has
- * exited.
+ * One segment per run: a header, one slot per part (heaviest first), then
+ * each slot's serialised problem (written by the leader before any solver
+ * starts) and room for its serialised plan (written by the solver that
+ * claims it).  Every process, the leader included, claims the next slot
+ * when it is free (ga_pool_claim), so a process that other load slows down
+ * solves fewer parts instead of holding the run up; a solver writes only
+ * the slots it claimed, and the leader reads a solver's slots only after
+ * that solver has exited.
  */
 #ifndef GPUALLOC_POOL_SHARED_H
 #define GPUALLOC_POOL_SHARED_H
@@ -21,14 +23,14 @@
 #define GA_POOL_SHARED_MAGIC 0x67706f6f	/* "gpoo" */
 
 /* What a solver left in its slot. */
-#define GA_SLOT_WAITING 0		/* not solved: the solver never got to it */
+#define GA_SLOT_WAITING 0		/* not solved: unclaimed, or its solver stopped */
 #define GA_SLOT_SOLVED 1		/* plan_len bytes of plan written */
 #define GA_SLOT_FAILED 2		/* the solver failed: status and message */
 
 typedef struct GaPoolSlot
 {
 	int			part;			/* index of the part in the split */
-	int			solver;			/* 0-based number of the solver that solves it */
+	int			claimed_by;		/* 0: not claimed or the leader's; s + 1: solver s */
 	Size		problem_off;	/* from the start of the segment */
 	Size		problem_len;
 	Size		plan_off;
@@ -48,8 +50,32 @@ typedef struct GaPoolShared
 								 * clock every process of the machine shares) */
 	int			n_parts;		/* parts of the whole split */
 	int			n_solvers;		/* solvers started, numbered 0..n_solvers-1 */
-	int			n_slots;
+	int			n_slots;		/* = n_parts */
+	pg_atomic_uint32 next_slot; /* the next slot to claim */
 	GaPoolSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GaPoolShared;
+
+/* Claim the next unsolved slot: its index, or -1 when all are claimed. */
+static inline int
+ga_pool_claim(GaPoolShared *shared)
+{
+	uint32		i = pg_atomic_fetch_add_u32(&shared->next_slot, 1);
+
+	return i < (uint32) shared->n_slots ? (int) i : -1;
+}
+
+/*
+ * The time limit of the part in slot i, claimed at now_ms: what is left of
+ * the run's, shared by the rounds of parts still to solve (this one and the
+ * unclaimed ones, one per process and round).
+ */
+static inline double
+ga_pool_time_share(const GaPoolShared *shared, int i, double now_ms)
+{
+	int			processes = shared->n_solvers + 1;
+	int			rounds = (shared->n_slots - i + processes - 1) / processes;
+
+	return Max((shared->deadline_ms - now_ms) / Max(rounds, 1), 1.0);
+}
 
 #endif

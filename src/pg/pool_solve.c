@@ -8,12 +8,14 @@
  * parts and always solves the parts separately, so the plan does not depend
  * on how many processes solved them.  Up to gpualloc.max_parallel_pools
  * processes solve them at once: the leader counts as one and starts a pool
- * solver (pool_worker.c) for each of the others.  The parts are dealt out
- * before anyone starts, heaviest first, each to the process with the least
- * work so far, so every process has about the same work and none waits
- * for another at the end; a solver gets its parts through one dynamic
- * shared memory segment and solves them one after another.  The leader
- * solves its own parts meanwhile, within the time limit, then waits for
+ * solver (pool_worker.c) for each of the others.  The leader writes every
+ * part, heaviest first, into one dynamic shared memory segment, and each
+ * process, the leader included, claims the next part whenever it is free
+ * and solves it.  Parts are not dealt out beforehand: on a machine whose
+ * CPUs are shared, one process may run at half the speed of another for a
+ * while, and a run with fixed shares would wait for the slower one; with
+ * claims, the slower one simply solves fewer parts.  The leader solves the
+ * parts it claims from its own copy, within the time limit, then waits for
  * the solvers, merges and validates.  The caller stores and commits the
  * merged plan through the one commit path, as for a plan solved in one
  * piece: one run, one commit, one notification.
@@ -54,12 +56,11 @@ typedef struct PoolRun
 	ga_split   *split;
 	ga_plan   **plans;			/* [n_parts] */
 	int		   *order;			/* parts, heaviest first */
-	double	   *weight;			/* [n_parts] work of each part */
 	int			n_solvers;		/* processes besides the leader */
 	dsm_segment *seg;
 	GaPoolShared *shared;
 	BackgroundWorkerHandle **handles;	/* [n_solvers], NULL: not running */
-	bool	   *mine;			/* [n_parts] solved by the leader */
+	bool	   *mine;			/* [n_parts] the leader's to solve */
 	const char *mode;
 	double		deadline_ms;	/* the run's time limit, on ga_now_ms */
 } PoolRun;
@@ -97,7 +98,7 @@ abandon_on_detach(dsm_segment *seg, Datum arg)
 	pg_atomic_write_u32(&shared->abandoned, 1);
 }
 
-/* A part and its work, to hand the heaviest parts to the solvers. */
+/* A part and its work, so the heaviest parts are claimed first. */
 typedef struct PartWeight
 {
 	double		weight;
@@ -130,12 +131,8 @@ order_parts(PoolRun *run)
 	}
 	qsort(w, n, sizeof(PartWeight), compare_weight);
 	run->order = palloc(sizeof(int) * n);
-	run->weight = palloc(sizeof(double) * n);
 	for (int k = 0; k < n; k++)
-	{
 		run->order[k] = w[k].part;
-		run->weight[w[k].part] = w[k].weight;
-	}
 	pfree(w);
 }
 
@@ -144,7 +141,8 @@ order_parts(PoolRun *run)
  * the planner (-1): one per part, but no more than the online CPUs, since a
  * solve is CPU-bound and more processes than CPUs only take turns on them
  * (each extra one a process start, its caches thrashed by the others).
- * Parts are dealt out beforehand, so the number leaves the plan as it is.
+ * Each part is solved alone whoever claims it, so the number leaves the
+ * plan as it is.
  */
 static int
 processes_wanted(int n_parts)
@@ -161,80 +159,44 @@ processes_wanted(int n_parts)
 }
 
 /*
- * Deal the parts out to the processes, heaviest first, each to the one with
- * the least work so far (the leader first on ties).  owner[k]: 0 for the
- * leader, s + 1 for solver s.  Every part is the leader's when there is no
- * solver.
- */
-static int *
-deal_parts(PoolRun *run, int processes)
-{
-	int			n = run->split->n_parts;
-	int		   *owner = palloc(sizeof(int) * n);
-	double	   *load = palloc0(sizeof(double) * processes);
-
-	for (int i = 0; i < n; i++)
-	{
-		int			k = run->order[i];
-		int			least = 0;
-
-		for (int q = 1; q < processes; q++)
-			if (load[q] < load[least])
-				least = q;
-		owner[k] = least;
-		load[least] += run->weight[k];
-		run->mine[k] = least == 0;
-	}
-	pfree(load);
-	return owner;
-}
-
-/*
- * The segment: header, a slot per part a solver solves (heaviest first),
- * then each slot's problem and plan areas.
+ * The segment: header, a slot per part (heaviest first), then each slot's
+ * problem and plan areas.  Every part is written, since any process may
+ * claim it.
  */
 static void
-create_segment(PoolRun *run, const int *owner)
+create_segment(PoolRun *run)
 {
-	int			n_slots = 0;
-	Size		size;
-	Size		at;
+	int			n = run->split->n_parts;
+	Size		size = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n);
+	Size		at = size;
 	char	   *base;
 
-	for (int k = 0; k < run->split->n_parts; k++)
-		n_slots += owner[k] > 0;
-	size = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
-	for (int k = 0; k < run->split->n_parts; k++)
-		if (owner[k] > 0)
-		{
-			const ga_problem *p = run->split->parts[k].problem;
+	for (int k = 0; k < n; k++)
+	{
+		const ga_problem *p = run->split->parts[k].problem;
 
-			size += MAXALIGN(ga_problem_serial_size(p)) + MAXALIGN(ga_plan_serial_size(p));
-		}
+		size += MAXALIGN(ga_problem_serial_size(p)) + MAXALIGN(ga_plan_serial_size(p));
+	}
 	run->seg = dsm_create(size, 0);
 	base = dsm_segment_address(run->seg);
 	run->shared = (GaPoolShared *) base;
-	memset(base, 0, offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
+	memset(base, 0, at);
 	run->shared->magic = GA_POOL_SHARED_MAGIC;
 	pg_atomic_init_u32(&run->shared->abandoned, 0);
+	pg_atomic_init_u32(&run->shared->next_slot, 0);
 	strlcpy(run->shared->mode, run->mode, sizeof(run->shared->mode));
 	run->shared->deadline_ms = run->deadline_ms;
-	run->shared->n_parts = run->split->n_parts;
+	run->shared->n_parts = n;
 	run->shared->n_solvers = run->n_solvers;
-	run->shared->n_slots = n_slots;
+	run->shared->n_slots = n;
 	on_dsm_detach(run->seg, abandon_on_detach, PointerGetDatum(run->shared));
-	at = MAXALIGN(offsetof(GaPoolShared, slots) + sizeof(GaPoolSlot) * n_slots);
-	for (int i = 0, j = 0; i < run->split->n_parts; i++)
+	for (int i = 0; i < n; i++)
 	{
-		int			k = run->order[i];
-		GaPoolSlot *slot;
-		const ga_problem *p = run->split->parts[k].problem;
+		GaPoolSlot *slot = &run->shared->slots[i];
+		const ga_problem *p;
 
-		if (owner[k] == 0)
-			continue;
-		slot = &run->shared->slots[j++];
-		slot->part = k;
-		slot->solver = owner[k] - 1;
+		slot->part = run->order[i];
+		p = run->split->parts[slot->part].problem;
 		slot->problem_off = at;
 		slot->problem_len = ga_problem_serial_size(p);
 		if (ga_problem_write(p, base + at, slot->problem_len, NULL) != GA_OK)
@@ -247,16 +209,7 @@ create_segment(PoolRun *run, const int *owner)
 	}
 }
 
-/* The parts of solver s become the leader's. */
-static void
-take_over(PoolRun *run, int s)
-{
-	for (int i = 0; i < run->shared->n_slots; i++)
-		if (run->shared->slots[i].solver == s)
-			run->mine[run->shared->slots[i].part] = true;
-}
-
-/* Start the solvers; the parts of one that cannot start are the leader's. */
+/* Start the solvers; the parts one that cannot start would have claimed, the others claim. */
 static void
 start_solvers(PoolRun *run)
 {
@@ -277,7 +230,6 @@ start_solvers(PoolRun *run)
 		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
 		{
 			run->handles[i] = NULL;
-			take_over(run, i);
 			ereport(DEBUG1,
 					(errmsg("gpualloc: no free worker slot for pool solver %d; the planner solves its parts itself",
 							i + 1)));
@@ -286,18 +238,17 @@ start_solvers(PoolRun *run)
 }
 
 /*
- * Solve part k in this backend with its share of what is left of the time
- * limit (the parts still to solve here share it evenly).  False with the
- * reason in errbuf when the solve fails.
+ * Solve part k in this backend within time_limit_ms.  False with the reason
+ * in errbuf when the solve fails.
  */
 static bool
-solve_here(PoolRun *run, int k, int left, char *errbuf, size_t errlen)
+solve_here(PoolRun *run, int k, double time_limit_ms, char *errbuf, size_t errlen)
 {
 	ga_solve_options options = {0};
 	ga_error	err;
 	ga_status	rc;
 
-	options.time_limit_ms = Max((run->deadline_ms - ga_now_ms()) / Max(left, 1), 1.0);
+	options.time_limit_ms = time_limit_ms;
 	options.cancel = leader_cancel_requested;
 	ga_error_clear(&err);
 	if (strcmp(run->mode, "full") == 0)
@@ -314,7 +265,30 @@ solve_here(PoolRun *run, int k, int left, char *errbuf, size_t errlen)
 	return true;
 }
 
-/* Solve, one after another, every part marked as the leader's and not solved. */
+/*
+ * Beside the solvers: claim the next part, solve it from the leader's own
+ * copy, until every part is claimed.
+ */
+static bool
+solve_claimed(PoolRun *run, char *errbuf, size_t errlen)
+{
+	int			i;
+
+	while ((i = ga_pool_claim(run->shared)) >= 0)
+	{
+		int			k = run->shared->slots[i].part;
+
+		run->mine[k] = true;
+		if (!solve_here(run, k, ga_pool_time_share(run->shared, i, ga_now_ms()), errbuf, errlen))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Solve, one after another, every part marked as the leader's and not
+ * solved, sharing what is left of the time limit evenly.
+ */
 static bool
 solve_mine(PoolRun *run, char *errbuf, size_t errlen)
 {
@@ -326,9 +300,12 @@ solve_mine(PoolRun *run, char *errbuf, size_t errlen)
 	{
 		int			k = run->order[i];
 
+		double		share;
+
 		if (!run->mine[k] || run->plans[k] != NULL)
 			continue;
-		if (!solve_here(run, k, left--, errbuf, errlen))
+		share = (run->deadline_ms - ga_now_ms()) / left--;
+		if (!solve_here(run, k, Max(share, 1.0), errbuf, errlen))
 			return false;
 	}
 	return true;
@@ -361,17 +338,22 @@ take_slot(PoolRun *run, GaPoolSlot *slot, char *errbuf, size_t errlen)
 	return true;
 }
 
-/* Wait for solver s to exit and take the plans of its parts. */
+/*
+ * Wait for every solver to exit, then take the plan of each part the leader
+ * did not solve itself.
+ */
 static bool
-collect_solver(PoolRun *run, int s, char *errbuf, size_t errlen)
+collect_solvers(PoolRun *run, char *errbuf, size_t errlen)
 {
-	if (run->handles[s] == NULL)
-		return true;
-	(void) WaitForBackgroundWorkerShutdown(run->handles[s]);
-	run->handles[s] = NULL;
+	for (int s = 0; s < run->n_solvers; s++)
+		if (run->handles[s] != NULL)
+		{
+			(void) WaitForBackgroundWorkerShutdown(run->handles[s]);
+			run->handles[s] = NULL;
+		}
 	pg_read_barrier();
 	for (int i = 0; i < run->shared->n_slots; i++)
-		if (run->shared->slots[i].solver == s &&
+		if (!run->mine[run->shared->slots[i].part] &&
 			!take_slot(run, &run->shared->slots[i], errbuf, errlen))
 			return false;
 	return true;
@@ -404,24 +386,27 @@ stop_solvers(PoolRun *run)
 		}
 }
 
-/* The parallel part of the run: start, solve here, collect, solve what is left. */
+/*
+ * The parallel part of the run: write the parts, start the solvers, claim
+ * and solve parts beside them, collect, solve what a solver left.
+ */
 static bool
 solve_parts(PoolRun *run, char *errbuf, size_t errlen)
 {
-	int			processes = processes_wanted(run->split->n_parts);
-	int		   *owner = deal_parts(run, processes);
-	bool		ok = true;
+	bool		ok;
 
-	run->n_solvers = processes - 1;
-	if (run->n_solvers > 0)
+	run->n_solvers = processes_wanted(run->split->n_parts) - 1;
+	if (run->n_solvers == 0)
 	{
-		run->handles = palloc0(sizeof(BackgroundWorkerHandle *) * run->n_solvers);
-		create_segment(run, owner);
-		start_solvers(run);
+		memset(run->mine, true, sizeof(bool) * run->split->n_parts);
+		return solve_mine(run, errbuf, errlen);
 	}
-	ok = solve_mine(run, errbuf, errlen);
-	for (int i = 0; ok && i < run->n_solvers; i++)
-		ok = collect_solver(run, i, errbuf, errlen);
+	run->handles = palloc0(sizeof(BackgroundWorkerHandle *) * run->n_solvers);
+	create_segment(run);
+	start_solvers(run);
+	ok = solve_claimed(run, errbuf, errlen);
+	if (ok)
+		ok = collect_solvers(run, errbuf, errlen);
 	if (ok)
 		ok = solve_mine(run, errbuf, errlen);
 	if (!ok)

@@ -3,10 +3,10 @@
  * independent parts of a plan run's problem and hands their plans back.
  *
  * The leader (pool_solve.c) starts it with the handle of the run's shared
- * segment and its solver number.  One after another, it reads each part
- * whose slot names it, solves it in the run's mode with an even share of
+ * segment and its solver number.  Until every part is claimed, it claims
+ * the next one, reads it, solves it in the run's mode with its share of
  * what is left of the run's time limit, and writes the plan (or why it
- * failed) back into the slot.  It runs no SQL and opens no database: it
+ * failed) back into the part's slot.  It runs no SQL and opens no database: it
  * joins the server without one, so it shows in pg_stat_activity (as
  * "gpualloc pool solver") and touches no table.  It stops as soon as the
  * leader abandons the run (an error, a cancel, or the leader's exit detach
@@ -52,13 +52,13 @@ fail_slot(GaPoolSlot *slot, ga_status rc, const char *what, const char *why)
 }
 
 /*
- * Solve the slot's part with its share of the time left (parts_left parts
- * of this solver still to solve, this one included) and write its plan, or
- * the failure, into the slot.
+ * Solve the part of slot i, claimed just now, with its share of the time
+ * left and write its plan, or the failure, into the slot.
  */
 static void
-solve_slot(GaPoolShared *shared, GaPoolSlot *slot, int parts_left)
+solve_slot(GaPoolShared *shared, int i)
 {
+	GaPoolSlot *slot = &shared->slots[i];
 	char	   *base = (char *) shared;
 	ga_solve_options options = {0};
 	ga_problem *problem = NULL;
@@ -73,7 +73,7 @@ solve_slot(GaPoolShared *shared, GaPoolSlot *slot, int parts_left)
 		fail_slot(slot, rc, "reading the part", err.message);
 		return;
 	}
-	options.time_limit_ms = Max((shared->deadline_ms - ga_now_ms()) / parts_left, 1.0);
+	options.time_limit_ms = ga_pool_time_share(shared, i, ga_now_ms());
 	options.cancel = solver_should_stop;
 	options.cancel_arg = shared;
 	if (strcmp(shared->mode, "full") == 0)
@@ -100,7 +100,7 @@ gpualloc_pool_worker_main(Datum main_arg)
 	dsm_segment *seg;
 	GaPoolShared *shared;
 	int			solver_no;
-	int			parts_left = 0;
+	int			i;
 	char		activity[128];
 
 	pqsignal(SIGTERM, die);
@@ -120,18 +120,15 @@ gpualloc_pool_worker_main(Datum main_arg)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gpualloc pool solver: the shared memory of the plan run is not what it expects")));
-	for (int i = 0; i < shared->n_slots; i++)
-		parts_left += shared->slots[i].solver == solver_no;
-	for (int i = 0; i < shared->n_slots && !solver_should_stop(shared); i++)
+	while (!solver_should_stop(shared) && (i = ga_pool_claim(shared)) >= 0)
 	{
 		GaPoolSlot *slot = &shared->slots[i];
 
-		if (slot->solver != solver_no)
-			continue;
+		slot->claimed_by = solver_no + 1;
 		snprintf(activity, sizeof(activity), "solving part %d of %d (%s)",
 				 slot->part + 1, shared->n_parts, shared->mode);
 		pgstat_report_activity(STATE_RUNNING, activity);
-		solve_slot(shared, slot, parts_left--);
+		solve_slot(shared, i);
 	}
 	pgstat_report_activity(STATE_IDLE, NULL);
 	dsm_detach(seg);
