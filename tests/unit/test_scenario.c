@@ -6,6 +6,7 @@
 #include "scenario_fixture.h"
 #include "sim/scenario.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -47,18 +48,23 @@ tscn_write(const char *settings, const char *gpus, const char *services,
 	return dir;
 }
 
+/* Every file a test added (tscn_add_file), then the directory. */
 void
 tscn_remove(const char *dir)
 {
-	static const char *const names[] = {"scenario.csv", "gpus.csv", "services.csv",
-	"demand.csv", "jobs.csv", "history.csv", "windows.csv", "reservations.csv"};
-	char		path[256];
+	DIR		   *d = opendir(dir);
+	struct dirent *e;
+	char		path[512];
 
-	for (int i = 0; i < 8; i++)
+	while (d != NULL && (e = readdir(d)) != NULL)
 	{
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		unlink(path);
 	}
+	if (d != NULL)
+		closedir(d);
 	rmdir(dir);
 }
 
