@@ -154,3 +154,29 @@ SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
 SELECT count(*) AS cancelled FROM (SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs
 WHERE name LIKE 'wide-%' AND status IN ('queued', 'booked')) c;
 SELECT gpualloc.remove_pool('wide');
+
+-- gpualloc.headroom_min: a steady service's forecast is narrow, so its
+-- protect curve is its demand (3 GPUs) and gpualloc.headroom hands it
+-- nothing; it still holds GPUs above the demand that the plan leaves idle,
+-- up to its max_gpus
+SHOW gpualloc.headroom_min;
+SET gpualloc.headroom_min = -1;
+SELECT gpualloc.add_pool('spare', 'L40S', 48, 362, node_size => 8) > 0 AS pool_added;
+SELECT gpualloc.add_node('spare', 0);
+SELECT gpualloc.add_service('steady', 'spare', capacity_per_gpu => 100, max_gpus => 5,
+	churn_limit => 8) > 0 AS service_added;
+INSERT INTO gpualloc.demand_staging
+SELECT 'steady', h, 250 FROM generate_series(date_trunc('hour', now()) - interval '14 days',
+											 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+SELECT gpualloc.load_demand() AS hours;
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(*) AS steady_gpus FROM gpualloc.current_allocation WHERE service = 'steady';
+SET gpualloc.headroom_min = 0;
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(*) AS steady_gpus_without_headroom FROM gpualloc.current_allocation WHERE service = 'steady';
+SET gpualloc.headroom_min = 4;
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(*) AS steady_gpus_at_max FROM gpualloc.current_allocation WHERE service = 'steady';
+RESET gpualloc.headroom_min;
+SELECT gpualloc.remove_service('steady');
+SELECT gpualloc.remove_pool('spare');

@@ -3,6 +3,9 @@
 -- against the GPUs the service holds now and from step to step.
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
+-- the GPUs counted here are the demand's: no idle GPU handed over as
+-- headroom (06_planning tests gpualloc.headroom_min)
+SET gpualloc.headroom_min = 0;
 
 -- Per step of a plan: the GPUs a service holds, and how many GPUs changed
 -- hands since the step before (GPUs taken on plus GPUs given up).

@@ -15,6 +15,8 @@
  *                   --protect-quantile Q (the quantile of the protect
  *                   curve, default 0.99), --headroom H (share of the
  *                   protect margin handed to services, default 1),
+ *                   --headroom-min N (GPUs above the demand handed to
+ *                   services from idle GPUs at least, default 1),
  *                   --overrun-margin M (share by which the protect rule
  *                   lengthens a job's estimated run, default 0.6),
  *                   --first-pool-only (plan each job on its first pool
@@ -45,6 +47,7 @@ typedef struct cli
 	double		quantile;
 	double		protect_quantile;
 	double		headroom;
+	double		headroom_min;
 	double		overrun_margin;
 	double		need_quantile;
 	double		need_lookback;
@@ -76,6 +79,9 @@ usage(FILE *f)
 			"                       GPUs from (0.5 to 0.999, default 0.99; ignored with --perfect-knowledge)\n"
 			"         --headroom H  share of the protect margin handed to services as idle\n"
 			"                       GPUs they hold (0 to 1, default 1)\n"
+			"         --headroom-min N  GPUs above the demand handed to services from idle\n"
+			"                       GPUs at least (0 to 100000, default 1; ignored with\n"
+			"                       --perfect-knowledge)\n"
 			"         --overrun-margin M  share by which the protect rule lengthens a job's\n"
 			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
 			"         --first-pool-only  plan each job on its first pool only (alt_pools ignored)\n"
@@ -152,6 +158,7 @@ parse_args(cli *c, int argc, char **argv)
 	c->quantile = -1;
 	c->protect_quantile = -1;
 	c->headroom = -1;
+	c->headroom_min = -1;
 	c->overrun_margin = -1;
 	c->need_quantile = -1;
 	c->need_lookback = -1;
@@ -216,6 +223,18 @@ parse_args(cli *c, int argc, char **argv)
 		{
 			if (!parse_in_range(a, argv[++i], 0, 1, "a share from 0 to 1", &c->headroom))
 				return false;
+		}
+		else if (strcmp(a, "--headroom-min") == 0 && has_val)
+		{
+			const char *what = "a whole number of GPUs from 0 to 100000";
+
+			if (!parse_in_range(a, argv[++i], 0, GA_HEADROOM_MIN_MAX, what, &c->headroom_min))
+				return false;
+			if (c->headroom_min != floor(c->headroom_min))
+			{
+				fprintf(stderr, "gpualloc-sim: %s needs %s, got \"%s\"\n", a, what, argv[i]);
+				return false;
+			}
 		}
 		else if (strcmp(a, "--overrun-margin") == 0 && has_val)
 		{
@@ -456,6 +475,8 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 		opt.protect_quantile = c->protect_quantile;
 	if (c->headroom >= 0)
 		opt.headroom = c->headroom;
+	if (c->headroom_min >= 0)
+		opt.headroom_min = (int) c->headroom_min;
 	if (c->overrun_margin >= 0)
 		opt.overrun_margin = c->overrun_margin;
 	if (c->need_quantile >= 0)

@@ -28,6 +28,7 @@ int			gpualloc_solver_time_limit_ms = 10000;
 double		gpualloc_demand_quantile = GA_DEMAND_QUANTILE_DEFAULT;
 double		gpualloc_protect_quantile = GA_PROTECT_QUANTILE_DEFAULT;
 double		gpualloc_headroom = GA_HEADROOM_DEFAULT;
+int			gpualloc_headroom_min = GA_HEADROOM_MIN_DEFAULT;
 double		gpualloc_overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
 char	   *gpualloc_database = NULL;
 int			gpualloc_booking_timeout_s = 600;
@@ -109,6 +110,12 @@ define_protect_gucs(void)
 							 "The protect curve minus the planned demand, times this, rounded up: GPUs the service "
 							 "holds where nothing else needs them, to serve demand above the forecast at once.",
 							 &gpualloc_headroom, GA_HEADROOM_DEFAULT, 0.0, 1.0, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.headroom_min",
+							"GPUs above its planned demand a service holds at least, from GPUs idle in the plan.",
+							"Where the forecast is narrow, gpualloc.headroom hands nothing; a GPU idle in the plan "
+							"serves no one, held by a service it covers demand just above the forecast.",
+							&gpualloc_headroom_min, GA_HEADROOM_MIN_DEFAULT, 0, GA_HEADROOM_MIN_MAX, PGC_SUSET, 0,
+							NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.overrun_margin",
 							 "Share by which a job's estimated run is lengthened before it may hold GPUs a service's demand needs.",
 							 "A job is never preempted, so one that outlives its estimate keeps its GPUs.",

@@ -23,6 +23,7 @@ extern int	gpualloc_solver_time_limit_ms;
 extern double gpualloc_demand_quantile;
 extern double gpualloc_protect_quantile;
 extern double gpualloc_headroom;
+extern int	gpualloc_headroom_min;
 extern double gpualloc_overrun_margin;
 extern char *gpualloc_database;
 extern int	gpualloc_booking_timeout_s;

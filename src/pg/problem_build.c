@@ -798,7 +798,7 @@ ga_build_problem(TimestampTz now)
 {
 	GaBuild    *build = palloc0(sizeof(GaBuild));
 	MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
-	ga_params	params;
+	ga_params	params = {0};
 	int			n_pools;
 	int			n_gpus;
 	int			n_jobs;
@@ -823,6 +823,7 @@ ga_build_problem(TimestampTz now)
 	params.penalty = gpualloc_penalty;
 	params.half_life_hours = gpualloc_half_life_minutes / 60.0;
 	params.headroom = gpualloc_headroom;
+	params.headroom_min = gpualloc_headroom_min;
 	params.overrun_margin = gpualloc_overrun_margin;
 
 	build->layouts = ga_layout_load(&n_pools, &n_gpus);

@@ -223,23 +223,28 @@ TEST(need_survives_serialisation_and_split)
 		CHECK_INT_EQ(ga_tenant_need_at(split->parts[0].problem, 0, 0, 3), 3);
 	ga_split_destroy(split);
 
-	/* version 5: the same problem without its needs, no count of them */
+	/*
+	 * version 5: the same problem without its needs, no count of them, and
+	 * without headroom_min (the int after the six parameters' 40 bytes that
+	 * follow the 20-byte header)
+	 */
 	none = lender_problem(2, need, false);
 	CHECK_INT_EQ(ga_problem_set_tenant_needs(none, NULL, 0, &err), GA_OK);
 	CHECK_INT_EQ(ga_problem_finish(none, &err), GA_OK);
 	len = ga_problem_serial_size(none);
 	CHECK_INT_EQ(ga_problem_write(none, buf, len, &err), GA_OK);
-	old_len = (int64_t) len - 4;
+	memmove(buf + 60, buf + 64, len - 64);
+	old_len = (int64_t) len - 8;
 	memcpy(buf + 4, &old_version, sizeof(old_version));
 	memcpy(buf + 12, &old_len, sizeof(old_len));
-	CHECK_MSG(ga_problem_read(buf, len - 4, &back, &err) == GA_OK, "%s", err.message);
-	CHECK(back != NULL && back->n_needs == 0 && back->n_policies == 2);
+	CHECK_MSG(ga_problem_read(buf, len - 8, &back, &err) == GA_OK, "%s", err.message);
+	CHECK(back != NULL && back->n_needs == 0 && back->n_policies == 2 && back->params.headroom_min == 0);
 	ga_problem_destroy(back);
-	/* a version neither reads */
+	/* a version none reads */
 	old_version = GA_SERIAL_VERSION_NO_NEEDS - 1;
 	memcpy(buf + 4, &old_version, sizeof(old_version));
-	CHECK_INT_EQ(ga_problem_read(buf, len - 4, &back, &err), GA_EINVAL);
-	CHECK_STR_CONTAINS(err.message, "format version 4, this build reads 5 and 6");
+	CHECK_INT_EQ(ga_problem_read(buf, len - 8, &back, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "format version 4, this build reads 5 to 7");
 	ga_problem_destroy(none);
 	ga_problem_destroy(p);
 	free(buf);

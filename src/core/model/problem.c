@@ -265,6 +265,8 @@ check_params(const ga_params *pr, ga_error *err)
 		return ga_error_set(err, GA_EINVAL, "half_life_hours must be finite and positive");
 	if (!(pr->headroom >= 0 && pr->headroom <= 1))
 		return ga_error_set(err, GA_EINVAL, "headroom must be between 0 and 1");
+	if (pr->headroom_min < 0 || pr->headroom_min > GA_HEADROOM_MIN_MAX)
+		return ga_error_set(err, GA_EINVAL, "headroom_min must be between 0 and %d", GA_HEADROOM_MIN_MAX);
 	if (!(pr->overrun_margin >= 0 && pr->overrun_margin <= 10))
 		return ga_error_set(err, GA_EINVAL, "overrun_margin must be between 0 and 10");
 	return GA_OK;

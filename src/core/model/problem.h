@@ -292,6 +292,17 @@ typedef struct ga_params
 	double		headroom;
 
 	/*
+	 * GPUs above its demand that each service is handed from idle GPUs at
+	 * least at a step where it has demand, whatever its protect curve, >= 0
+	 * (GA_HEADROOM_MIN_DEFAULT in
+	 * the extension and the simulator; 0 in a zeroed ga_params).  Where the
+	 * forecast is narrow the protect curve rounds to the demand and the
+	 * share above hands nothing, yet a GPU idle in the plan serves no one:
+	 * held by the service it covers demand a step above the forecast.
+	 */
+	int			headroom_min;
+
+	/*
 	 * Share of its estimated run by which the protect rule lengthens a job's
 	 * run, >= 0 (GA_OVERRUN_MARGIN_DEFAULT in the extension and the
 	 * simulator; 0 in a zeroed ga_params): a job is not preempted when it
@@ -303,12 +314,15 @@ typedef struct ga_params
 
 /*
  * Defaults of the protect curve's quantile (gpualloc.protect_quantile,
- * gpualloc-sim --protect-quantile) and of the headroom (gpualloc.headroom,
- * --headroom), chosen on the tuning scenarios 01-05 (docs/simulator.md,
- * Protect curve and headroom).
+ * gpualloc-sim --protect-quantile), of the headroom (gpualloc.headroom,
+ * --headroom; gpualloc.headroom_min, --headroom-min) and of the overrun
+ * margin, chosen on tuning scenarios only (docs/simulator.md, Protect curve
+ * and headroom).
  */
 #define GA_PROTECT_QUANTILE_DEFAULT 0.99
 #define GA_HEADROOM_DEFAULT 1.0
+#define GA_HEADROOM_MIN_DEFAULT 1
+#define GA_HEADROOM_MIN_MAX 100000
 #define GA_OVERRUN_MARGIN_DEFAULT 0.6
 
 typedef struct ga_problem

@@ -21,7 +21,7 @@
  * A field added to one of these structs must be written and read here too:
  * the sizes below stop the build until it is (and the sizes are updated).
  */
-_Static_assert(sizeof(ga_params) == 40, "ga_params changed: update serial.c");
+_Static_assert(sizeof(ga_params) == 48, "ga_params changed: update serial.c");
 _Static_assert(sizeof(ga_pool) == 72, "ga_pool changed: update serial.c");
 _Static_assert(sizeof(ga_job) == 240, "ga_job changed: update serial.c");
 _Static_assert(sizeof(ga_service) == 136, "ga_service changed: update serial.c");
@@ -163,8 +163,8 @@ get_header(reader *r, uint32_t kind, ga_error *err)
 	if (r->short_read || head[0] != SERIAL_MAGIC)
 		return ga_error_set(err, GA_EINVAL, "serialised %s: not a gpualloc buffer",
 							kind == KIND_PLAN ? "plan" : "problem");
-	if (head[1] != GA_SERIAL_VERSION && head[1] != GA_SERIAL_VERSION_NO_NEEDS)
-		return ga_error_set(err, GA_EINVAL, "serialised %s: format version %u, this build reads %d and %d",
+	if (head[1] < GA_SERIAL_VERSION_NO_NEEDS || head[1] > GA_SERIAL_VERSION)
+		return ga_error_set(err, GA_EINVAL, "serialised %s: format version %u, this build reads %d to %d",
 							kind == KIND_PLAN ? "plan" : "problem", head[1],
 							GA_SERIAL_VERSION_NO_NEEDS, GA_SERIAL_VERSION);
 	r->version = head[1];
@@ -269,6 +269,7 @@ put_problem(writer *w, const ga_problem *p, size_t total)
 	put_f64(w, pr->half_life_hours);
 	put_f64(w, pr->headroom);
 	put_f64(w, pr->overrun_margin);
+	put_i32(w, pr->headroom_min);
 	put_i32(w, p->n_pools);
 	put_i32(w, p->n_gpus);
 	put_i32(w, p->n_jobs);
@@ -408,6 +409,7 @@ get_counts(reader *r, ga_params *pr, int32_t *n, ga_error *err)
 	pr->half_life_hours = get_f64(r);
 	pr->headroom = get_f64(r);
 	pr->overrun_margin = get_f64(r);
+	pr->headroom_min = r->version >= GA_SERIAL_VERSION ? get_i32(r) : 0;
 	for (int i = 0; i < 4; i++)
 		n[i] = get_i32(r);
 	if (r->short_read || pr->n_steps <= 0 || pr->n_steps > 10000)

@@ -25,11 +25,15 @@
 #include "model/plan.h"
 
 /*
- * Bump when the layout changes.  A reader takes its own version and
- * version 5, the layout before the tenants' forecast needs (a problem
- * without any; plans are laid out alike in both).
+ * Bump when the layout changes.  A reader takes its own version and the
+ * two before it: version 6, the layout before headroom_min (read as 0),
+ * and version 5, before the tenants' forecast needs too (a problem without
+ * any).  Plans are laid out alike in all three.  A pool solver loads the
+ * library from disk when it starts, so after a package upgrade it may read
+ * a problem that a planner still running the old library wrote.
  */
-#define GA_SERIAL_VERSION 6
+#define GA_SERIAL_VERSION 7
+#define GA_SERIAL_VERSION_NO_HEADROOM_MIN 6
 #define GA_SERIAL_VERSION_NO_NEEDS 5
 
 /* Bytes ga_problem_write needs for this problem. */

@@ -426,7 +426,7 @@ make_protect(ga_problem *p, const ga_generate_spec *spec)
 ga_problem *
 ga_generate(const ga_generate_spec *spec, ga_error *err)
 {
-	ga_params	params;
+	ga_params	params = {0};
 	ga_problem *p;
 	bool	   *taken;
 	rng			r = {.state = spec->seed};

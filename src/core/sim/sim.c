@@ -106,6 +106,7 @@ ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
 	opt->quantile = GA_DEMAND_QUANTILE_DEFAULT;
 	opt->protect_quantile = GA_PROTECT_QUANTILE_DEFAULT;
 	opt->headroom = GA_HEADROOM_DEFAULT;
+	opt->headroom_min = GA_HEADROOM_MIN_DEFAULT;
 	opt->overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
 	opt->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	opt->validate = true;
@@ -870,7 +871,7 @@ static ga_status
 build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 {
 	const ga_scenario *scn = c->scn;
-	ga_params	params;
+	ga_params	params = {0};
 	ga_problem *p;
 	int			n = 0;
 	ga_status	rc;
@@ -881,6 +882,7 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	params.penalty = scn->penalty;
 	params.half_life_hours = scn->half_life_hours;
 	params.headroom = c->opt->headroom;
+	params.headroom_min = c->opt->perfect ? 0 : c->opt->headroom_min;
 	params.overrun_margin = c->opt->perfect ? 0 : c->opt->overrun_margin;
 	for (int j = 0; j < scn->n_jobs; j++)
 		n += job_in_problem(c, j, t);

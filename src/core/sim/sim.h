@@ -71,6 +71,8 @@ typedef struct ga_sim_options
 	double		protect_quantile;	/* quantile of the protect curve, >=
 									 * quantile */
 	double		headroom;		/* ga_params.headroom of every problem */
+	int			headroom_min;	/* ga_params.headroom_min (0 with perfect
+								 * knowledge: demand is known) */
 	double		overrun_margin; /* ga_params.overrun_margin (0 with perfect
 								 * knowledge: durations are known) */
 	double		oracle_coverage;	/* oracle: coverage floor of its value
@@ -89,7 +91,7 @@ typedef struct ga_sim_options
 /*
  * Defaults: fast 1 ms, full 1000 ms, quantile GA_DEMAND_QUANTILE_DEFAULT,
  * protect quantile GA_PROTECT_QUANTILE_DEFAULT, headroom
- * GA_HEADROOM_DEFAULT, overrun margin GA_OVERRUN_MARGIN_DEFAULT, oracle
+ * GA_HEADROOM_DEFAULT and GA_HEADROOM_MIN_DEFAULT, overrun margin GA_OVERRUN_MARGIN_DEFAULT, oracle
  * coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on, every pool of a job
  * used, tenant needs at GA_SIM_NEED_QUANTILE_DEFAULT over
  * GA_SIM_NEED_LOOKBACK_HOURS_DEFAULT, quotas on.

@@ -40,10 +40,12 @@ ga_headroom_target(const ga_problem *p, int s, int t)
 	const ga_service *svc = &p->services[s];
 	int			d = svc->demand[t] < svc->max_gpus ? svc->demand[t] : svc->max_gpus;
 	int			top = ga_service_protect(svc, t);
+	int			above = top > d ? (int) ceil(p->params.headroom * (top - d) - 1e-9) : 0;
 
-	if (top <= d)
-		return d;
-	return d + (int) ceil(p->params.headroom * (top - d) - 1e-9);
+	/* a service scaled to zero stays there: the minimum hedges a demand */
+	if (d > 0 && above < p->params.headroom_min)
+		above = p->params.headroom_min;
+	return d + above < svc->max_gpus ? d + above : svc->max_gpus;	/* d <= max_gpus */
 }
 
 static bool
