@@ -247,84 +247,67 @@ TEST(protect_headroom_is_held_next_to_the_service)
 }
 
 /*
+ * 8 GPUs over 6 steps, a service with a flat demand that is also its
+ * protect curve, at most max_gpus, and (job_gpus > 0) one job of that many
+ * GPUs for the 6 steps: with this headroom_min, the service's headroom
+ * target is `target` and it holds `expect` GPUs at every step, and the job
+ * keeps its block from step 0.
+ */
+static void
+check_headroom_min(bool full, int demand, int max_gpus, int job_gpus, int minimum, int target,
+				   int expect)
+{
+	int			curve[6];
+	ga_problem *p = protect_problem(8, 6, job_gpus > 0, 1.0);
+	ga_plan    *plan;
+	ga_error	err;
+
+	for (int t = 0; t < 6; t++)
+		curve[t] = demand;
+	p->params.headroom_min = minimum;
+	p->services[0].max_gpus = max_gpus;
+	if (job_gpus > 0)
+		tp_set_job(p, 0, job_gpus, job_gpus, job_gpus, 6.0 * job_gpus, 0, -1);
+	set_curves(p, curve, curve);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_INT_EQ(ga_headroom_target(p, 0, 0), target);
+	plan = solve_mode(p, full);
+	if (plan != NULL)
+	{
+		if (job_gpus > 0)
+		{
+			CHECK_INT_EQ(plan->job_size[0], job_gpus);
+			CHECK_INT_EQ(plan->job_start[0], 0);
+		}
+		for (int t = 0; t < 6; t++)
+			CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) == expect,
+					  "%s, demand %d, headroom_min %d: %d GPUs at step %d", full ? "full" : "fast",
+					  demand, minimum, ga_plan_service_gpus(p, plan, 0, t), t);
+	}
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
  * headroom_min: where the protect curve is the demand (a narrow forecast)
- * the share above it hands nothing, and the minimum does: demand 3, no
- * margin, max_gpus 5 and one small job, so the pool has idle GPUs at every
- * step.  With a minimum of 1 the service holds 4, of 2 it holds 5, of 4 it
- * is capped at max_gpus; with 0 it holds its demand.  The job keeps its
- * placement; a service with no demand gets nothing; and where no GPU is
- * idle, the minimum takes nothing from batch work.
+ * the share above it hands nothing, and the minimum does.  Demand 3,
+ * max_gpus 5 and a 2-GPU job leave idle GPUs at every step: with a minimum
+ * of 1 the service holds 4, of 2 it holds 5, of 4 it is capped at
+ * max_gpus; with 0 it holds its demand.  A service with no demand gets
+ * nothing, and where no GPU is idle (demand 4 beside a 4-GPU job) the
+ * minimum takes nothing from batch work.
  */
 TEST(protect_headroom_min_is_handed_from_idle_gpus_up_to_max_gpus)
 {
 	const int	minimum[4] = {0, 1, 2, 4};
 	const int	expect[4] = {3, 4, 5, 5};
-	int			demand[6] = {3, 3, 3, 3, 3, 3};
-	ga_error	err;
 
 	for (int full = 0; full < 2; full++)
+	{
 		for (int k = 0; k < 4; k++)
-		{
-			ga_problem *p = protect_problem(8, 6, 1, 1.0);
-			ga_plan    *plan;
-
-			p->params.headroom_min = minimum[k];
-			p->services[0].max_gpus = 5;
-			tp_set_job(p, 0, 1, 2, 2, 12, 0, -1);
-			set_curves(p, demand, demand);
-			CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-			CHECK_INT_EQ(ga_headroom_target(p, 0, 0), expect[k]);
-			plan = solve_mode(p, full);
-			if (plan == NULL)
-				continue;
-			CHECK_INT_EQ(plan->job_size[0], 2);
-			CHECK_INT_EQ(plan->job_start[0], 0);
-			for (int t = 0; t < 6; t++)
-				CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) == expect[k],
-						  "%s headroom_min %d: %d GPUs at step %d", full ? "full" : "fast",
-						  minimum[k], ga_plan_service_gpus(p, plan, 0, t), t);
-			CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
-			ga_plan_destroy(plan);
-			ga_problem_destroy(p);
-		}
-
-	/* no demand: a service scaled to zero gets no GPU */
-	{
-		int			none[6] = {0, 0, 0, 0, 0, 0};
-		ga_problem *p = protect_problem(8, 6, 0, 1.0);
-		ga_plan    *plan;
-
-		p->params.headroom_min = 2;
-		set_curves(p, none, none);
-		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-		CHECK_INT_EQ(ga_headroom_target(p, 0, 0), 0);
-		plan = solve_mode(p, false);
-		for (int t = 0; plan != NULL && t < 6; t++)
-			CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 0);
-		ga_plan_destroy(plan);
-		ga_problem_destroy(p);
-	}
-
-	/* no idle GPU: 8 GPUs, demand 4 and a 4-GPU job over the horizon */
-	{
-		int			busy[6] = {4, 4, 4, 4, 4, 4};
-		ga_problem *p = protect_problem(8, 6, 1, 1.0);
-		ga_plan    *plan;
-
-		p->params.headroom_min = 2;
-		tp_set_job(p, 0, 4, 4, 4, 24, 0, -1);
-		set_curves(p, busy, busy);
-		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-		plan = solve_mode(p, false);
-		if (plan != NULL)
-		{
-			CHECK_INT_EQ(plan->job_size[0], 4);
-			CHECK_INT_EQ(plan->job_start[0], 0);
-			for (int t = 0; t < 6; t++)
-				CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 4);
-		}
-		ga_plan_destroy(plan);
-		ga_problem_destroy(p);
+			check_headroom_min(full, 3, 5, 2, minimum[k], expect[k], expect[k]);
+		check_headroom_min(full, 0, 8, 0, 2, 0, 0);
+		check_headroom_min(full, 4, 8, 4, 2, 6, 4);
 	}
 }
 
