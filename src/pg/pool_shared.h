@@ -30,7 +30,6 @@
 typedef struct GaPoolSlot
 {
 	int			part;			/* index of the part in the split */
-	int			claimed_by;		/* 0: not claimed or the leader's; s + 1: solver s */
 	Size		problem_off;	/* from the start of the segment */
 	Size		problem_len;
 	Size		plan_off;

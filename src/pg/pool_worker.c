@@ -124,7 +124,6 @@ gpualloc_pool_worker_main(Datum main_arg)
 	{
 		GaPoolSlot *slot = &shared->slots[i];
 
-		slot->claimed_by = solver_no + 1;
 		snprintf(activity, sizeof(activity), "solving part %d of %d (%s)",
 				 slot->part + 1, shared->n_parts, shared->mode);
 		pgstat_report_activity(STATE_RUNNING, activity);
