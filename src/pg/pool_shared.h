@@ -49,7 +49,6 @@ typedef struct GaPoolShared
 								 * clock every process of the machine shares) */
 	int			n_parts;		/* parts of the whole split */
 	int			n_solvers;		/* solvers started, numbered 0..n_solvers-1 */
-	int			n_slots;		/* = n_parts */
 	pg_atomic_uint32 next_slot; /* the next slot to claim */
 	GaPoolSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GaPoolShared;
@@ -60,7 +59,7 @@ ga_pool_claim(GaPoolShared *shared)
 {
 	uint32		i = pg_atomic_fetch_add_u32(&shared->next_slot, 1);
 
-	return i < (uint32) shared->n_slots ? (int) i : -1;
+	return i < (uint32) shared->n_parts ? (int) i : -1;
 }
 
 /*
@@ -72,7 +71,7 @@ static inline double
 ga_pool_time_share(const GaPoolShared *shared, int i, double now_ms)
 {
 	int			processes = shared->n_solvers + 1;
-	int			rounds = (shared->n_slots - i + processes - 1) / processes;
+	int			rounds = (shared->n_parts - i + processes - 1) / processes;
 
 	return Max((shared->deadline_ms - now_ms) / Max(rounds, 1), 1.0);
 }

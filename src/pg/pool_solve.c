@@ -188,7 +188,6 @@ create_segment(PoolRun *run)
 	run->shared->deadline_ms = run->deadline_ms;
 	run->shared->n_parts = n;
 	run->shared->n_solvers = run->n_solvers;
-	run->shared->n_slots = n;
 	on_dsm_detach(run->seg, abandon_on_detach, PointerGetDatum(run->shared));
 	for (int i = 0; i < n; i++)
 	{
@@ -352,7 +351,7 @@ collect_solvers(PoolRun *run, char *errbuf, size_t errlen)
 			run->handles[s] = NULL;
 		}
 	pg_read_barrier();
-	for (int i = 0; i < run->shared->n_slots; i++)
+	for (int i = 0; i < run->shared->n_parts; i++)
 		if (!run->mine[run->shared->slots[i].part] &&
 			!take_slot(run, &run->shared->slots[i], errbuf, errlen))
 			return false;
