@@ -17,7 +17,9 @@
  * coverage_floor (none given: over every run); a row whose value is above
  * the oracle's while its coverage is below that floor is marked, since the
  * bound does not cover it.  A summary checks the benchmark's targets on the
- * scenarios by their number prefix (01_ ... 08_).
+ * scenarios by their number prefix (01_ ... 08_), and on every scenario
+ * with tenant policies (rows with a Jain index) the tenant targets, the
+ * flood's (15_) and the idle guarantee's (16_) among them.
  *
  * A small parser of our own, because the project runs on a bare Debian with
  * no JSON tool installed.
@@ -708,6 +710,76 @@ coverage_needed(const view *v, const record *oracle, const record *reservation)
 	return need;
 }
 
+/* The row of run ALLOC-SUFFIX (a run with part of the tenant policies). */
+static const record *
+find_variant(const view *v, const char *scen, const char *alloc, const char *suffix,
+			 const char *know)
+{
+	char		name[STR_LEN];
+
+	snprintf(name, sizeof(name), "%s-%s", alloc, suffix);
+	return find(v->rs, scen, name, know);
+}
+
+/*
+ * The tenant targets of a scenario with tenant policies (rows with a Jain
+ * index): the allocator with quotas keeps 95% of its value without them
+ * and is worth at least the fairshare and quota baselines; on the flood
+ * (prefix 15) every tenant with demand gets 90% of its entitlement and
+ * Jain's index is 0.95 or more (fifo's and backfill's smallest shares
+ * printed beside); on the idle guarantee (prefix 16) borrowing adds 10
+ * points of utilisation over the run without it.
+ */
+static void
+print_tenant_targets(const view *v, const char *s, const char *alloc, const char *know)
+{
+	const record *r = find(v->rs, s, alloc, know);
+	const record *off = find_variant(v, s, alloc, "no-quotas", know);
+	const record *no_borrow = find_variant(v, s, alloc, "no-borrowing", know);
+	const record *fs = find(v->rs, s, "fairshare", know);
+	const record *quota = find(v->rs, s, "quota", know);
+	const char *sep = "";
+
+	if (r == NULL || !isfinite(num(r, "jain_index")))
+		return;
+	printf("  %-20s tenants:", s);
+	if (off)
+	{
+		double		share = 100.0 * num(r, "value") / num(off, "value");
+
+		printf(" value >= 95%% of without quotas: %s (%.1f%%)", verdict(share >= 95.0), share);
+		sep = ";";
+	}
+	if (fs && quota)
+	{
+		printf("%s value >= fairshare and quota: %s (%+.1f%%, %+.1f%%)", sep,
+			   verdict(num(r, "value") >= num(fs, "value") && num(r, "value") >= num(quota, "value")),
+			   gain(r, fs, "value"), gain(r, quota, "value"));
+		sep = ";";
+	}
+	if (strncmp(s, "15", 2) == 0)
+	{
+		const record *fifo = find(v->rs, s, "fifo", know);
+		const record *bf = find(v->rs, s, "backfill", know);
+
+		printf("%s every tenant >= 90%% of entitlement: %s (%.1f%%; fifo %.1f%%, backfill %.1f%%);"
+			   " Jain >= 0.95: %s (%.3f)", sep,
+			   verdict(num(r, "min_entitlement_share") >= 0.9),
+			   100.0 * num(r, "min_entitlement_share"),
+			   fifo ? 100.0 * num(fifo, "min_entitlement_share") : NAN,
+			   bf ? 100.0 * num(bf, "min_entitlement_share") : NAN,
+			   verdict(num(r, "jain_index") >= 0.95), num(r, "jain_index"));
+		sep = ";";
+	}
+	if (strncmp(s, "16", 2) == 0 && no_borrow)
+	{
+		double		pp = (num(r, "utilization") - num(no_borrow, "utilization")) * v->util_scale;
+
+		printf("%s utilisation >= without borrowing + 10 pp: %s (%+.1f pp)", sep, verdict(pp >= 10.0), pp);
+	}
+	printf("\n");
+}
+
 /*
  * The benchmark's targets, measured: printed for every allocator mode and
  * knowledge, met or missed.  Scenarios are named by their number prefix.
@@ -785,6 +857,8 @@ print_targets(const view *v, const char *alloc, const char *know)
 			printf("  (7) utilisation gain >= 10 pp: %s (%+.1f pp)\n", verdict(pp >= 10.0), pp);
 		}
 	}
+	for (int i = 0; i < v->n_scen; i++)
+		print_tenant_targets(v, v->scen[i], alloc, know);
 	if (s6)
 	{
 		const record *r = find(v->rs, s6, alloc, know);

@@ -48,4 +48,50 @@ check "99.5% where the oracle serves everything" \
 check "never below the static reservation's" \
 	sh -c 'echo "$1" | grep -q "coverage >= 94.00%: MISSED (93.50%)"' sh "$(line fast 23_bursts)"
 
+# trow SCENARIO POLICY VALUE UTILISATION JAIN MIN_SHARE: a row of a scenario
+# with tenant policies
+trow() {
+	printf '{"scenario": "%s", "policy": "%s", "knowledge": "forecast", "utilization": %s, "value": %s, "completed_value": %s, "completed_jobs": 3, "stopped_jobs": 0, "dependency_violations": 0, "coverage": 1, "unmet_gpu_hours": 0, "churn": 0, "window_violations": 0, "reservation_start_delay_steps": 0, "jain_index": %s, "min_entitlement_share": %s, "wait_mean_h": 1, "wait_p95_h": 2, "solve_p50_ms": 1, "solve_p99_ms": 1}' \
+		"$1" "$2" "$4" "$3" "$3" "$5" "$6"
+}
+
+# The flood: fast keeps 90% of its value without quotas (missed), beats
+# quota but not fairshare, every tenant gets 91% of its entitlement, Jain
+# 0.96.  The idle guarantee: 96% of the value, borrowing adds 12 points.
+{
+	echo "["
+	trow 15_flood fast 900 0.9 0.96 0.91; echo ","
+	trow 15_flood fast-no-quotas 1000 0.95 0.9 0.6; echo ","
+	trow 15_flood fairshare 950 0.85 0.93 0.7; echo ","
+	trow 15_flood quota 800 0.8 0.84 0.5; echo ","
+	trow 15_flood fifo 700 0.8 0.64 0.29; echo ","
+	trow 15_flood backfill 990 0.86 0.87 0.65; echo ","
+	trow 16_idle fast 960 0.85 0.94 0.78; echo ","
+	trow 16_idle fast-no-quotas 1000 0.88 0.96 0.69; echo ","
+	trow 16_idle fast-no-borrowing 900 0.73 0.97 0.75; echo ","
+	trow 16_idle fairshare 950 0.8 0.87 0.44; echo ","
+	trow 16_idle quota 800 0.79 0.65 0; echo ","
+	trow 16_idle fifo 700 0.7 0.66 0; echo ","
+	trow 16_idle backfill 990 0.82 0.77 0.24
+	echo "]"
+} > "$tmp/tenants.json"
+if "$REPORT" "$tmp/tenants.json" > "$tmp/tenants.txt" 2>"$tmp/err"; then
+	ok "bench_report reads results with tenant policies"
+else
+	bad "bench_report reads results with tenant policies: $(head -n 3 "$tmp/err")"
+fi
+tline() {	# tline SCENARIO: the tenant targets line of a scenario for fast
+	sed -n "/^targets, fast (forecast)/,/^targets/p" "$tmp/tenants.txt" | grep "^  $1 *tenants:"
+}
+check "quotas keep 95% of the value without them" \
+	sh -c 'echo "$1" | grep -q "value >= 95% of without quotas: MISSED (90.0%)"' sh "$(tline 15_flood)"
+check "value against the fairshare and quota baselines" \
+	sh -c 'echo "$1" | grep -q "value >= fairshare and quota: MISSED (-5.3%, +12.5%)"' sh "$(tline 15_flood)"
+check "the flood: every tenant's entitlement and Jain's index" \
+	sh -c 'echo "$1" | grep -q "every tenant >= 90% of entitlement: met (91.0%; fifo 29.0%, backfill 65.0%); Jain >= 0.95: met (0.960)"' sh "$(tline 15_flood)"
+check "the idle guarantee: what borrowing adds to utilisation" \
+	sh -c 'echo "$1" | grep -q "value >= 95% of without quotas: met (96.0%).*utilisation >= without borrowing + 10 pp: met (+12.0 pp)"' sh "$(tline 16_idle)"
+check "no tenant line for a scenario without tenant policies" \
+	sh -c '! grep -q "tenants:" "$1"' sh "$tmp/report.txt"
+
 finish
