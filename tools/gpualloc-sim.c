@@ -132,20 +132,31 @@ parse_ms(const char *opt, const char *text, double *out)
 	return true;
 }
 
-/* A number in [lo, hi]; NaN fails both comparisons.  what says what it is. */
+/*
+ * A number in [lo, hi], a whole one when whole is set; NaN fails both
+ * comparisons.  what says what it is.
+ */
 static bool
-parse_in_range(const char *opt, const char *text, double lo, double hi,
-			   const char *what, double *out)
+parse_number(const char *opt, const char *text, double lo, double hi, bool whole,
+			 const char *what, double *out)
 {
 	char	   *end;
 
 	*out = strtod(text, &end);
-	if (*text == '\0' || *end != '\0' || !(*out >= lo && *out <= hi))
+	if (*text == '\0' || *end != '\0' || !(*out >= lo && *out <= hi) ||
+		(whole && *out != floor(*out)))
 	{
 		fprintf(stderr, "gpualloc-sim: %s needs %s, got \"%s\"\n", opt, what, text);
 		return false;
 	}
 	return true;
+}
+
+static bool
+parse_in_range(const char *opt, const char *text, double lo, double hi,
+			   const char *what, double *out)
+{
+	return parse_number(opt, text, lo, hi, false, what, out);
 }
 
 static bool
@@ -226,15 +237,9 @@ parse_args(cli *c, int argc, char **argv)
 		}
 		else if (strcmp(a, "--headroom-min") == 0 && has_val)
 		{
-			const char *what = "a whole number of GPUs from 0 to 100000";
-
-			if (!parse_in_range(a, argv[++i], 0, GA_HEADROOM_MIN_MAX, what, &c->headroom_min))
+			if (!parse_number(a, argv[++i], 0, GA_HEADROOM_MIN_MAX, true,
+							  "a whole number of GPUs from 0 to 100000", &c->headroom_min))
 				return false;
-			if (c->headroom_min != floor(c->headroom_min))
-			{
-				fprintf(stderr, "gpualloc-sim: %s needs %s, got \"%s\"\n", a, what, argv[i]);
-				return false;
-			}
 		}
 		else if (strcmp(a, "--overrun-margin") == 0 && has_val)
 		{

@@ -409,7 +409,7 @@ get_counts(reader *r, ga_params *pr, int32_t *n, ga_error *err)
 	pr->half_life_hours = get_f64(r);
 	pr->headroom = get_f64(r);
 	pr->overrun_margin = get_f64(r);
-	pr->headroom_min = r->version >= GA_SERIAL_VERSION ? get_i32(r) : 0;
+	pr->headroom_min = r->version > GA_SERIAL_VERSION_NO_HEADROOM_MIN ? get_i32(r) : 0;
 	for (int i = 0; i < 4; i++)
 		n[i] = get_i32(r);
 	if (r->short_read || pr->n_steps <= 0 || pr->n_steps > 10000)

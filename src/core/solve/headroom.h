@@ -7,15 +7,15 @@
  *
  *     d(t) + max(ceil(headroom * (protect(t) - d(t))), headroom_min)
  *
- * (headroom_min only where d(t) > 0: a service with no demand at a step
- * holds no GPU for it beyond what its protect curve asks)
  * with d the demand and protect the protect curve, both capped at
  * max_gpus (the target too), raised ahead of its rises by churn_limit per
- * step.  A GPU is taken only where it is idle in the plan (no job, no other
- * service), and only while both handovers it causes (taking it, and giving
- * it back when a job or another service needs it or the target falls) fit
- * the churn limit after the plan's own handovers.  A service with a churn budget is left as it
- * is: its budget is the plan's to spend.
+ * step; headroom_min counts only where d(t) > 0 (a service with no demand
+ * at a step holds no GPU for it beyond what its protect curve asks).  A GPU
+ * is taken only where it is idle in the plan (no job, no other service),
+ * and only while both handovers it causes (taking it, and giving it back
+ * when a job or another service needs it or the target falls) fit the
+ * churn limit after the plan's own handovers.  A service with a churn
+ * budget is left as it is: its budget is the plan's to spend.
  *
  * Only idle cells change, into cells of a service, so batch work and every
  * job's placement are untouched; the objective can only rise (a shortfall
