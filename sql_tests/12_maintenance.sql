@@ -132,3 +132,36 @@ SELECT count(*) AS windows_left FROM gpualloc.maintenance_schedule WHERE pool = 
 SELECT gpualloc.cancel_job(:b);
 SELECT gpualloc.cancel_job(:c);
 SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
+
+-- The run a window must not reach is lengthened by the job's own overrun
+-- margin: by gpualloc.overrun_spread times its estimate's spread (p90 / p50
+-- - 1) where it has one, else by gpualloc.overrun_margin.  Pool mw, open
+-- again, closes whole in three hours; a 4-GPU job of 10 GPU-hours runs 2.5
+-- hours.
+SELECT gpualloc.add_maintenance_window('mw', now() + interval '3 hours', now() + interval '4 hours',
+	reason => 'spread test') > 0 AS mw_closes_in_three_hours;
+-- declared work has no spread: 2.5 h x 1.6 = 4 h reaches the window, so
+-- neither the fast path nor the plan starts it before
+SELECT gpualloc.submit_job('mw-d', 'training', 'mw', 4, tenant => 'mw_team', work_gpu_hours => 10) AS d \gset
+SELECT pg_temp.held(:d) AS d_not_booked;
+CREATE FUNCTION pg_temp.planned_now(job bigint) RETURNS boolean LANGUAGE sql AS $$
+	SELECT b.step_first = 0 FROM gpualloc.plan_blocks b
+	WHERE b.plan_id = (SELECT max(plan_id) FROM gpualloc.plan_runs WHERE status = 'succeeded')
+	  AND b.job_id = job $$;
+SELECT status FROM gpualloc.replan('fast');
+SELECT pg_temp.planned_now(:d) AS d_planned_now_without_spread;
+-- an estimate whose p90 is 1.1 times its p50: 2.5 h x (1 + 0.75 x 0.1),
+-- under 2.7 h, ends before the window, and the plan starts it now
+UPDATE gpualloc.jobs SET est_hours_p50 = 2.5, est_hours_p90 = 2.75 WHERE job_id = :d;
+SELECT status FROM gpualloc.replan('fast');
+SELECT pg_temp.planned_now(:d) AS d_planned_now_with_spread;
+-- with the spread turned off the margin applies again
+SET gpualloc.overrun_spread = 0;
+SELECT status FROM gpualloc.replan('fast');
+SELECT pg_temp.planned_now(:d) AS d_planned_now_spread_off;
+RESET gpualloc.overrun_spread;
+SET gpualloc.overrun_spread = 11;	-- a share from 0 to 10
+SELECT gpualloc.cancel_job(:d);
+SELECT gpualloc.remove_maintenance_window(window_id) FROM gpualloc.maintenance_windows
+WHERE reason = 'spread test';
+SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();

@@ -19,6 +19,10 @@
  *                   services from idle GPUs at least, default 1),
  *                   --overrun-margin M (share by which the protect rule
  *                   lengthens a job's estimated run, default 0.6),
+ *                   --overrun-spread S (share of the spread of a job's
+ *                   duration estimate, p90 / p50 - 1, by which it
+ *                   lengthens the run instead where the estimate has one,
+ *                   default 0.75; 0: every job by the margin),
  *                   --first-pool-only (plan each job on its first pool
  *                   only, its alt_pools ignored),
  *                   --need-quantile Q, --need-lookback H and
@@ -49,6 +53,7 @@ typedef struct cli
 	double		headroom;
 	double		headroom_min;
 	double		overrun_margin;
+	double		overrun_spread;
 	double		need_quantile;
 	double		need_lookback;
 	int			need_daily;		/* -1: the default */
@@ -84,6 +89,10 @@ usage(FILE *f)
 			"                       --perfect-knowledge)\n"
 			"         --overrun-margin M  share by which the protect rule lengthens a job's\n"
 			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
+			"         --overrun-spread S  share of the spread of a job's duration estimate\n"
+			"                       (p90 / p50 - 1) by which it lengthens the run instead, where the\n"
+			"                       estimate has one (0 to 10, default 0.75; 0: every job by the\n"
+			"                       margin; ignored with --perfect-knowledge)\n"
 			"         --first-pool-only  plan each job on its first pool only (alt_pools ignored)\n"
 			"         --need-quantile Q  the quantile of a tenant's recent want of its guarantee\n"
 			"                       that fast and full keep from being lent (0 to 1, default 0.5;\n"
@@ -171,6 +180,7 @@ parse_args(cli *c, int argc, char **argv)
 	c->headroom = -1;
 	c->headroom_min = -1;
 	c->overrun_margin = -1;
+	c->overrun_spread = -1;
 	c->need_quantile = -1;
 	c->need_lookback = -1;
 	c->need_daily = -1;
@@ -244,6 +254,11 @@ parse_args(cli *c, int argc, char **argv)
 		else if (strcmp(a, "--overrun-margin") == 0 && has_val)
 		{
 			if (!parse_in_range(a, argv[++i], 0, 10, "a share from 0 to 10", &c->overrun_margin))
+				return false;
+		}
+		else if (strcmp(a, "--overrun-spread") == 0 && has_val)
+		{
+			if (!parse_in_range(a, argv[++i], 0, 10, "a share from 0 to 10", &c->overrun_spread))
 				return false;
 		}
 		else if (strcmp(a, "--need-quantile") == 0 && has_val)
@@ -484,6 +499,8 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 		opt.headroom_min = (int) c->headroom_min;
 	if (c->overrun_margin >= 0)
 		opt.overrun_margin = c->overrun_margin;
+	if (c->overrun_spread >= 0)
+		opt.overrun_spread = c->overrun_spread;
 	if (c->need_quantile >= 0)
 		opt.need_quantile = c->need_quantile;
 	if (c->need_lookback > 0)

@@ -30,6 +30,7 @@ double		gpualloc_protect_quantile = GA_PROTECT_QUANTILE_DEFAULT;
 double		gpualloc_headroom = GA_HEADROOM_DEFAULT;
 int			gpualloc_headroom_min = GA_HEADROOM_MIN_DEFAULT;
 double		gpualloc_overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
+double		gpualloc_overrun_spread = GA_OVERRUN_SPREAD_DEFAULT;
 char	   *gpualloc_database = NULL;
 int			gpualloc_booking_timeout_s = 600;
 int			gpualloc_plan_retention_min = 14 * 24 * 60;
@@ -120,6 +121,11 @@ define_protect_gucs(void)
 							 "Share by which a job's estimated run is lengthened before it may hold GPUs a service's demand needs.",
 							 "A job is never preempted, so one that outlives its estimate keeps its GPUs.",
 							 &gpualloc_overrun_margin, GA_OVERRUN_MARGIN_DEFAULT, 0.0, 10.0, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("gpualloc.overrun_spread",
+							 "Share of the spread of a job's duration estimate (p90 / p50 - 1) by which its run is lengthened instead, where the estimate has one.",
+							 "0 lengthens every job by gpualloc.overrun_margin.  A job whose duration is well known keeps less room from the services.",
+							 &gpualloc_overrun_spread, GA_OVERRUN_SPREAD_DEFAULT, 0.0, 10.0, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 }
 

@@ -25,6 +25,7 @@ extern double gpualloc_protect_quantile;
 extern double gpualloc_headroom;
 extern int	gpualloc_headroom_min;
 extern double gpualloc_overrun_margin;
+extern double gpualloc_overrun_spread;
 extern char *gpualloc_database;
 extern int	gpualloc_booking_timeout_s;
 extern int	gpualloc_plan_retention_min;
@@ -191,6 +192,8 @@ typedef struct GaFastPathJob
 	int			gpus_max;
 	double		work_gpu_hours;
 	double		time_limit_hours;	/* 0: none; the run is min(work / g, limit) */
+	double		overrun_margin; /* share its run is lengthened by, as the
+								 * planner's protect rule lengthens it */
 	bool		has_deadline;
 	TimestampTz deadline;
 	bool		waits;			/* a predecessor has not ended: never booked */

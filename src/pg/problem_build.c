@@ -185,7 +185,7 @@ load_gpus(GaBuild *build)
 	"       greatest(j.submitted_at, coalesce(j.not_before, j.submitted_at)), j.deadline, " \
 	"       j.status = 'running', j.started_at, j.block_first, j.block_size, j.status = 'booked', " \
 	"       pg_catalog.date_part('epoch', j.time_limit) / 3600, j.status = 'queued', j.tenant::text, " \
-	"       ti.idx " \
+	"       ti.idx, j.est_hours_p50, j.est_hours_p90 " \
 	"FROM gpualloc.jobs j JOIN " TENANT_RANKS " ti ON ti.tenant = j.tenant "
 #define JOBS_NOT_BLOCKED \
 	"  AND (j.status = 'running' OR j.job_id NOT IN (SELECT b.job_id FROM blocked b)) "
@@ -263,6 +263,8 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	job->deadline_step = isnull ? -1 : Max(0, steps_from(build, DatumGetTimestampTz(d), false));
 	job->time_limit_steps = limit_steps(build, float_column(row, 15, 0));
 	job->tenant = int_column(row, 18, -1);
+	/* the estimate's spread sets how far the protect rule lengthens the run */
+	job->duration_p90_ratio = ga_duration_p90_ratio(float_column(row, 19, 0), float_column(row, 20, 0));
 	job->pinned = DatumGetBool(column(row, 10, &isnull));
 	if (job->pinned)
 	{
@@ -825,6 +827,7 @@ ga_build_problem(TimestampTz now)
 	params.headroom = gpualloc_headroom;
 	params.headroom_min = gpualloc_headroom_min;
 	params.overrun_margin = gpualloc_overrun_margin;
+	params.overrun_spread = gpualloc_overrun_spread;
 
 	build->layouts = ga_layout_load(&n_pools, &n_gpus);
 	n_services = count_rows("SELECT pg_catalog.count(*) FROM gpualloc.services");

@@ -537,6 +537,8 @@ try_fast_path(const SubmitArgs *a, const QueuedJob *q, int64 job_id)
 	job.gpus_min = q->gpus_min;
 	job.gpus_max = q->gpus_max;
 	job.work_gpu_hours = q->est.work_gpu_hours;
+	job.overrun_margin = ga_overrun_margin_of(gpualloc_overrun_margin, gpualloc_overrun_spread,
+											  ga_duration_p90_ratio(q->est.hours_p50, q->est.hours_p90));
 	job.has_deadline = a->has_deadline;
 	job.deadline = a->deadline;
 	job.tenant = a->tenant;

@@ -91,9 +91,10 @@ expect_error "--need-quantile out of range names the rule" '--need-quantile need
 expect_error "--need-lookback out of range names the rule" '--need-lookback needs hours from 0.5 to 720' run "$dir" --policy fast --need-lookback 0
 expect_error "--need-profile takes daily or flat" 'unknown or incomplete option "--need-profile"' run "$dir" --policy fast --need-profile weekly
 expect_error "--overrun-margin out of range names the rule" '--overrun-margin needs a share from 0 to 10' run "$dir" --policy fast --overrun-margin -1
+expect_error "--overrun-spread out of range names the rule" '--overrun-spread needs a share from 0 to 10' run "$dir" --policy fast --overrun-spread 11
 expect_error "--headroom-min out of range names the rule" '--headroom-min needs a whole number of GPUs from 0 to 100000' run "$dir" --policy fast --headroom-min -1
 expect_error "--headroom-min takes whole GPUs" '--headroom-min needs a whole number of GPUs from 0 to 100000, got "0.5"' run "$dir" --policy fast --headroom-min 0.5
-check "the protect settings are taken" sh -c '"$1" run "$2" --policy fast --protect-quantile 0.999 --headroom 0.5 --headroom-min 2 --overrun-margin 0 --json > /dev/null' sh "$SIM" "$dir"
+check "the protect settings are taken" sh -c '"$1" run "$2" --policy fast --protect-quantile 0.999 --headroom 0.5 --headroom-min 2 --overrun-margin 0 --overrun-spread 0.5 --json > /dev/null' sh "$SIM" "$dir"
 expect_error "--oracle-coverage out of range names the rule" '--oracle-coverage needs a coverage share from 0 to 1' run "$dir" --policy oracle --oracle-coverage -1
 expect_error "--fast-ms must be positive" '--fast-ms needs a positive number' run "$dir" --policy fast --fast-ms 0
 expect_error "a missing directory is an error" "$tmp/nowhere" run "$tmp/nowhere" --policy fifo

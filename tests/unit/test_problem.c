@@ -64,6 +64,46 @@ TEST(problem_finish_rejects_nan_priority)
 	ga_problem_destroy(p);
 }
 
+/* A duration spread is 0 (none) or a p90 at least the p50, never NaN. */
+TEST(problem_finish_rejects_a_duration_spread_below_one)
+{
+	double		bad[4] = {0.5, -1, NAN, GA_DURATION_P90_RATIO_MAX + 1};
+	double		good[3] = {0, 1, 1.7};
+	ga_error	err;
+
+	for (int i = 0; i < 4; i++)
+	{
+		ga_problem *p = small_problem();
+
+		p->jobs[0].duration_p90_ratio = bad[i];
+		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+		CHECK_STR_CONTAINS(err.message, "job \"train\": duration_p90_ratio must be 0 (no spread) or between 1 and 100");
+		ga_problem_destroy(p);
+	}
+	for (int i = 0; i < 3; i++)
+	{
+		ga_problem *p = small_problem();
+
+		p->jobs[0].duration_p90_ratio = good[i];
+		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+		ga_problem_destroy(p);
+	}
+}
+
+/* The spread as a job carries it, and the margin it gives. */
+TEST(duration_spread_and_its_overrun_margin)
+{
+	CHECK_NEAR(ga_duration_p90_ratio(2, 3), 1.5, 1e-12);
+	CHECK_NEAR(ga_duration_p90_ratio(2, 2), 0, 1e-12);	/* declared work: none */
+	CHECK_NEAR(ga_duration_p90_ratio(0, 3), 0, 1e-12);
+	CHECK_NEAR(ga_duration_p90_ratio(NAN, 3), 0, 1e-12);
+	CHECK_NEAR(ga_duration_p90_ratio(1, 1e6), GA_DURATION_P90_RATIO_MAX, 1e-12);
+	CHECK_NEAR(ga_overrun_margin_of(0.6, 0.75, 1.4), 0.3, 1e-12);
+	CHECK_NEAR(ga_overrun_margin_of(0.6, 0.75, 0), 0.6, 1e-12);
+	CHECK_NEAR(ga_overrun_margin_of(0.6, 0, 1.4), 0.6, 1e-12);	/* spread off */
+	CHECK_NEAR(ga_overrun_margin_of(0, 0.75, 3), 1.5, 1e-12);
+}
+
 TEST(problem_finish_rejects_negative_demand)
 {
 	ga_problem *p = small_problem();

@@ -68,6 +68,23 @@ varied_spec(int i, ga_generate_spec *spec)
 	}
 }
 
+/*
+ * Half the instances with an overrun margin also lengthen runs by their
+ * estimates' spreads: most jobs get one (p90 1 to 3 times the p50), the
+ * rest keep the margin.
+ */
+static void
+add_duration_spreads(int i, ga_problem *p)
+{
+	uint64_t	state = 5000 + i;
+
+	if (i % 6 != 1)
+		return;
+	p->params.overrun_spread = choose_share(&state, 1.5);
+	for (int j = 0; j < p->n_jobs; j++)
+		p->jobs[j].duration_p90_ratio = choose(&state, 0, 3) == 0 ? 0 : 1 + choose_share(&state, 2.0);
+}
+
 static bool
 block_fits(const ga_problem *p, const ga_plan *plan, int first, int size,
 		   int from, int to)
@@ -104,7 +121,7 @@ under_running_tail(const ga_problem *p, int g, int t)
 
 		if (job->pinned && g >= job->pinned_first_gpu &&
 			g < job->pinned_first_gpu + job->pinned_size && t >= job->pinned_end &&
-			t < job->pinned_start + ga_protect_steps(p, job->pinned_end - job->pinned_start))
+			t < job->pinned_start + ga_protect_steps(p, job, job->pinned_end - job->pinned_start))
 			return true;
 	}
 	return false;
@@ -132,7 +149,7 @@ batch_at(const ga_problem *p, const ga_plan *plan, int pool, int t,
 			continue;
 		job_run(p, plan, j, &start, &steps);
 		if (lengthened)
-			steps = ga_protect_steps(p, steps);
+			steps = ga_protect_steps(p, &p->jobs[j], steps);
 		if (t < start || t >= start + steps)
 			continue;
 		for (int g = plan->job_first_gpu[j]; g < plan->job_first_gpu[j] + plan->job_size[j]; g++)
@@ -167,7 +184,7 @@ protect_allows(const ga_problem *p, const ga_plan *plan, int j, int first,
 
 	for (int tier = 0; tier < 2 && ok && pool_has_service(p, pool); tier++)
 	{
-		int			steps = tier ? ga_protect_steps(p, d) : d;
+		int			steps = tier ? ga_protect_steps(p, &p->jobs[j], d) : d;
 
 		ga_protect_room(p, p->jobs[j].priority, tier, room);
 		for (int t = start; t < start + steps && t < T && ok; t++)
@@ -204,7 +221,7 @@ densest_at(const ga_problem *p, const ga_plan *plan, int pool, int t,
 			continue;
 		job_run(p, plan, j, &start, &steps);
 		if (lengthened)
-			steps = ga_protect_steps(p, steps);
+			steps = ga_protect_steps(p, &p->jobs[j], steps);
 		if (t >= start && t < start + steps &&
 			(pick < 0 || p->jobs[j].priority > p->jobs[pick].priority))
 			pick = j;
@@ -354,6 +371,7 @@ check_instance(int i)
 	CHECK_MSG(p != NULL, "instance %d: generator failed: %s", i, err.message);
 	if (p == NULL)
 		return;
+	add_duration_spreads(i, p);
 	CHECK_MSG(ga_solve_fast_stats(p, &opts, &plan, &stats, &err) == GA_OK,
 			  "instance %d: %s", i, err.message);
 	CHECK_MSG(ga_solve_fast(p, &opts, &again, &err) == GA_OK, "instance %d: %s", i, err.message);

@@ -3,7 +3,8 @@
  * curve and headroom): no job starts on GPUs a service's protect curve
  * needs during its run, services ramp ahead of rises they could not follow
  * within their churn limit, headroom is handed to services, and a job's
- * run is lengthened by the overrun margin against the demand; in both
+ * run is lengthened against the demand by the overrun margin, or by the
+ * spread of its duration estimate where it has one; in both
  * solve modes, every plan legal.
  */
 #include "unit.h"
@@ -366,6 +367,27 @@ TEST(protect_headroom_pass_changes_idle_cells_only)
 }
 
 /*
+ * 8 GPUs over 8 steps: a job running on 0-3 until step 4, estimated, and a
+ * queued job of `size` GPUs and `work` GPU-steps; not yet finished.
+ */
+static ga_problem *
+running_job_problem(double margin, int size, double work, const int *demand)
+{
+	ga_problem *p = protect_problem(8, 8, 2, 0);
+
+	p->params.overrun_margin = margin;
+	tp_set_job(p, 0, 1, 4, 4, 16, 0, -1);
+	p->jobs[0].pinned = true;
+	p->jobs[0].pinned_start = 0;
+	p->jobs[0].pinned_end = 4;
+	p->jobs[0].pinned_first_gpu = 0;
+	p->jobs[0].pinned_size = 4;
+	tp_set_job(p, 1, 1, size, size, work, 0, -1);
+	set_curves(p, demand, NULL);
+	return p;
+}
+
+/*
  * A running job on GPUs 0-3 is estimated to end at step 4; with an overrun
  * margin of 1 it may run to step 8.  The service's demand of 6 from step 5
  * then leaves no room for a 2-GPU job over those steps, though its protect
@@ -379,18 +401,9 @@ TEST(protect_overrun_margin_lengthens_runs_against_the_demand)
 
 	for (int margin = 0; margin < 2; margin++)
 	{
-		ga_problem *p = protect_problem(8, 8, 2, 0);
+		ga_problem *p = running_job_problem(margin, 2, 8, demand);	/* 4 steps on 2 GPUs */
 		ga_plan    *plan;
 
-		p->params.overrun_margin = margin;
-		tp_set_job(p, 0, 1, 4, 4, 16, 0, -1);
-		p->jobs[0].pinned = true;
-		p->jobs[0].pinned_start = 0;
-		p->jobs[0].pinned_end = 4;
-		p->jobs[0].pinned_first_gpu = 0;
-		p->jobs[0].pinned_size = 4;
-		tp_set_job(p, 1, 1, 2, 2, 8, 0, -1);	/* 4 steps on 2 GPUs */
-		set_curves(p, demand, NULL);
 		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 		plan = solve_mode(p, false);
 		if (plan != NULL && margin == 0)
@@ -400,6 +413,42 @@ TEST(protect_overrun_margin_lengthens_runs_against_the_demand)
 		ga_plan_destroy(plan);
 		ga_problem_destroy(p);
 	}
+}
+
+/*
+ * The same running job and queue with a margin of 1 for runs whose estimate
+ * has no spread, and an overrun spread of 0.5.  Estimates whose p90 is 1.2
+ * times their p50 lengthen both runs by a tenth (4 steps to 5), which ends
+ * before the demand rises: the queued job starts at once, in both modes.
+ * Without a spread (ratio 0) the margin of 1 applies and it waits; with a
+ * p90 three times the p50 the spread gives the same margin, and it waits.
+ */
+TEST(protect_overrun_spread_lengthens_runs_by_their_estimate)
+{
+	int			demand[8] = {2, 2, 2, 2, 2, 6, 6, 6};
+	double		ratios[3] = {0, 1.2, 3};
+	ga_error	err;
+
+	for (int r = 0; r < 3; r++)
+		for (int full = 0; full < 2; full++)
+		{
+			ga_problem *p = running_job_problem(1, 2, 8, demand);	/* 4 steps on 2 GPUs */
+			ga_plan    *plan;
+
+			p->params.overrun_spread = 0.5;
+			p->jobs[0].duration_p90_ratio = p->jobs[1].duration_p90_ratio = ratios[r];
+			CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+			CHECK_INT_EQ(ga_protect_steps(p, &p->jobs[1], 4), r == 1 ? 5 : 8);
+			plan = solve_mode(p, full);
+			if (plan != NULL && r == 1)
+				CHECK_MSG(plan->job_start[1] == 0, "%s, ratio %g: the job starts at %d",
+						  full ? "full" : "fast", ratios[r], plan->job_start[1]);
+			if (plan != NULL && r != 1)
+				CHECK_MSG(plan->job_size[1] == -1, "%s, ratio %g: the job started at %d",
+						  full ? "full" : "fast", ratios[r], plan->job_start[1]);
+			ga_plan_destroy(plan);
+			ga_problem_destroy(p);
+		}
 }
 
 /*
@@ -415,18 +464,9 @@ TEST(protect_next_job_on_a_running_block_counts_once)
 
 	for (int full = 0; full < 2; full++)
 	{
-		ga_problem *p = protect_problem(8, 8, 2, 0);
+		ga_problem *p = running_job_problem(1, 4, 8, demand);	/* 2 steps on 4 GPUs */
 		ga_plan    *plan;
 
-		p->params.overrun_margin = 1;
-		tp_set_job(p, 0, 1, 4, 4, 16, 0, -1);
-		p->jobs[0].pinned = true;
-		p->jobs[0].pinned_start = 0;
-		p->jobs[0].pinned_end = 4;
-		p->jobs[0].pinned_first_gpu = 0;
-		p->jobs[0].pinned_size = 4;
-		tp_set_job(p, 1, 1, 4, 4, 8, 0, -1);	/* 2 steps on 4 GPUs */
-		set_curves(p, demand, NULL);
 		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 		plan = solve_mode(p, full);
 		if (plan != NULL)
@@ -465,6 +505,10 @@ TEST(protect_curve_is_lifted_to_the_demand_and_headroom_checked)
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "overrun_margin");
 	p->params.overrun_margin = 0;
+	p->params.overrun_spread = 10.5;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "overrun_spread must be between 0 and 10");
+	p->params.overrun_spread = 0;
 	p->services[0].protect[1] = -1;
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "protect curve");

@@ -41,6 +41,7 @@ check_same_jobs(const ga_problem *a, const ga_problem *b)
 		CHECK(x->pinned == y->pinned && x->pinned_start == y->pinned_start &&
 			  x->pinned_end == y->pinned_end && x->pinned_first_gpu == y->pinned_first_gpu &&
 			  x->pinned_size == y->pinned_size);
+		CHECK(x->duration_p90_ratio == y->duration_p90_ratio);
 	}
 }
 
@@ -103,6 +104,9 @@ TEST(serial_problem_round_trip)
 		CHECK(p != NULL);
 		if (p == NULL)
 			continue;
+		p->params.overrun_spread = 0.25 * (double) (seed % 4);
+		for (int j = 0; j < p->n_jobs; j++)
+			p->jobs[j].duration_p90_ratio = j % 3 == 0 ? 0 : 1 + 0.1 * (double) j;
 		buf = write_problem(p, &len);
 		CHECK(buf != NULL);
 		CHECK_MSG(ga_problem_read(buf, len, &back, &err) == GA_OK, "%s", err.message);
@@ -154,6 +158,52 @@ TEST(serial_plan_round_trip)
 	CHECK_STR_CONTAINS(err.message, "mode");
 	ga_plan_destroy(plan);
 	ga_plan_destroy(back);
+	ga_problem_destroy(p);
+	free(buf);
+}
+
+/*
+ * The spreads are the buffer's tail: a version-7 buffer, the layout before
+ * them, reads with none (every job lengthened by the overrun margin, as
+ * that version planned); a ratio breaking the model's rule is refused.
+ */
+TEST(serial_spreads_are_the_tail_and_version_7_reads_without)
+{
+	ga_problem *p = sf_pool(3, 16, 6, 12);
+	ga_problem *back = NULL;
+	size_t		len;
+	char	   *buf;
+	uint32_t	version = GA_SERIAL_VERSION_NO_SPREAD;
+	int64_t		old_len;
+	double		bad = 0.5;
+	ga_error	err;
+
+	p->params.overrun_spread = 0.75;
+	for (int j = 0; j < p->n_jobs; j++)
+		p->jobs[j].duration_p90_ratio = 1.5;
+	buf = write_problem(p, &len);
+	CHECK(buf != NULL);
+	if (buf == NULL)
+	{
+		ga_problem_destroy(p);
+		return;
+	}
+	/* the last job's ratio, the buffer's last 8 bytes, below 1 */
+	memcpy(buf + len - sizeof(double), &bad, sizeof(bad));
+	CHECK_INT_EQ(ga_problem_read(buf, len, &back, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "duration_p90_ratio must be 0 (no spread) or between 1 and 100");
+	old_len = (int64_t) len - (int64_t) sizeof(double) * (1 + p->n_jobs);
+	memcpy(buf + 4, &version, sizeof(version));
+	memcpy(buf + 12, &old_len, sizeof(old_len));
+	CHECK_MSG(ga_problem_read(buf, (size_t) old_len, &back, &err) == GA_OK, "%s", err.message);
+	if (back != NULL)
+	{
+		CHECK(back->params.overrun_spread == 0);
+		for (int j = 0; j < back->n_jobs; j++)
+			CHECK(back->jobs[j].duration_p90_ratio == 0);
+		CHECK_NEAR(ga_job_overrun_margin(back, &back->jobs[0]), back->params.overrun_margin, 1e-12);
+	}
+	ga_problem_destroy(back);
 	ga_problem_destroy(p);
 	free(buf);
 }

@@ -269,6 +269,8 @@ check_params(const ga_params *pr, ga_error *err)
 		return ga_error_set(err, GA_EINVAL, "headroom_min must be between 0 and %d", GA_HEADROOM_MIN_MAX);
 	if (!(pr->overrun_margin >= 0 && pr->overrun_margin <= 10))
 		return ga_error_set(err, GA_EINVAL, "overrun_margin must be between 0 and 10");
+	if (!(pr->overrun_spread >= 0 && pr->overrun_spread <= 10))
+		return ga_error_set(err, GA_EINVAL, "overrun_spread must be between 0 and 10");
 	return GA_OK;
 }
 
@@ -393,6 +395,10 @@ check_job(const ga_problem *p, const ga_job *job, ga_error *err)
 							job->name, job->tenant);
 	if (job->time_limit_steps < 0)
 		return ga_error_set(err, GA_EINVAL, "job \"%s\": time_limit_steps must be 0 (none) or positive", job->name);
+	if (!(job->duration_p90_ratio == 0 ||
+		  (job->duration_p90_ratio >= 1 && job->duration_p90_ratio <= GA_DURATION_P90_RATIO_MAX)))
+		return ga_error_set(err, GA_EINVAL, "job \"%s\": duration_p90_ratio must be 0 (no spread) or between 1 and %d",
+							job->name, GA_DURATION_P90_RATIO_MAX);
 	if (job->pinned)
 		return check_pinned(p, job, err);
 	return check_alt_pools(p, job, err);

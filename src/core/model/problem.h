@@ -191,6 +191,14 @@ typedef struct ga_job
 	 * for its tenant) and to tenant quotas (rules R9 and R10).
 	 */
 	int			tenant;
+
+	/*
+	 * The spread of the duration estimate: its p90 over its p50 (above 1),
+	 * or 0 when the estimate has none (work the submitter declared, a
+	 * fallback, perfect knowledge); 1 counts as none.  It sets how far the
+	 * protect rule lengthens the job's run (ga_job_overrun_margin).
+	 */
+	double		duration_p90_ratio;
 } ga_job;
 
 /* Pools job may run on: its own and its alternatives. */
@@ -310,6 +318,16 @@ typedef struct ga_params
 	 * reach until it really ends.
 	 */
 	double		overrun_margin;
+
+	/*
+	 * Share of the spread of a job's duration estimate (p90 / p50 - 1) by
+	 * which the protect rule lengthens the run of a job whose estimate has
+	 * one, in [0, 10] (GA_OVERRUN_SPREAD_DEFAULT in the extension and the
+	 * simulator).  0: every job by overrun_margin.  A job whose duration is
+	 * well known then keeps less room from the services than one whose
+	 * duration is not.
+	 */
+	double		overrun_spread;
 } ga_params;
 
 /*
@@ -324,6 +342,9 @@ typedef struct ga_params
 #define GA_HEADROOM_MIN_DEFAULT 1
 #define GA_HEADROOM_MIN_MAX 100000
 #define GA_OVERRUN_MARGIN_DEFAULT 0.6
+#define GA_OVERRUN_SPREAD_DEFAULT 0.75
+/* The widest spread a duration estimate may declare (a p90 100 times the p50). */
+#define GA_DURATION_P90_RATIO_MAX 100
 
 typedef struct ga_problem
 {
@@ -526,13 +547,46 @@ void		ga_protect_room(const ga_problem *problem, double job_priority,
 							bool lengthened, int *room);
 
 /*
+ * The spread of a duration estimate as ga_job.duration_p90_ratio holds it:
+ * p90 / p50 capped at GA_DURATION_P90_RATIO_MAX, or 0 when the estimate has
+ * none (p90 not above p50, or either unknown).
+ */
+static inline double
+ga_duration_p90_ratio(double hours_p50, double hours_p90)
+{
+	if (!(hours_p50 > 0 && hours_p90 > hours_p50))
+		return 0;
+	return hours_p90 / hours_p50 < GA_DURATION_P90_RATIO_MAX ? hours_p90 / hours_p50 : GA_DURATION_P90_RATIO_MAX;
+}
+
+/*
+ * Share by which the protect rule lengthens a run: overrun_spread times the
+ * spread of its duration estimate where it has one (ga_params), else
+ * overrun_margin.
+ */
+static inline double
+ga_overrun_margin_of(double overrun_margin, double overrun_spread, double duration_p90_ratio)
+{
+	if (duration_p90_ratio > 1 && overrun_spread > 0)
+		return overrun_spread * (duration_p90_ratio - 1);
+	return overrun_margin;
+}
+
+static inline double
+ga_job_overrun_margin(const ga_problem *p, const ga_job *job)
+{
+	return ga_overrun_margin_of(p->params.overrun_margin, p->params.overrun_spread,
+								job->duration_p90_ratio);
+}
+
+/*
  * Steps of a run of `duration` steps that the protect rule checks: the run
- * lengthened by the overrun margin, rounded up.
+ * lengthened by the job's overrun margin, rounded up.
  */
 static inline int
-ga_protect_steps(const ga_problem *p, int duration)
+ga_protect_steps(const ga_problem *p, const ga_job *job, int duration)
 {
-	double		steps = ceil(duration * (1 + p->params.overrun_margin) - 1e-9);
+	double		steps = ceil(duration * (1 + ga_job_overrun_margin(p, job)) - 1e-9);
 
 	return steps > 1e8 ? 100000000 : (int) steps;
 }

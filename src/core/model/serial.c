@@ -21,9 +21,9 @@
  * A field added to one of these structs must be written and read here too:
  * the sizes below stop the build until it is (and the sizes are updated).
  */
-_Static_assert(sizeof(ga_params) == 48, "ga_params changed: update serial.c");
+_Static_assert(sizeof(ga_params) == 56, "ga_params changed: update serial.c");
 _Static_assert(sizeof(ga_pool) == 72, "ga_pool changed: update serial.c");
-_Static_assert(sizeof(ga_job) == 240, "ga_job changed: update serial.c");
+_Static_assert(sizeof(ga_job) == 248, "ga_job changed: update serial.c");
 _Static_assert(sizeof(ga_service) == 136, "ga_service changed: update serial.c");
 _Static_assert(sizeof(ga_plan) == 88, "ga_plan changed: update serial.c");
 _Static_assert(sizeof(ga_tenant_policy) == 40, "ga_tenant_policy changed: update serial.c");
@@ -236,6 +236,18 @@ put_job(writer *w, const ga_job *job)
 	put_i32(w, job->tenant);
 }
 
+/*
+ * The overrun spread and each job's duration spread, last, so that the
+ * layout before them (version 7) is this one without its tail.
+ */
+static void
+put_spreads(writer *w, const ga_problem *p)
+{
+	put_f64(w, p->params.overrun_spread);
+	for (int j = 0; j < p->n_jobs; j++)
+		put_f64(w, p->jobs[j].duration_p90_ratio);
+}
+
 static void
 put_service(writer *w, const ga_service *svc, int n_steps)
 {
@@ -306,6 +318,7 @@ put_problem(writer *w, const ga_problem *p, size_t total)
 		for (int t = 0; t < pr->n_steps; t++)
 			put_i32(w, p->needs[i].gpus[t]);
 	}
+	put_spreads(w, p);
 }
 
 size_t
@@ -547,6 +560,17 @@ get_needs(reader *r, ga_problem *p, ga_error *err)
 	return rc;
 }
 
+/* Version 7 and before: no spread, every job lengthened by the margin. */
+static void
+get_spreads(reader *r, ga_problem *p)
+{
+	if (r->version <= GA_SERIAL_VERSION_NO_SPREAD)
+		return;
+	p->params.overrun_spread = get_f64(r);
+	for (int j = 0; j < p->n_jobs; j++)
+		p->jobs[j].duration_p90_ratio = get_f64(r);
+}
+
 static ga_status
 get_body(reader *r, ga_problem *p, ga_error *err)
 {
@@ -573,6 +597,7 @@ get_body(reader *r, ga_problem *p, ga_error *err)
 		return rc;
 	if ((rc = get_needs(r, p, err)) != GA_OK)
 		return rc;
+	get_spreads(r, p);
 	if (r->short_read || r->pos != r->len)
 		return ga_error_set(err, GA_EINVAL, "serialised problem: the fields do not fill its %zu bytes", r->len);
 	return GA_OK;

@@ -26,13 +26,17 @@
 
 /*
  * Bump when the layout changes.  A reader takes its own version and the
- * two before it: version 6, the layout before headroom_min (read as 0),
- * and version 5, before the tenants' forecast needs too (a problem without
- * any).  Plans are laid out alike in all three.  A pool solver loads the
- * library from disk when it starts, so after a package upgrade it may read
- * a problem that a planner still running the old library wrote.
+ * three before it: version 7, the layout before the overrun spread and the
+ * jobs' duration spreads (read as 0: every job lengthened by the overrun
+ * margin, as that version planned), version 6, before headroom_min too
+ * (read as 0), and version 5, before the tenants' forecast needs too (a
+ * problem without any).  Plans are laid out alike in all four.  A pool
+ * solver loads the library from disk when it starts, so after a package
+ * upgrade it may read a problem that a planner still running the old
+ * library wrote.
  */
-#define GA_SERIAL_VERSION 7
+#define GA_SERIAL_VERSION 8
+#define GA_SERIAL_VERSION_NO_SPREAD 7
 #define GA_SERIAL_VERSION_NO_HEADROOM_MIN 6
 #define GA_SERIAL_VERSION_NO_NEEDS 5
 

@@ -39,6 +39,7 @@ typedef struct sim_job
 	int			est_version;	/* estimator version of the cached estimate */
 	int			est_gpus;
 	double		est_steps;
+	double		est_ratio;		/* its p90 over its p50; 0: no spread */
 	bool		stopped;		/* ended at its time limit: failed */
 	int			limit_steps;	/* time limit in steps, rounded up; 0 = none */
 } sim_job;
@@ -108,6 +109,7 @@ ga_sim_options_default(ga_sim_options *opt, ga_policy policy)
 	opt->headroom = GA_HEADROOM_DEFAULT;
 	opt->headroom_min = GA_HEADROOM_MIN_DEFAULT;
 	opt->overrun_margin = GA_OVERRUN_MARGIN_DEFAULT;
+	opt->overrun_spread = GA_OVERRUN_SPREAD_DEFAULT;
 	opt->oracle_coverage = GA_ORACLE_COVERAGE_FLOOR;
 	opt->validate = true;
 	opt->need_quantile = GA_SIM_NEED_QUANTILE_DEFAULT;
@@ -463,9 +465,13 @@ estimate_steps(sim_ctx *c, int j, int g)
 	if (ga_estimate_job(c->est, sj->kind, sj->features->items, sj->features->n,
 						g, &e, NULL) == GA_OK && isfinite(e.work_gpu_hours) &&
 		e.work_gpu_hours > 0)
+	{
 		job->est_steps = e.work_gpu_hours / c->step_h;
+		job->est_ratio = ga_duration_p90_ratio(e.hours_p50, e.hours_p90);
+	}
 	else
 	{
+		job->est_ratio = 0;
 		if (job->est_version < 0)
 			c->res->estimate_fallbacks++;
 		job->est_steps = fallback_steps(c, j);
@@ -695,6 +701,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 		pj->priority = sj->priority / factor;
 		pj->gpus_min = pj->gpus_max = tr->size;
 		pj->work_gpu_steps = estimate_steps(c, j, tr->size) * factor;
+		pj->duration_p90_ratio = c->opt->perfect ? 0 : c->jobs[j].est_ratio;
 		pj->pinned = true;
 		pj->pinned_start = tr->start_step - t;
 		pj->pinned_first_gpu = tr->first_gpu;
@@ -712,6 +719,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	pj->gpus_min = sj->gpus_min;
 	pj->gpus_max = sj->gpus_max < c->jobs[j].pool_max ? sj->gpus_max : c->jobs[j].pool_max;
 	pj->work_gpu_steps = estimate_steps(c, j, pj->gpus_max);
+	pj->duration_p90_ratio = c->opt->perfect ? 0 : c->jobs[j].est_ratio;
 	fill_alt_pools(c, pj, j);
 }
 
@@ -884,6 +892,7 @@ build_problem(sim_ctx *c, int t, ga_problem **out, ga_error *err)
 	params.headroom = c->opt->headroom;
 	params.headroom_min = c->opt->perfect ? 0 : c->opt->headroom_min;
 	params.overrun_margin = c->opt->perfect ? 0 : c->opt->overrun_margin;
+	params.overrun_spread = c->opt->perfect ? 0 : c->opt->overrun_spread;
 	for (int j = 0; j < scn->n_jobs; j++)
 		n += job_in_problem(c, j, t);
 	p = ga_problem_create(scn->n_pools, scn->n_gpus, n, scn->n_services, &params);

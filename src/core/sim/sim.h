@@ -75,6 +75,7 @@ typedef struct ga_sim_options
 								 * knowledge: demand is known) */
 	double		overrun_margin; /* ga_params.overrun_margin (0 with perfect
 								 * knowledge: durations are known) */
+	double		overrun_spread; /* ga_params.overrun_spread (likewise 0) */
 	double		oracle_coverage;	/* oracle: coverage floor of its value
 									 * bounds (oracle.h) */
 	bool		validate;		/* check every fast/full plan with ga_validate */
@@ -91,7 +92,8 @@ typedef struct ga_sim_options
 /*
  * Defaults: fast 1 ms, full 1000 ms, quantile GA_DEMAND_QUANTILE_DEFAULT,
  * protect quantile GA_PROTECT_QUANTILE_DEFAULT, headroom
- * GA_HEADROOM_DEFAULT and GA_HEADROOM_MIN_DEFAULT, overrun margin GA_OVERRUN_MARGIN_DEFAULT, oracle
+ * GA_HEADROOM_DEFAULT and GA_HEADROOM_MIN_DEFAULT, overrun margin
+ * GA_OVERRUN_MARGIN_DEFAULT and spread GA_OVERRUN_SPREAD_DEFAULT, oracle
  * coverage floor GA_ORACLE_COVERAGE_FLOOR, validate on, every pool of a job
  * used, tenant needs at GA_SIM_NEED_QUANTILE_DEFAULT over
  * GA_SIM_NEED_LOOKBACK_HOURS_DEFAULT, quotas on.

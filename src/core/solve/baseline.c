@@ -442,7 +442,7 @@ fit_on(const bl_ctx *c, const ga_job *job, int t, int *first, int *size)
 			continue;
 		for (int f = pool->first_gpu; f + g <= top; f += g)
 			if (block_free(c->p, c->plan, f, g, t, to) &&
-				!ga_block_closed(c->p, job->tenant, f, g, t, t + ga_protect_steps(c->p, dur)))
+				!ga_block_closed(c->p, job->tenant, f, g, t, t + ga_protect_steps(c->p, job, dur)))
 			{
 				*first = f;
 				*size = g;

@@ -239,7 +239,7 @@ count_tiers(block_model *m, const ga_plan *plan, int j, int *into, int sign)
 
 	for (int tier = 0; tier < 2; tier++)
 	{
-		int			steps = tier ? ga_protect_steps(p, duration) : duration;
+		int			steps = tier ? ga_protect_steps(p, &p->jobs[j], duration) : duration;
 
 		for (int t = start > 0 ? start : 0; t < m->T && t - start < steps; t++)
 			into[tier * m->T + t] += sign * counted_gpus(p, first, size, t);
@@ -354,7 +354,7 @@ protect_fits(const block_model *m, const ga_job *job, int first, int size, int s
 
 	for (int tier = 0; tier < tiers; tier++)
 	{
-		int			steps = tier ? ga_protect_steps(m->p, duration) : duration;
+		int			steps = tier ? ga_protect_steps(m->p, job, duration) : duration;
 
 		for (int t = start; t < m->T && t - start < steps; t++)
 			if (counted_gpus(m->p, first, size, t) > m->protect_cap[tier * m->T + t])
@@ -396,7 +396,7 @@ job_var_rows(block_model *m, const ga_job *job, int col, int first, int size, in
 			add_nz(m, cell_row(m, g, t), col, 1);
 	for (int tier = 0; tier < tiers; tier++)
 	{
-		int			steps = tier ? ga_protect_steps(m->p, duration) : duration;
+		int			steps = tier ? ga_protect_steps(m->p, job, duration) : duration;
 
 		for (int t = start; t < m->T && t - start < steps; t++)
 		{
@@ -428,7 +428,7 @@ start_allowed(const block_model *m, const ga_job *job,
 
 	return cells_idle(m, first, size, start, start + duration) &&
 		!ga_block_closed(p, job->tenant, first, size, start,
-						 start + (m->relaxed ? duration : ga_protect_steps(p, duration))) &&
+						 start + (m->relaxed ? duration : ga_protect_steps(p, job, duration))) &&
 		protect_fits(m, job, first, size, start, duration) &&
 		(m->quota == NULL ||
 		 ga_quota_fits(m->quota, m->quota_use, job->tenant, m->nb->pool, start,

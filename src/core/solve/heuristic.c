@@ -691,12 +691,12 @@ add_run(int *used, int T, int start, int steps, int size)
  * does not count on GPUs a running job may not have given back yet.
  */
 static void
-count_batch(const fast_ctx *c, fast_state *st, int pool, int start,
+count_batch(const fast_ctx *c, fast_state *st, const ga_job *job, int pool, int start,
 			int duration, int size)
 {
 	add_run(tier_used(c, st, false, pool), c->T, start, duration, size);
 	add_run(tier_used(c, st, true, pool), c->T, start,
-			ga_protect_steps(c->p, duration), size);
+			ga_protect_steps(c->p, job, duration), size);
 }
 
 /* Whether an advance reservation holds some GPU of [first, first + size). */
@@ -743,14 +743,14 @@ uncounted_overlap(const fast_ctx *c, int first, int size, bool lengthened, bool 
  * uncounted_overlap leaves out (`tails`: a job not pinned).
  */
 static void
-count_block(const fast_ctx *c, fast_state *st, int pool, int start, int duration,
+count_block(const fast_ctx *c, fast_state *st, const ga_job *job, int pool, int start, int duration,
 			int first, int size, int counted, bool tails, int sign)
 {
-	count_batch(c, st, pool, start, duration, sign * counted);
+	count_batch(c, st, job, pool, start, duration, sign * counted);
 	for (int tier = 0; tier < 2; tier++)
 	{
 		int		   *used = tier_used(c, st, tier, pool);
-		int			steps = tier ? ga_protect_steps(c->p, duration) : duration;
+		int			steps = tier ? ga_protect_steps(c->p, job, duration) : duration;
 
 		if (!uncounted_overlap(c, first, size, tier, tails))
 			continue;
@@ -764,7 +764,7 @@ static void
 count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 		  int first, int size, int sign)
 {
-	count_block(c, st, job->pool, start, ga_job_duration(job, job->pool, size), first, size,
+	count_block(c, st, job, job->pool, start, ga_job_duration(job, job->pool, size), first, size,
 				size, true, sign);
 }
 
@@ -823,7 +823,7 @@ protect_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 		return NULL;
 	memset(c->bad_start, 0, sizeof(uint64_t) * c->W);
 	mark_bad_starts(c, st, job, size, false, d, NULL, false, c->bad_start);
-	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, d), NULL, false,
+	mark_bad_starts(c, st, job, size, true, ga_protect_steps(c->p, job, d), NULL, false,
 					c->bad_start);
 	return c->bad_start;
 }
@@ -842,7 +842,7 @@ block_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 		return shared;
 	memset(c->bad_block, 0, sizeof(uint64_t) * c->W);
 	for (int tier = 0; tier < 2; tier++)
-		mark_bad_starts(c, st, job, size, tier, tier ? ga_protect_steps(c->p, d) : d,
+		mark_bad_starts(c, st, job, size, tier, tier ? ga_protect_steps(c->p, job, d) : d,
 						uncounted_overlap(c, first, size, tier, true) ? c->overlap : NULL,
 						reserved_block(c, first, size), c->bad_block);
 	return c->bad_block;
@@ -918,7 +918,7 @@ earliest_open(const fast_ctx *c, const uint64_t *m, const uint64_t *bad,
 			  const uint64_t *quota_bad, const ga_job *job, int from, int last,
 			  int d, int first, int size)
 {
-	int			reach = ga_protect_steps(c->p, d);
+	int			reach = ga_protect_steps(c->p, job, d);
 	int			t = from;
 
 	for (;;)
@@ -1845,7 +1845,7 @@ place_pinned(const fast_ctx *c, fast_state *st)
 										job->name, g, t);
 		tree_mark_job(c, st, pg, job->pinned_first_gpu - pg->first_gpu,
 				  job->pinned_size, from, to);
-		count_block(c, st, job->pool, job->pinned_start, job->pinned_end - job->pinned_start,
+		count_block(c, st, job, job->pool, job->pinned_start, job->pinned_end - job->pinned_start,
 					job->pinned_first_gpu, job->pinned_size,
 					ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size), false, 1);
 		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
@@ -2655,7 +2655,7 @@ init_tails(fast_ctx *c)
 	{
 		const ga_job *job = &p->jobs[j];
 		int			d = job->pinned_end - job->pinned_start;
-		int			reach = ga_protect_steps(p, d);
+		int			reach = ga_protect_steps(p, job, d);
 		int			from = job->pinned_end;
 		int			to = reach < c->T - job->pinned_start ? job->pinned_start + reach : c->T;
 

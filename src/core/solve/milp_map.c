@@ -128,11 +128,11 @@ guard_take(int *guard, int T, int start, int steps, int size)
 
 /* A job's run of `duration` from start, in both tiers. */
 static void
-guard_run(map_state *st, int pool, int start, int duration, int size)
+guard_run(map_state *st, const ga_job *job, int pool, int start, int duration, int size)
 {
 	guard_take(guard_of(st, false, pool), st->m->T, start, duration, size);
 	guard_take(guard_of(st, true, pool), st->m->T, start,
-			   ga_protect_steps(st->m->problem, duration), size);
+			   ga_protect_steps(st->m->problem, job, duration), size);
 }
 
 /*
@@ -171,7 +171,7 @@ protect_guard(map_state *st)
 		if (!job->pinned)
 			continue;
 		guard_take(guard_of(st, true, job->pool), T, job->pinned_start + d,
-				   ga_protect_steps(p, d) - d,
+				   ga_protect_steps(p, job, d) - d,
 				   ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size));
 	}
 }
@@ -356,7 +356,7 @@ slack_allows(const map_state *st, const ga_job *job, int size, int from)
 	if (!ga_quota_fits(st->quota, st->quota_use, job->tenant, job->pool, from, from + d, size))
 		return false;			/* rules R9 and R10 over its run */
 	return guard_allows(st, job, false, size, from, d) &&
-		guard_allows(st, job, true, size, from, ga_protect_steps(st->m->problem, d));
+		guard_allows(st, job, true, size, from, ga_protect_steps(st->m->problem, job, d));
 }
 
 static void
@@ -371,7 +371,7 @@ commit_job(map_state *st, int j, int start, int first, int size)
 		milp_occ_mark_range(&st->occ, g, start, to);
 	for (int t = start; t < to; t++)
 		st->slack[job->pool * m->T + t] -= size;
-	guard_run(st, job->pool, start, end - start, size);
+	guard_run(st, job, job->pool, start, end - start, size);
 	ga_quota_count(st->quota, st->quota_use, job->tenant, job->pool, start, end, size, false, 1);
 	ga_plan_place_job(st->plan, m->problem, j, start, first, size);
 }
@@ -502,7 +502,7 @@ try_start_job(map_state *st, int j, int t, int preferred)
 			if (!slack_allows(st, job, size, t))
 				continue;
 			first = find_job_block(st, pool, job->tenant, size, t, end,
-								   t + ga_protect_steps(m->problem, end - t));
+								   t + ga_protect_steps(m->problem, job, end - t));
 			if (first >= 0)
 			{
 				commit_job(st, j, t, first, size);
@@ -722,7 +722,7 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 					continue;
 				compute_largest_free(st, &p->pools[job->pool], s, to, false);
 				first = best_fit_block(st, &p->pools[job->pool], job->tenant, size, s,
-									   s + ga_protect_steps(p, d));
+									   s + ga_protect_steps(p, job, d));
 				if (first >= 0)
 				{
 					best = milp_start_value(m, job, size, s);
