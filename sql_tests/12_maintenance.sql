@@ -134,10 +134,10 @@ SELECT gpualloc.cancel_job(:c);
 SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
 
 -- The run a window must not reach is lengthened by the job's own overrun
--- margin: by gpualloc.overrun_spread times its estimate's spread (p90 / p50
--- - 1) where it has one, else by gpualloc.overrun_margin.  Pool mw, open
--- again, closes whole in three hours; a 4-GPU job of 10 GPU-hours runs 2.5
--- hours.
+-- margin: gpualloc.overrun_margin, or with gpualloc.overrun_spread set,
+-- that share of its estimate's spread (p90 / p50 - 1) where it has one.
+-- Pool mw, open again, closes whole in three hours; a 4-GPU job of 10
+-- GPU-hours runs 2.5 hours.
 SELECT gpualloc.add_maintenance_window('mw', now() + interval '3 hours', now() + interval '4 hours',
 	reason => 'spread test') > 0 AS mw_closes_in_three_hours;
 -- declared work has no spread: 2.5 h x 1.6 = 4 h reaches the window, so
@@ -150,9 +150,11 @@ CREATE FUNCTION pg_temp.planned_now(job bigint) RETURNS boolean LANGUAGE sql AS 
 	  AND b.job_id = job $$;
 SELECT status FROM gpualloc.replan('fast');
 SELECT pg_temp.planned_now(:d) AS d_planned_now_without_spread;
--- an estimate whose p90 is 1.1 times its p50: 2.5 h x (1 + 0.75 x 0.1),
--- under 2.7 h, ends before the window, and the plan starts it now
+-- an estimate whose p90 is 1.1 times its p50, at an overrun spread of
+-- 0.75 (the default 0 lengthens every job by the margin): 2.5 h x (1 +
+-- 0.75 x 0.1), under 2.7 h, ends before the window; the plan starts it now
 UPDATE gpualloc.jobs SET est_hours_p50 = 2.5, est_hours_p90 = 2.75 WHERE job_id = :d;
+SET gpualloc.overrun_spread = 0.75;
 SELECT status FROM gpualloc.replan('fast');
 SELECT pg_temp.planned_now(:d) AS d_planned_now_with_spread;
 -- with the spread turned off the margin applies again
@@ -160,6 +162,7 @@ SET gpualloc.overrun_spread = 0;
 SELECT status FROM gpualloc.replan('fast');
 SELECT pg_temp.planned_now(:d) AS d_planned_now_spread_off;
 RESET gpualloc.overrun_spread;
+SHOW gpualloc.overrun_spread;	-- off by default
 SET gpualloc.overrun_spread = 11;	-- a share from 0 to 10
 SELECT gpualloc.cancel_job(:d);
 SELECT gpualloc.remove_maintenance_window(window_id) FROM gpualloc.maintenance_windows

@@ -22,7 +22,7 @@
  *                   --overrun-spread S (share of the spread of a job's
  *                   duration estimate, p90 / p50 - 1, by which it
  *                   lengthens the run instead where the estimate has one,
- *                   default 0.75; 0: every job by the margin),
+ *                   default 0: every job by the margin),
  *                   --first-pool-only (plan each job on its first pool
  *                   only, its alt_pools ignored),
  *                   --need-quantile Q, --need-lookback H and
@@ -91,8 +91,8 @@ usage(FILE *f)
 			"                       estimated run (0 to 10, default 0.6; ignored with --perfect-knowledge)\n"
 			"         --overrun-spread S  share of the spread of a job's duration estimate\n"
 			"                       (p90 / p50 - 1) by which it lengthens the run instead, where the\n"
-			"                       estimate has one (0 to 10, default 0.75; 0: every job by the\n"
-			"                       margin; ignored with --perfect-knowledge)\n"
+			"                       estimate has one (0 to 10, default 0: every job by the margin;\n"
+			"                       ignored with --perfect-knowledge)\n"
 			"         --first-pool-only  plan each job on its first pool only (alt_pools ignored)\n"
 			"         --need-quantile Q  the quantile of a tenant's recent want of its guarantee\n"
 			"                       that fast and full keep from being lent (0 to 1, default 0.5;\n"

@@ -322,10 +322,11 @@ typedef struct ga_params
 	/*
 	 * Share of the spread of a job's duration estimate (p90 / p50 - 1) by
 	 * which the protect rule lengthens the run of a job whose estimate has
-	 * one, in [0, 10] (GA_OVERRUN_SPREAD_DEFAULT in the extension and the
-	 * simulator).  0: every job by overrun_margin.  A job whose duration is
-	 * well known then keeps less room from the services than one whose
-	 * duration is not.
+	 * one, in [0, 10]; 0 (GA_OVERRUN_SPREAD_DEFAULT in the extension and the
+	 * simulator): every job by overrun_margin.  Above 0, a job whose
+	 * duration is well known keeps less room from the services than one
+	 * whose duration is not (docs/simulator.md, The overrun spread, has
+	 * what that did to coverage).
 	 */
 	double		overrun_spread;
 } ga_params;
@@ -342,7 +343,7 @@ typedef struct ga_params
 #define GA_HEADROOM_MIN_DEFAULT 1
 #define GA_HEADROOM_MIN_MAX 100000
 #define GA_OVERRUN_MARGIN_DEFAULT 0.6
-#define GA_OVERRUN_SPREAD_DEFAULT 0.75
+#define GA_OVERRUN_SPREAD_DEFAULT 0
 /* The widest spread a duration estimate may declare (a p90 100 times the p50). */
 #define GA_DURATION_P90_RATIO_MAX 100
 
