@@ -39,7 +39,8 @@ typedef struct sim_job
 	int			est_version;	/* estimator version of the cached estimate */
 	int			est_gpus;
 	double		est_steps;
-	double		est_ratio;		/* its p90 over its p50; 0: no spread */
+	double		est_ratio;		/* its p90 over its p50; 0: no spread (always,
+								 * with perfect knowledge) */
 	bool		stopped;		/* ended at its time limit: failed */
 	int			limit_steps;	/* time limit in steps, rounded up; 0 = none */
 } sim_job;
@@ -701,7 +702,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 		pj->priority = sj->priority / factor;
 		pj->gpus_min = pj->gpus_max = tr->size;
 		pj->work_gpu_steps = estimate_steps(c, j, tr->size) * factor;
-		pj->duration_p90_ratio = c->opt->perfect ? 0 : c->jobs[j].est_ratio;
+		pj->duration_p90_ratio = c->jobs[j].est_ratio;
 		pj->pinned = true;
 		pj->pinned_start = tr->start_step - t;
 		pj->pinned_first_gpu = tr->first_gpu;
@@ -719,7 +720,7 @@ fill_job(sim_ctx *c, ga_job *pj, int j, int t)
 	pj->gpus_min = sj->gpus_min;
 	pj->gpus_max = sj->gpus_max < c->jobs[j].pool_max ? sj->gpus_max : c->jobs[j].pool_max;
 	pj->work_gpu_steps = estimate_steps(c, j, pj->gpus_max);
-	pj->duration_p90_ratio = c->opt->perfect ? 0 : c->jobs[j].est_ratio;
+	pj->duration_p90_ratio = c->jobs[j].est_ratio;
 	fill_alt_pools(c, pj, j);
 }
 

@@ -685,17 +685,18 @@ add_run(int *used, int T, int start, int steps, int size)
 }
 
 /*
- * Add (or with a negative size remove) batch work on a pool in both tiers:
- * a run of `duration` steps from start, and the same run lengthened.
+ * Add (or with a negative size remove) batch work on job's pool in both
+ * tiers: a run of `duration` steps from start, and the same run lengthened
+ * by the job's overrun margin.
  * Pinned jobs count this way from their real start, so a job started now
  * does not count on GPUs a running job may not have given back yet.
  */
 static void
-count_batch(const fast_ctx *c, fast_state *st, const ga_job *job, int pool, int start,
+count_batch(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 			int duration, int size)
 {
-	add_run(tier_used(c, st, false, pool), c->T, start, duration, size);
-	add_run(tier_used(c, st, true, pool), c->T, start,
+	add_run(tier_used(c, st, false, job->pool), c->T, start, duration, size);
+	add_run(tier_used(c, st, true, job->pool), c->T, start,
 			ga_protect_steps(c->p, job, duration), size);
 }
 
@@ -743,13 +744,13 @@ uncounted_overlap(const fast_ctx *c, int first, int size, bool lengthened, bool 
  * uncounted_overlap leaves out (`tails`: a job not pinned).
  */
 static void
-count_block(const fast_ctx *c, fast_state *st, const ga_job *job, int pool, int start, int duration,
+count_block(const fast_ctx *c, fast_state *st, const ga_job *job, int start, int duration,
 			int first, int size, int counted, bool tails, int sign)
 {
-	count_batch(c, st, job, pool, start, duration, sign * counted);
+	count_batch(c, st, job, start, duration, sign * counted);
 	for (int tier = 0; tier < 2; tier++)
 	{
-		int		   *used = tier_used(c, st, tier, pool);
+		int		   *used = tier_used(c, st, tier, job->pool);
 		int			steps = tier ? ga_protect_steps(c->p, job, duration) : duration;
 
 		if (!uncounted_overlap(c, first, size, tier, tails))
@@ -764,7 +765,7 @@ static void
 count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 		  int first, int size, int sign)
 {
-	count_block(c, st, job, job->pool, start, ga_job_duration(job, job->pool, size), first, size,
+	count_block(c, st, job, start, ga_job_duration(job, job->pool, size), first, size,
 				size, true, sign);
 }
 
@@ -1845,7 +1846,7 @@ place_pinned(const fast_ctx *c, fast_state *st)
 										job->name, g, t);
 		tree_mark_job(c, st, pg, job->pinned_first_gpu - pg->first_gpu,
 				  job->pinned_size, from, to);
-		count_block(c, st, job, job->pool, job->pinned_start, job->pinned_end - job->pinned_start,
+		count_block(c, st, job, job->pinned_start, job->pinned_end - job->pinned_start,
 					job->pinned_first_gpu, job->pinned_size,
 					ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size), false, 1);
 		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,

@@ -126,12 +126,12 @@ guard_take(int *guard, int T, int start, int steps, int size)
 		guard[t] -= size;
 }
 
-/* A job's run of `duration` from start, in both tiers. */
+/* A job's run of `duration` from start on its pool, in both tiers. */
 static void
-guard_run(map_state *st, const ga_job *job, int pool, int start, int duration, int size)
+guard_run(map_state *st, const ga_job *job, int start, int duration, int size)
 {
-	guard_take(guard_of(st, false, pool), st->m->T, start, duration, size);
-	guard_take(guard_of(st, true, pool), st->m->T, start,
+	guard_take(guard_of(st, false, job->pool), st->m->T, start, duration, size);
+	guard_take(guard_of(st, true, job->pool), st->m->T, start,
 			   ga_protect_steps(st->m->problem, job, duration), size);
 }
 
@@ -371,7 +371,7 @@ commit_job(map_state *st, int j, int start, int first, int size)
 		milp_occ_mark_range(&st->occ, g, start, to);
 	for (int t = start; t < to; t++)
 		st->slack[job->pool * m->T + t] -= size;
-	guard_run(st, job, job->pool, start, end - start, size);
+	guard_run(st, job, start, end - start, size);
 	ga_quota_count(st->quota, st->quota_use, job->tenant, job->pool, start, end, size, false, 1);
 	ga_plan_place_job(st->plan, m->problem, j, start, first, size);
 }
