@@ -7,9 +7,11 @@
  * starts) and room for its serialised plan (written by the solver that
  * claims it).  Every process, the leader included, claims the next slot
  * when it is free (ga_pool_claim), so a process that other load slows down
- * solves fewer parts instead of holding the run up; a solver writes only
- * the slots it claimed, and the leader reads a solver's slots only after
- * that solver has exited.
+ * solves fewer parts instead of holding the run up.  A solver writes only
+ * the slots it claimed, sets a slot's state last (after a write barrier)
+ * and then sets the leader's latch; the leader reads a slot once its state
+ * is no longer GA_SLOT_WAITING (after a read barrier), and treats a slot
+ * still waiting once no solver runs as one whose solver stopped.
  */
 #ifndef GPUALLOC_POOL_SHARED_H
 #define GPUALLOC_POOL_SHARED_H
@@ -35,7 +37,7 @@ typedef struct GaPoolSlot
 	Size		plan_off;
 	Size		plan_cap;
 	Size		plan_len;
-	int			state;			/* GA_SLOT_*, set last */
+	volatile int state;			/* GA_SLOT_*, set last */
 	int			status;			/* ga_status of a failed solve */
 	char		message[GA_ERROR_MESSAGE_LEN];
 } GaPoolSlot;
@@ -44,6 +46,7 @@ typedef struct GaPoolShared
 {
 	uint32		magic;
 	pg_atomic_uint32 abandoned; /* the leader left: stop solving */
+	int			leader_pgprocno;	/* whose latch a settled slot sets */
 	char		mode[8];		/* "fast" or "full" */
 	double		deadline_ms;	/* the run's end, on ga_now_ms (a monotonic
 								 * clock every process of the machine shares) */

@@ -15,10 +15,12 @@
  * CPUs are shared, one process may run at half the speed of another for a
  * while, and a run with fixed shares would wait for the slower one; with
  * claims, the slower one simply solves fewer parts.  The leader solves the
- * parts it claims from its own copy, within the time limit, then waits for
- * the solvers, merges and validates.  The caller stores and commits the
- * merged plan through the one commit path, as for a plan solved in one
- * piece: one run, one commit, one notification.
+ * parts it claims from its own copy, within the time limit, takes each
+ * solver's plan as soon as it is written (not when the solver has
+ * exited), merges and validates while the solvers exit, and waits until
+ * they are gone.  The caller stores and commits the merged plan through
+ * the one commit path, as for a plan solved in one piece: one run, one
+ * commit, one notification.
  *
  * Failures:
  *   - a solver that cannot be started (no free worker slot), or that exits
@@ -39,8 +41,11 @@
 #include <unistd.h>
 
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
 #include "utils/memutils.h"
 
 #include "gpualloc_pg.h"
@@ -184,6 +189,7 @@ create_segment(PoolRun *run)
 	run->shared->magic = GA_POOL_SHARED_MAGIC;
 	pg_atomic_init_u32(&run->shared->abandoned, 0);
 	pg_atomic_init_u32(&run->shared->next_slot, 0);
+	run->shared->leader_pgprocno = MyProc->pgprocno;
 	strlcpy(run->shared->mode, run->mode, sizeof(run->shared->mode));
 	run->shared->deadline_ms = run->deadline_ms;
 	run->shared->n_parts = n;
@@ -320,6 +326,7 @@ take_slot(PoolRun *run, GaPoolSlot *slot, char *errbuf, size_t errlen)
 	const ga_problem *p = run->split->parts[slot->part].problem;
 	ga_error	err;
 
+	pg_read_barrier();
 	if (slot->state == GA_SLOT_SOLVED &&
 		ga_plan_read((char *) run->shared + slot->plan_off, slot->plan_len, p,
 					 &run->plans[slot->part], &err) == GA_OK)
@@ -337,25 +344,80 @@ take_slot(PoolRun *run, GaPoolSlot *slot, char *errbuf, size_t errlen)
 	return true;
 }
 
+/* Whether some solver has not exited yet (or not started). */
+static bool
+solver_running(PoolRun *run)
+{
+	for (int s = 0; s < run->n_solvers; s++)
+	{
+		pid_t		pid;
+
+		if (run->handles[s] != NULL &&
+			GetBackgroundWorkerPid(run->handles[s], &pid) != BGWH_STOPPED)
+			return true;
+	}
+	return false;
+}
+
 /*
- * Wait for every solver to exit, then take the plan of each part the leader
- * did not solve itself.
+ * Take the plan of each part a solver settled and the leader has not taken
+ * yet; with `stopped` (no solver runs any more), a part still waiting too,
+ * as the leader's to solve.  False when a solver's solve failed (errbuf
+ * says why).  *waiting: whether a part is left to wait for.
+ */
+static bool
+take_settled(PoolRun *run, bool stopped, bool *waiting, char *errbuf, size_t errlen)
+{
+	*waiting = false;
+	for (int i = 0; i < run->shared->n_parts; i++)
+	{
+		GaPoolSlot *slot = &run->shared->slots[i];
+
+		if (run->mine[slot->part] || run->plans[slot->part] != NULL)
+			continue;
+		if (slot->state == GA_SLOT_WAITING && !stopped)
+			*waiting = true;
+		else if (!take_slot(run, slot, errbuf, errlen))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Take the plan of each part the leader did not solve itself as soon as
+ * its solver writes it: a solver sets the latch when it settles a part, and
+ * the postmaster when a solver exits (bgw_notify_pid).  A part still
+ * waiting once no solver runs (its solver stopped) becomes the leader's.
  */
 static bool
 collect_solvers(PoolRun *run, char *errbuf, size_t errlen)
 {
-	for (int s = 0; s < run->n_solvers; s++)
-		if (run->handles[s] != NULL)
-		{
-			(void) WaitForBackgroundWorkerShutdown(run->handles[s]);
-			run->handles[s] = NULL;
-		}
-	pg_read_barrier();
-	for (int i = 0; i < run->shared->n_parts; i++)
-		if (!run->mine[run->shared->slots[i].part] &&
-			!take_slot(run, &run->shared->slots[i], errbuf, errlen))
+	bool		waiting;
+
+	for (;;)
+	{
+		if (!take_settled(run, false, &waiting, errbuf, errlen))
 			return false;
-	return true;
+		if (!waiting)
+			return true;
+		if (!solver_running(run))
+			return take_settled(run, true, &waiting, errbuf, errlen);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Wait until every solver has exited (they exit once nothing is left to claim). */
+static void
+await_solvers(PoolRun *run)
+{
+	for (int i = 0; i < run->n_solvers; i++)
+		if (run->handles[i] != NULL)
+		{
+			(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
+			run->handles[i] = NULL;
+		}
 }
 
 /* Tell every solver still running to stop, without waiting. */
@@ -377,12 +439,7 @@ stop_solvers(PoolRun *run)
 	if (run->shared == NULL)
 		return;
 	signal_solvers(run);
-	for (int i = 0; i < run->n_solvers; i++)
-		if (run->handles[i] != NULL)
-		{
-			(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
-			run->handles[i] = NULL;
-		}
+	await_solvers(run);
 }
 
 /*
@@ -478,6 +535,9 @@ ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
 	{
 		if (solve_parts(run, errbuf, errlen))
 			plan = merge_plans(run, build, t0, errbuf, errlen);
+		/* merged while the solvers exit: none is left behind the run */
+		if (run->handles != NULL)
+			await_solvers(run);
 	}
 	PG_CATCH();
 	{

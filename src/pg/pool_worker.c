@@ -5,8 +5,8 @@
  * The leader (pool_solve.c) starts it with the handle of the run's shared
  * segment and its solver number.  Until every part is claimed, it claims
  * the next one, reads it, solves it in the run's mode with its share of
- * what is left of the run's time limit, and writes the plan (or why it
- * failed) back into the part's slot.  It runs no SQL and opens no database: it
+ * what is left of the run's time limit, writes the plan (or why it failed)
+ * back into the part's slot and wakes the leader.  It runs no SQL and opens no database: it
  * joins the server without one, so it shows in pg_stat_activity (as
  * "gpualloc pool solver") and touches no table.  It stops as soon as the
  * leader abandons the run (an error, a cancel, or the leader's exit detach
@@ -22,6 +22,8 @@
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/resowner.h"
@@ -42,13 +44,24 @@ solver_should_stop(void *arg)
 	return ProcDiePending || pg_atomic_read_u32(&shared->abandoned) != 0;
 }
 
+/*
+ * Publish a slot's outcome: its state last, after what it describes, then
+ * wake the leader, which takes each plan as soon as it is there.
+ */
 static void
-fail_slot(GaPoolSlot *slot, ga_status rc, const char *what, const char *why)
+settle_slot(GaPoolShared *shared, GaPoolSlot *slot, int state)
+{
+	pg_write_barrier();
+	slot->state = state;
+	SetLatch(&GetPGProcByNumber(shared->leader_pgprocno)->procLatch);
+}
+
+static void
+fail_slot(GaPoolShared *shared, GaPoolSlot *slot, ga_status rc, const char *what, const char *why)
 {
 	slot->status = rc;
 	snprintf(slot->message, sizeof(slot->message), "%s (%s): %s", what, ga_status_name(rc), why);
-	pg_write_barrier();
-	slot->state = GA_SLOT_FAILED;
+	settle_slot(shared, slot, GA_SLOT_FAILED);
 }
 
 /*
@@ -70,7 +83,7 @@ solve_slot(GaPoolShared *shared, int i)
 	rc = ga_problem_read(base + slot->problem_off, slot->problem_len, &problem, &err);
 	if (rc != GA_OK)
 	{
-		fail_slot(slot, rc, "reading the part", err.message);
+		fail_slot(shared, slot, rc, "reading the part", err.message);
 		return;
 	}
 	options.time_limit_ms = ga_pool_time_share(shared, i, ga_now_ms());
@@ -85,11 +98,10 @@ solve_slot(GaPoolShared *shared, int i)
 	if (rc == GA_OK)
 	{
 		slot->plan_len = ga_plan_serial_size(problem);
-		pg_write_barrier();
-		slot->state = GA_SLOT_SOLVED;
+		settle_slot(shared, slot, GA_SLOT_SOLVED);
 	}
 	else
-		fail_slot(slot, rc, shared->mode, err.message);
+		fail_slot(shared, slot, rc, shared->mode, err.message);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(problem);
 }
