@@ -141,8 +141,12 @@ demo:
 bench-solver: $(BUILD_DIR)/bench_solver
 	./$(BUILD_DIR)/bench_solver --out bench/results/solver.json
 
+# FORECAST_DATA: the directory of series to backtest (data/real/README.md
+# gives the formats: any Philly traces, any <name>_hourly.csv).
+FORECAST_DATA ?= data/real
+
 bench-forecast: $(BUILD_DIR)/bench_forecast
-	./$(BUILD_DIR)/bench_forecast --data data/real --out bench/results/forecast.json
+	./$(BUILD_DIR)/bench_forecast --data $(FORECAST_DATA) --out bench/results/forecast.json
 
 # make tools: the simulator (at tools/gpualloc-sim, the path its usage
 # names), the reference executor and the command-line client.

@@ -2,19 +2,23 @@
  * bench_demand.c — rolling-origin backtests of the demand forecaster and
  * its peers on real hourly series, split into a tuning and a test part.
  *
- * Series (all in GPUs, capacity_per_gpu 1; data/real/README.md):
+ * Series (all in GPUs, capacity_per_gpu 1; data/real/README.md), each read
+ * when its file is in the data directory:
  *   genai      busy GPUs = sum_exec_seconds / 3600, from 2024-11-19 00:00
  *              (after the ramp-up)
  *   venus      gpus_requested
- *   philly_*   GPUs in use, from each of the five Philly traces: the mean
- *              over the hour of the GPUs of the jobs running (a job runs
- *              duration_s_v100 from its submission, without queueing),
- *              trace second 0 placed at Monday 2017-10-02 00:00, up to the
- *              hour of the last submission.
+ *   philly_*   GPUs in use, from every Philly trace philly_jobs/<vc>_jobs.csv
+ *              (in name order): the mean over the hour of the GPUs of the
+ *              jobs running (a job runs duration_s_v100 from its
+ *              submission, without queueing), trace second 0 placed at
+ *              Monday 2017-10-02 00:00, up to the hour of the last
+ *              submission.
+ *   <name>     every other <name>_hourly.csv: hourly rows hour_start,gpus.
  * genai and venus are the tuning series: every constant of the forecaster
  * was chosen on the first half of each (--tune) and their second half is
- * the test split; the Philly series were never used for tuning and are
- * scored whole (split "test").
+ * the test split; the other series were never used for tuning and are
+ * scored whole (split "test").  A series too short for one origin is
+ * reported and left out.
  *
  * Origins fall every 24 h at midnight, from the eighth day on (the seasonal
  * baseline needs a week); an origin belongs to the split its day falls in,
@@ -47,6 +51,7 @@
 #include "model/calendar.h"
 #include "sim/csv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,10 +61,12 @@
 #define NOMINAL GA_DEMAND_QUANTILE_DEFAULT
 #define HORIZON 24
 #define WARMUP_HOURS (7 * 24)
-#define MAX_SERIES 8
 #define PHILLY_START "2017-10-02 00:00"
-
-static const char *const philly_vcs[] = {"11cb48", "6214e9", "6c71a0", "b436b2", "ee9e8c"};
+#define GENAI_FILE "genai_inference_requests_hourly.csv"
+#define VENUS_FILE "venus_gpu_requests_hourly.csv"
+#define HOURLY_SUFFIX "_hourly.csv"
+#define PHILLY_DIR "philly_jobs"
+#define PHILLY_SUFFIX "_jobs.csv"
 
 typedef struct series
 {
@@ -128,6 +135,12 @@ read_hourly(const char *dir, const char *file, const char *name, const char *col
 		if (ga_csv_minutes(&r, &cols, 0, &minutes, &err) != GA_OK ||
 			ga_csv_number(&r, &cols, 1, &v, &err) != GA_OK)
 			bench_die(file, &err);
+		if ((minutes % 60 != 0 &&
+			 ga_csv_field_error(&r, &cols, 0, &err, "is not on a whole hour") != GA_OK) ||
+			(s.n > 0 && minutes / 60 < s.first_hour + s.n &&
+			 ga_csv_field_error(&r, &cols, 0, &err, "is not after the row before (rows go in time order)") != GA_OK) ||
+			(!(v >= 0) && ga_csv_field_error(&r, &cols, 1, &err, "must be >= 0") != GA_OK))
+			bench_die(file, &err);
 		if (minutes >= from_min)
 			put_value(&s, minutes / 60, v / divisor, &cap);
 	}
@@ -156,7 +169,7 @@ static series
 read_philly(const char *dir, const char *vc)
 {
 	static const char *const names[] = {"submit_s", "gpus", "duration_s_v100"};
-	char		file[64];
+	char		file[NAME_MAX + sizeof(PHILLY_DIR) + 2];
 	ga_csv_reader r;
 	ga_csv_columns cols;
 	series		s;
@@ -168,8 +181,8 @@ read_philly(const char *dir, const char *vc)
 	int			row;
 
 	memset(&s, 0, sizeof(s));
-	snprintf(s.name, sizeof(s.name), "philly_%s", vc);
-	snprintf(file, sizeof(file), "philly_jobs/%s_jobs.csv", vc);
+	snprintf(s.name, sizeof(s.name), "philly_%.24s", vc);
+	snprintf(file, sizeof(file), "%s/%s%s", PHILLY_DIR, vc, PHILLY_SUFFIX);
 	if (ga_csv_open(&r, dir, file, false, NULL, &err) != GA_OK ||
 		ga_csv_header(&r, &cols, names, 3, &err) != GA_OK)
 		bench_die(file, &err);
@@ -208,20 +221,149 @@ read_philly(const char *dir, const char *vc)
 	return s;
 }
 
-static int
-load_series(const char *dir, series *out)
+/* The series read so far. */
+typedef struct series_list
 {
-	int			n = 0;
+	series	   *s;
+	int			n;
+	int			cap;
+} series_list;
 
-	out[n] = read_hourly(dir, "genai_inference_requests_hourly.csv", "genai",
-						 "sum_exec_seconds", 3600.0, "2024-11-19 00:00");
-	out[n++].tuning = true;
-	out[n] = read_hourly(dir, "venus_gpu_requests_hourly.csv", "venus",
-						 "gpus_requested", 1.0, NULL);
-	out[n++].tuning = true;
-	for (size_t i = 0; i < sizeof(philly_vcs) / sizeof(philly_vcs[0]); i++)
-		out[n++] = read_philly(dir, philly_vcs[i]);
-	return n;
+/* Keep s, or report and drop it when it holds no origin. */
+static void
+add_series(series_list *list, series s)
+{
+	if (s.n < WARMUP_HOURS + 24)
+	{
+		fprintf(stderr, "bench_forecast: %s: %d hours, fewer than the %d one origin needs; left out\n",
+				s.name, s.n, WARMUP_HOURS + 24);
+		free(s.value);
+		return;
+	}
+	if (list->n == list->cap)
+	{
+		list->cap = list->cap ? 2 * list->cap : 16;
+		list->s = realloc(list->s, sizeof(series) * list->cap);
+		if (list->s == NULL)
+			bench_die("memory", NULL);
+	}
+	list->s[list->n++] = s;
+}
+
+static bool
+ends_with(const char *name, const char *suffix)
+{
+	size_t		n = strlen(name);
+	size_t		k = strlen(suffix);
+
+	return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+/*
+ * The names in directory `path` (NULL when it does not exist) that end in
+ * `suffix`, in byte order, without the suffix; *n of them.
+ */
+static char **
+names_ending(const char *path, const char *suffix, int *n)
+{
+	struct dirent **entries;
+	char	  **names;
+	int			k = 0;
+	int			m = scandir(path, &entries, NULL, alphasort);
+
+	*n = 0;
+	if (m < 0)
+	{
+		if (errno == ENOENT || errno == ENOTDIR)
+			return NULL;
+		bench_die(path, NULL);
+	}
+	names = calloc(m > 0 ? (size_t) m : 1, sizeof(char *));
+	if (names == NULL)
+		bench_die("memory", NULL);
+	for (int i = 0; i < m; i++)
+	{
+		const char *e = entries[i]->d_name;
+
+		if (ends_with(e, suffix) && (names[k] = strndup(e, strlen(e) - strlen(suffix))) != NULL)
+			k++;
+		free(entries[i]);
+	}
+	free(entries);
+	*n = k;
+	return names;
+}
+
+static void
+free_names(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static bool
+file_exists(const char *dir, const char *file)
+{
+	char		path[4096];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((f = fopen(path, "r")) == NULL)
+		return false;
+	fclose(f);
+	return true;
+}
+
+/* Every series of the data directory (see the head of the file). */
+static series_list
+load_series(const char *dir)
+{
+	series_list list = {0};
+	char		path[4096];
+	char	  **names;
+	int			n;
+	series		s;
+	DIR		   *d = opendir(dir);
+
+	if (d == NULL)
+		bench_die(dir, NULL);
+	closedir(d);
+	if (file_exists(dir, GENAI_FILE))
+	{
+		s = read_hourly(dir, GENAI_FILE, "genai", "sum_exec_seconds", 3600.0, "2024-11-19 00:00");
+		s.tuning = true;
+		add_series(&list, s);
+	}
+	if (file_exists(dir, VENUS_FILE))
+	{
+		s = read_hourly(dir, VENUS_FILE, "venus", "gpus_requested", 1.0, NULL);
+		s.tuning = true;
+		add_series(&list, s);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, PHILLY_DIR);
+	names = names_ending(path, PHILLY_SUFFIX, &n);
+	for (int i = 0; i < n; i++)
+		add_series(&list, read_philly(dir, names[i]));
+	free_names(names, n);
+	names = names_ending(dir, HOURLY_SUFFIX, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char		file[4096];
+
+		snprintf(file, sizeof(file), "%s%s", names[i], HOURLY_SUFFIX);
+		if (strcmp(file, GENAI_FILE) != 0 && strcmp(file, VENUS_FILE) != 0)
+			add_series(&list, read_hourly(dir, file, names[i], "gpus", 1.0, NULL));
+	}
+	free_names(names, n);
+	if (list.n == 0)
+	{
+		fprintf(stderr, "bench_forecast: no series to score in %s (expected %s, %s, %s/<vc>%s or <name>%s; "
+				"see data/real/README.md)\n", dir, GENAI_FILE, VENUS_FILE, PHILLY_DIR, PHILLY_SUFFIX,
+				HOURLY_SUFFIX);
+		exit(1);
+	}
+	return list;
 }
 
 /* ---------------------------------------------------------------- scoring */
@@ -732,14 +874,26 @@ static const tune_axis axes[] = {
 static void
 tune_forecaster(const series *all, int n)
 {
-	tune_peers	peers[MAX_SERIES];
+	tune_peers *peers = calloc(n, sizeof(tune_peers));
 	ga_demand_params best = ga_demand_params_default();
 	double		parts[3];
 	double		best_obj;
+	int			n_tuning = 0;
 
+	if (peers == NULL)
+		bench_die("memory", NULL);
 	for (int i = 0; i < n; i++)
 		if (all[i].tuning)
+		{
 			peers[i] = peers_on_tuning_split(&all[i]);
+			n_tuning++;
+		}
+	if (n_tuning == 0)
+	{
+		fprintf(stderr, "bench_forecast --tune: no tuning series (%s or %s) in the data directory\n",
+				GENAI_FILE, VENUS_FILE);
+		exit(1);
+	}
 	best_obj = evaluate(all, n, peers, &best, parts);
 	printf("start: objective %.4f (wape %.3f, held %.3f, coverage %.3f)\n",
 		   best_obj, parts[0], parts[1], parts[2]);
@@ -776,6 +930,7 @@ tune_forecaster(const series *all, int n)
 			}
 		}
 	printf("\n");
+	free(peers);
 }
 
 /* ---------------------------------------------------------------- entry */
@@ -783,8 +938,9 @@ tune_forecaster(const series *all, int n)
 void
 bench_demand(const char *data_dir, bool tune, bench_results *res)
 {
-	series		all[MAX_SERIES];
-	int			n = load_series(data_dir, all);
+	series_list list = load_series(data_dir);
+	series	   *all = list.s;
+	int			n = list.n;
 	ga_demand_params p = ga_demand_params_default();
 
 	if (tune)
@@ -807,4 +963,5 @@ bench_demand(const char *data_dir, bool tune, bench_results *res)
 	}
 	for (int i = 0; i < n; i++)
 		free(all[i].value);
+	free(all);
 }

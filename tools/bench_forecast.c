@@ -103,15 +103,21 @@ print_demand_target(const char *series)
 	const demand_result *g = find_demand(series, "test", "gpualloc");
 	const demand_result *sn = find_demand(series, "test", "seasonal_naive");
 	const demand_result *hw = find_demand(series, "test", "holt_winters");
-	double		best_wape = fmin(sn->wape, hw->wape);
+	double		best_wape;
 	double		best_held = INFINITY;
 	const char *best_peer = "";
 
+	if (g == NULL || sn == NULL || hw == NULL)
+	{
+		printf("- %s: no hour of the test split was scored by every method\n", series);
+		return;
+	}
+	best_wape = fmin(sn->wape, hw->wape);
 	for (int k = 0; k < 4; k++)
 	{
 		const demand_result *r = find_demand(series, "test", peers[k]);
 
-		if (r->held_matched < best_held)
+		if (r != NULL && r->held_matched < best_held)
 		{
 			best_held = r->held_matched;
 			best_peer = peers[k];

@@ -10,7 +10,7 @@
 
 #include "forecast/forecast_demand.h"
 
-#define BENCH_MAX_RESULTS 256
+#define BENCH_MAX_RESULTS 2048
 
 typedef struct demand_result
 {

@@ -1,0 +1,84 @@
+#!/bin/sh
+# bench_forecast.sh — the demand backtest reads whatever series a data
+# directory holds in the formats of data/real/README.md: every Philly trace
+# under philly_jobs/ (any names), and any <name>_hourly.csv with hour_start
+# and gpus (columns in any order, quoted fields, CRLF); a series too short
+# for one origin is reported and left out; a directory with nothing to
+# score, a missing one and a bad row are refused with a message naming the
+# cause.  Series written here by a script.  Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+BENCH=${BENCH:-build/bench_forecast}
+. tests/cli/lib/harness.sh
+
+if ! make -s "$BENCH" >/dev/null 2>&1; then
+	bad "$BENCH builds"
+	finish
+	exit 1
+fi
+
+# 12 days of an hourly cluster series: a daily wave, CRLF line ends, a
+# column the benchmark does not read (quoted, with a comma), timestamps with
+# a T; and two days of another, too short for an origin
+mkdir -p "$tmp/data/philly_jobs"
+awk 'BEGIN {
+	printf "note,\"gpus\",hour_start\r\n";
+	for (h = 0; h < 12 * 24; h++)
+		printf "\"a, b\",%d,2026-03-%02dT%02d:00\r\n", 20 + 10 * sin(h * 3.14159 / 12), 2 + int(h / 24), h % 24;
+}' > "$tmp/data/lab_hourly.csv"
+awk 'BEGIN {
+	print "hour_start,gpus";
+	for (h = 0; h < 48; h++)
+		printf "2026-03-%02d %02d:00,%d\n", 2 + int(h / 24), h % 24, 5;
+}' > "$tmp/data/brief_hourly.csv"
+# a Philly-format trace of 10 days: a 4-GPU job every 2 hours, each 5 hours long
+awk 'BEGIN {
+	print "job_id,submit_s,gpus,duration_s_v100,duration_exact,job_type";
+	for (j = 0; j < 120; j++)
+		printf "%d,%d,4,18000,1,ResNet-18 (batch size 64)\n", j, j * 7200;
+}' > "$tmp/data/philly_jobs/vc9_jobs.csv"
+
+if "$BENCH" --data "$tmp/data" --out "$tmp/out.json" > "$tmp/out.txt" 2> "$tmp/err"; then
+	ok "a directory of other series is backtested"
+else
+	bad "a directory of other series is backtested: $(head -n 3 "$tmp/err")"
+fi
+for s in lab philly_vc9; do
+	check "series $s is scored on every method" \
+		sh -c 'test "$(grep -c "\"series\": \"$1\", \"split\": \"test\"" "$2")" -eq 6' sh "$s" "$tmp/out.json"
+	check "series $s has its target line" grep -q "^- $s: p50 WAPE" "$tmp/out.txt"
+done
+check "a series too short for an origin is reported" \
+	grep -q "brief: 48 hours, fewer than the 192 one origin needs; left out" "$tmp/err"
+check "and left out of the results" sh -c '! grep -q "\"series\": \"brief\"" "$1"' sh "$tmp/out.json"
+check "no tuning split without the tuning series" sh -c '! grep -q "\"split\": \"tune\"" "$1"' sh "$tmp/out.json"
+
+# refused: nothing to score, no directory, a bad row
+mkdir -p "$tmp/empty"
+check "an empty directory is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "no series to score in $2" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+check "a missing directory is refused" \
+	sh -c '! "$1" --data "$2/none" --out "$3" 2> "$4" && grep -q "none: No such file or directory" "$4"' \
+	sh "$BENCH" "$tmp" "$tmp/x.json" "$tmp/err"
+printf 'hour_start,gpus\n2026-03-02 00:00,lots\n' > "$tmp/empty/bad_hourly.csv"
+check "a bad row is refused with its file, line and column" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "bad_hourly.csv.*line 2.*gpus" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+printf 'hour_start,gpus\n2026-03-02 01:00,3\n2026-03-02 00:00,2\n' > "$tmp/empty/bad_hourly.csv"
+check "rows out of time order are refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "line 3, column \"hour_start\".*is not after the row before" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+printf 'hour_start,gpus\n2026-03-02 00:30,3\n' > "$tmp/empty/bad_hourly.csv"
+check "a time off the hour is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "line 2, column \"hour_start\".*is not on a whole hour" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+printf 'hour_start,gpus\n2026-03-02 00:00,-1\n' > "$tmp/empty/bad_hourly.csv"
+check "a negative value is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "line 2, column \"gpus\".*must be >= 0" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+check "tuning needs a tuning series" \
+	sh -c '! "$1" --data "$2" --tune > /dev/null 2> "$3" && grep -q "no tuning series" "$3"' \
+	sh "$BENCH" "$tmp/data" "$tmp/err"
+
+finish
