@@ -808,10 +808,12 @@ print_targets(const view *v, const char *alloc, const char *know)
 			continue;
 		cov = num(r, "coverage") * v->cov_scale;
 		printf("  %-20s", s);
-		printf(" value > fifo and backfill: %s (%+.1f%%, %+.1f%%);",
-			   verdict(fifo && bf && num(r, "value") > num(fifo, "value") &&
-					   num(r, "value") > num(bf, "value")),
-			   gain(r, fifo, "value"), gain(r, bf, "value"));
+		if (fifo && bf)
+			printf(" value > fifo and backfill: %s (%+.1f%%, %+.1f%%);",
+				   verdict(num(r, "value") > num(fifo, "value") && num(r, "value") > num(bf, "value")),
+				   gain(r, fifo, "value"), gain(r, bf, "value"));
+		else
+			printf(" value > fifo and backfill: not measured (no %s run);", fifo ? "backfill" : "fifo");
 		need = coverage_needed(v, oracle, bf);
 		printf(" coverage >= %.2f%%: %s (%.2f%%);", need, verdict(cov >= need - 1e-9), cov);
 		if (oracle)

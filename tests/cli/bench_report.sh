@@ -94,4 +94,16 @@ check "the idle guarantee: what borrowing adds to utilisation" \
 check "no tenant line for a scenario without tenant policies" \
 	sh -c '! grep -q "tenants:" "$1"' sh "$tmp/report.txt"
 
+# results of the allocator alone (compare --policies fast): the baselines'
+# target is not measured, the others still are
+{ echo "["; row 24_alone fast 0.999 100; echo "]"; } > "$tmp/alone.json"
+if "$REPORT" "$tmp/alone.json" > "$tmp/alone.txt" 2>"$tmp/err"; then
+	ok "bench_report reads results without baselines"
+else
+	bad "bench_report reads results without baselines: $(head -n 3 "$tmp/err")"
+fi
+check "without baselines the value target is not measured" \
+	sh -c 'echo "$1" | grep -q "value > fifo and backfill: not measured (no fifo run); coverage >= 99.50%: met (99.90%)"' \
+	sh "$(sed -n "/^targets, fast (forecast)/,/^targets/p" "$tmp/alone.txt" | grep "^  24_alone ")"
+
 finish
