@@ -157,3 +157,14 @@ DROP ROLE dash_reader;
 -- a window reaching back millennia reads only the history there is
 SELECT (SELECT count(*) FROM gpualloc.utilization('4713-01-01 BC', 'infinity'))
 	 = (SELECT count(*) FROM gpualloc.utilization('-infinity', 'infinity')) AS bounded_by_history;
+-- ranges that hold no finite time read nothing, and end: from infinity,
+-- to -infinity, both at one infinity
+SET statement_timeout = '60s';
+CREATE TEMP TABLE no_time (from_ts timestamptz, to_ts timestamptz);
+INSERT INTO no_time VALUES ('infinity', 'infinity'), ('infinity', '-infinity'),
+	('-infinity', '-infinity'), ('infinity', now());
+SELECT (SELECT count(*) FROM no_time r, gpualloc.utilization(r.from_ts, r.to_ts)) AS utilization_rows,
+	   (SELECT count(*) FROM no_time r, gpualloc.tenant_value(r.from_ts, r.to_ts)) AS tenant_value_rows,
+	   (SELECT count(*) FROM no_time r, gpualloc.service_coverage(r.from_ts, r.to_ts)) AS coverage_rows;
+DROP TABLE no_time;
+RESET statement_timeout;

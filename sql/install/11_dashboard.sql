@@ -17,7 +17,10 @@
 -- The window [lo, hi) a dashboard function reads: it starts no earlier than
 -- the first recorded allocation or demand hour and stops at now, so the work
 -- of a call follows the history there is, never the width of the range asked
--- for (a `from` of 4713 BC reads what a `from` of -infinity reads).
+-- for (a `from` of 4713 BC reads what a `from` of -infinity reads).  A range
+-- that holds no finite time (`from` of infinity, `to` of -infinity on an
+-- empty history) is the empty window at the current hour: the functions
+-- walk hours from lo to hi, and a walk from an infinite time never ends.
 CREATE FUNCTION gpualloc_internal.dashboard_window(from_ts timestamptz, to_ts timestamptz,
 										   OUT lo timestamptz, OUT hi timestamptz)
 LANGUAGE sql STABLE
@@ -29,8 +32,12 @@ AS $$
 	), bounds AS (
 		SELECT greatest(from_ts, coalesce(f.t, least(to_ts, now()))) AS lo, least(to_ts, now()) AS hi
 		FROM first_data f
+	), clamped AS (
+		SELECT b.lo, greatest(b.hi, b.lo) AS hi FROM bounds b
 	)
-	SELECT b.lo, greatest(b.hi, b.lo) FROM bounds b
+	SELECT CASE WHEN isfinite(c.lo) AND isfinite(c.hi) THEN c.lo ELSE date_trunc('hour', now()) END,
+		   CASE WHEN isfinite(c.lo) AND isfinite(c.hi) THEN c.hi ELSE date_trunc('hour', now()) END
+	FROM clamped c
 $$;
 
 -- Every allocation row cut into its pieces per hour inside [lo, hi).
