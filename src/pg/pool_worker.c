@@ -6,11 +6,12 @@
  * segment and its solver number.  Until every part is claimed, it claims
  * the next one, reads it, solves it in the run's mode with its share of
  * what is left of the run's time limit, writes the plan (or why it failed)
- * back into the part's slot and wakes the leader.  It runs no SQL and opens no database: it
- * joins the server without one, so it shows in pg_stat_activity (as
- * "gpualloc pool solver") and touches no table.  It stops as soon as the
- * leader abandons the run (an error, a cancel, or the leader's exit detach
- * the segment, which raises the abandoned flag) or it is terminated.
+ * back into the part's slot and wakes the leader.  It runs no SQL and
+ * opens no database: it joins the server without one, so it shows in
+ * pg_stat_activity (as "gpualloc pool solver") and touches no table.  It
+ * stops as soon as the leader abandons the run (an error, a cancel, or the
+ * leader's exit detach the segment, which raises the abandoned flag) or it
+ * is terminated.
  *
  * The library need not be preloaded: the postmaster loads it by name
  * (bgw_library_name) to start the worker.
