@@ -1,0 +1,172 @@
+# Every function of the gpualloc schema called with arguments drawn at
+# random (fixed seed) from values of its parameters' types, valid and odd
+# alike: names that exist and names that do not, NULL, empty and huge
+# text, 0, negative and extreme numbers, NaN and infinities, infinite
+# times, odd intervals and JSON, with replans in between; then each once
+# with every time, number and interval at its top, and once at its bottom.  Each call either
+# succeeds or fails with an error of its own class: no internal error
+# (XX000), no call running into the statement timeout (a call whose work
+# does not follow its input), no backend crash; and afterwards
+# check_integrity() finds nothing and no GPU is booked twice.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $CALLS = 2000;
+srand(20261205);
+
+my $node = PostgreSQL::Test::Cluster->new('api_random');
+$node->init;
+$node->append_conf('postgresql.conf', q{
+shared_preload_libraries = 'gpualloc'
+gpualloc.database = 'postgres'
+gpualloc.enabled = off
+statement_timeout = '20s'
+});
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_tenant('postgres');
+	SELECT gpualloc.add_pool('h100', 'H100-SXM', 80, 989);
+	SELECT gpualloc.add_node('h100', n) FROM generate_series(0, 3) n;
+	SELECT gpualloc.add_pool('l4', 'L4', 24, 121);
+	SELECT gpualloc.add_node('l4', n) FROM generate_series(0, 1) n;
+	SELECT gpualloc.add_service('chat', 'h100', capacity_per_gpu => 100, max_gpus => 8, churn_limit => 2);
+	INSERT INTO gpualloc.demand_staging
+	SELECT 'chat', h, 300 + 200 * sin(pi() * extract(hour FROM h AT TIME ZONE 'UTC') / 24)
+	FROM generate_series(date_trunc('hour', now()) - interval '8 days',
+						 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+	SELECT gpualloc.load_demand();
+	SELECT gpualloc.submit_job('queued-' || i, 'training', 'h100', 1 << (i % 3), 1 << (i % 3),
+							   priority => 1 + i % 4, work_gpu_hours => 2 + i % 9)
+	FROM generate_series(1, 30) i;
+	SELECT status FROM gpualloc.replan('fast');
+});
+
+# the schema's functions and their parameters' types
+my @functions;
+foreach my $line (split /\n/, $node->safe_psql('postgres', q{
+	SELECT p.proname, p.pronargs, p.pronargdefaults,
+		   coalesce((SELECT string_agg(format_type(t, NULL), ',' ORDER BY o)
+					 FROM unnest(p.proargtypes) WITH ORDINALITY u(t, o)), '')
+	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+	WHERE n.nspname = 'gpualloc' AND p.prokind = 'f' AND p.proname <> 'replan'
+	ORDER BY p.proname, p.oid}))
+{
+	my ($name, $nargs, $ndefaults, $types) = split /\|/, $line, 4;
+	push @functions, [ $name, $nargs, $ndefaults, [ split /,/, $types ] ];
+}
+cmp_ok(scalar(@functions), '>=', 30, 'the schema has its functions to call');
+
+my @text = ("'h100'", "'l4'", "'chat'", "'postgres'", "'nosuch'", "''", 'NULL', "'queued-1'",
+	"'queued-' || (random() * 40)::int", "repeat('x', 300)", "'training'", "'batch_inference'",
+	"'quantization'", "'fast'", "'full'", "'down'", "'up'", "'drained'", "'a''b'", "'kind'");
+my %values = (
+	'text' => \@text,
+	'name' => \@text,
+	'integer' => [ '0', '1', '2', '4', '3', '-1', 'NULL', '2147483647', '-2147483648', '64', '1024' ],
+	'bigint' => [ '1', '5', '0', '-1', 'NULL', '9223372036854775807',
+		'(SELECT max(job_id) FROM gpualloc.jobs)',
+		"(SELECT min(job_id) FROM gpualloc.jobs WHERE status = 'booked')",
+		"(SELECT min(job_id) FROM gpualloc.jobs WHERE status = 'running')" ],
+	'double precision' => [ '1', '0.5', '0', '-1', "'NaN'", "'Infinity'", "'-Infinity'", 'NULL',
+		'1e308', '1e-300', '3', '100' ],
+	'timestamp with time zone' => [ 'now()', "now() + interval '1 hour'", "now() - interval '1 hour'",
+		'NULL', "'infinity'", "'-infinity'", "'2000-01-01'", "'9999-12-31'", "'4713-01-01 BC'" ],
+	'interval' => [ "'1 hour'", "'0'", "'-1 hour'", 'NULL', "'1 second'", "'10 years'",
+		"'5 seconds'", "'1 microsecond'", "'1 month'" ],
+	'jsonb' => [ "'{}'", "'[]'", "'null'", 'NULL',
+		q{'{"variant": "lora_sft", "params_b": 8, "tokens_m": 50}'}, q{'{"params_b": -1}'},
+		q{'{"params_b": "x"}'}, q{'{"nosuch": 1}'}, q{'"s"'},
+		q{'{"variant": "full_sft", "params_b": 70, "tokens_m": 1e12}'} ],
+	'boolean' => [ 'true', 'false', 'NULL' ],
+	'text[]' => [ "ARRAY['l4']", 'ARRAY[]::text[]', 'NULL', "ARRAY['h100']", "ARRAY['nosuch']",
+		'ARRAY[NULL]::text[]', "ARRAY['l4', 'l4']" ],
+	'bigint[]' => [ 'ARRAY[1]::bigint[]', 'ARRAY[]::bigint[]', 'NULL', 'ARRAY[NULL]::bigint[]',
+		'ARRAY[-1]::bigint[]' ],
+);
+
+sub pick { my ($list) = @_; return $list->[ int(rand(scalar @$list)) ]; }
+
+# Besides the random calls, every function once with each edge: every
+# time, number and interval at its top, then at its bottom (names and
+# documents drawn as above).
+my %top = ('timestamp with time zone' => "'infinity'", 'integer' => '2147483647',
+	'bigint' => '9223372036854775807', 'double precision' => "'Infinity'", 'interval' => "'10 years'");
+my %bottom = ('timestamp with time zone' => "'-infinity'", 'integer' => '-2147483648',
+	'bigint' => '-9223372036854775808', 'double precision' => "'-Infinity'", 'interval' => "'-1 hour'");
+
+my $script = "SET client_min_messages = warning;\n";
+my ($calls, %called) = (0);
+for (my $i = 0; $i < $CALLS; $i++)
+{
+	$script .= "SELECT status FROM gpualloc.replan('fast');\n" if $i % 100 == 50;
+	my ($name, $nargs, $ndefaults, $types) = @{ pick(\@functions) };
+	my $k = $nargs - $ndefaults + int(rand($ndefaults + 1));
+	my @args;
+	foreach my $type (@$types[ 0 .. $k - 1 ])
+	{
+		last unless exists $values{$type};
+		push @args, '(' . pick($values{$type}) . ")::$type";
+	}
+	next unless scalar(@args) == $k;
+	$script .= "SELECT gpualloc.$name(" . join(', ', @args) . ");\n";
+	$calls++;
+	$called{$name} = 1;
+}
+foreach my $edge (\%top, \%bottom)
+{
+	foreach my $f (@functions)
+	{
+		my ($name, $nargs, $ndefaults, $types) = @$f;
+		next if grep { !exists $values{$_} } @$types;
+		$script .= "SELECT gpualloc.$name("
+		  . join(', ', map { '(' . ($edge->{$_} // pick($values{$_})) . ")::$_" } @$types) . ");\n";
+	}
+}
+$script .= "SELECT status FROM gpualloc.replan('fast');\n";
+cmp_ok($calls, '>=', $CALLS * 0.8, "$calls random calls");
+cmp_ok(scalar(keys %called), '>=', scalar(@functions) * 0.8,
+	scalar(keys %called) . ' of ' . scalar(@functions) . ' functions called');
+
+my ($stdout, $stderr) = ('', '');
+$node->psql('postgres', $script, stdout => \$stdout, stderr => \$stderr, on_error_stop => 0,
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+my @lines = split /\n/, $script;
+
+# the calls whose error has this SQLSTATE, with the error
+sub failed_calls
+{
+	my ($state) = @_;
+	my @found;
+	while ($stderr =~ /^psql:<stdin>:(\d+): (ERROR:  $state:.*)$/mg)
+	{
+		push @found, "$lines[$1 - 1]\n    $2";
+	}
+	return @found;
+}
+my @internal = failed_calls('XX000');
+is(scalar(@internal), 0, 'no call ends in an internal error') or diag(join("\n", @internal));
+my @timeouts = failed_calls('57014');
+is(scalar(@timeouts), 0, 'no call runs into the statement timeout') or diag(join("\n", @timeouts));
+unlike($stderr, qr/server closed the connection|terminating connection/, 'no backend ends');
+unlike(slurp_file($node->logfile), qr/terminated by signal|TRAP:|PANIC:/, 'no crash in the server log');
+my $errors = () = $stderr =~ /ERROR:  /g;
+note("$errors of $calls calls were refused");
+
+# no executor runs here, so a booking may outlive its start timeout: that
+# one finding reports the missing executor, not the state
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM gpualloc.check_integrity() WHERE problem <> 'booking past its timeout'}),
+	'0', 'check_integrity() finds nothing');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM gpualloc.allocations a JOIN gpualloc.allocations b
+	  ON a.gpu_id = b.gpu_id AND a.allocation_id < b.allocation_id AND a.during && b.during}),
+	'0', 'no GPU booked twice');
+is($node->safe_psql('postgres', q{SELECT status FROM gpualloc.replan('fast')}), 'succeeded',
+	'and the planner still plans');
+
+done_testing();
