@@ -3,11 +3,13 @@
 # alike: names that exist and names that do not, NULL, empty and huge
 # text, 0, negative and extreme numbers, NaN and infinities, infinite
 # times, odd intervals and JSON, with replans in between; then each once
-# with every time, number and interval at its top, and once at its bottom.  Each call either
-# succeeds or fails with an error of its own class: no internal error
-# (XX000), no call running into the statement timeout (a call whose work
-# does not follow its input), no backend crash; and afterwards
-# check_integrity() finds nothing and no GPU is booked twice.
+# with every time, number and interval at its top, and once at its bottom.
+# Once as the superuser, once as a role that only submits and reports.
+# Each call either succeeds or fails with an error of its own class: no
+# internal error (XX000), no call running into the statement timeout (a
+# call whose work does not follow its input), no backend crash; the
+# unprivileged role is refused the admin functions and gains no right; and
+# afterwards check_integrity() finds nothing and no GPU is booked twice.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -99,63 +101,86 @@ my %top = ('timestamp with time zone' => "'infinity'", 'integer' => '2147483647'
 my %bottom = ('timestamp with time zone' => "'-infinity'", 'integer' => '-2147483648',
 	'bigint' => '-9223372036854775808', 'double precision' => "'-Infinity'", 'interval' => "'-1 hour'");
 
-my $script = "SET client_min_messages = warning;\n";
-my ($calls, %called) = (0);
-for (my $i = 0; $i < $CALLS; $i++)
+# A script of $CALLS random calls, replans among them when asked (a role
+# without the grant of `replan` gets none), then the edge calls.
+sub call_script
 {
-	$script .= "SELECT status FROM gpualloc.replan('fast');\n" if $i % 100 == 50;
-	my ($name, $nargs, $ndefaults, $types) = @{ pick(\@functions) };
-	my $k = $nargs - $ndefaults + int(rand($ndefaults + 1));
-	my @args;
-	foreach my $type (@$types[ 0 .. $k - 1 ])
+	my ($with_replans) = @_;
+	my $script = "SET client_min_messages = warning;\n";
+	my ($calls, %called) = (0);
+	for (my $i = 0; $i < $CALLS; $i++)
 	{
-		last unless exists $values{$type};
-		push @args, '(' . pick($values{$type}) . ")::$type";
+		$script .= "SELECT status FROM gpualloc.replan('fast');\n" if $with_replans && $i % 100 == 50;
+		my ($name, $nargs, $ndefaults, $types) = @{ pick(\@functions) };
+		my $k = $nargs - $ndefaults + int(rand($ndefaults + 1));
+		my @args;
+		foreach my $type (@$types[ 0 .. $k - 1 ])
+		{
+			last unless exists $values{$type};
+			push @args, '(' . pick($values{$type}) . ")::$type";
+		}
+		next unless scalar(@args) == $k;
+		$script .= "SELECT gpualloc.$name(" . join(', ', @args) . ");\n";
+		$calls++;
+		$called{$name} = 1;
 	}
-	next unless scalar(@args) == $k;
-	$script .= "SELECT gpualloc.$name(" . join(', ', @args) . ");\n";
-	$calls++;
-	$called{$name} = 1;
+	foreach my $edge (\%top, \%bottom)
+	{
+		foreach my $f (@functions)
+		{
+			my ($name, $nargs, $ndefaults, $types) = @$f;
+			next if grep { !exists $values{$_} } @$types;
+			$script .= "SELECT gpualloc.$name("
+			  . join(', ', map { '(' . ($edge->{$_} // pick($values{$_})) . ")::$_" } @$types) . ");\n";
+		}
+	}
+	return ($script, $calls, scalar(keys %called));
 }
-foreach my $edge (\%top, \%bottom)
+
+# Run a script as a role: the calls that ended in an internal error or the
+# statement timeout, each with its statement; how many calls failed; psql's
+# error output.
+sub run_calls
 {
-	foreach my $f (@functions)
+	my ($script, $role) = @_;
+	my ($stdout, $stderr, @bad) = ('', '');
+	my @lines = split /\n/, $script;
+	$node->psql('postgres', $script, stdout => \$stdout, stderr => \$stderr, on_error_stop => 0,
+		extra_params => [ '-v', 'VERBOSITY=verbose', '-U', $role ]);
+	while ($stderr =~ /^psql:<stdin>:(\d+): (ERROR:  (?:XX000|57014):.*)$/mg)
 	{
-		my ($name, $nargs, $ndefaults, $types) = @$f;
-		next if grep { !exists $values{$_} } @$types;
-		$script .= "SELECT gpualloc.$name("
-		  . join(', ', map { '(' . ($edge->{$_} // pick($values{$_})) . ")::$_" } @$types) . ");\n";
+		push @bad, "$lines[$1 - 1]\n    $2";
 	}
+	my $errors = () = $stderr =~ /ERROR:  /g;
+	return (\@bad, $errors, $stderr);
 }
-$script .= "SELECT status FROM gpualloc.replan('fast');\n";
+
+my ($script, $calls, $n_called) = call_script(1);
 cmp_ok($calls, '>=', $CALLS * 0.8, "$calls random calls");
-cmp_ok(scalar(keys %called), '>=', scalar(@functions) * 0.8,
-	scalar(keys %called) . ' of ' . scalar(@functions) . ' functions called');
-
-my ($stdout, $stderr) = ('', '');
-$node->psql('postgres', $script, stdout => \$stdout, stderr => \$stderr, on_error_stop => 0,
-	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-my @lines = split /\n/, $script;
-
-# the calls whose error has this SQLSTATE, with the error
-sub failed_calls
-{
-	my ($state) = @_;
-	my @found;
-	while ($stderr =~ /^psql:<stdin>:(\d+): (ERROR:  $state:.*)$/mg)
-	{
-		push @found, "$lines[$1 - 1]\n    $2";
-	}
-	return @found;
-}
-my @internal = failed_calls('XX000');
-is(scalar(@internal), 0, 'no call ends in an internal error') or diag(join("\n", @internal));
-my @timeouts = failed_calls('57014');
-is(scalar(@timeouts), 0, 'no call runs into the statement timeout') or diag(join("\n", @timeouts));
+cmp_ok($n_called, '>=', scalar(@functions) * 0.8, "$n_called of " . scalar(@functions) . ' functions called');
+my ($bad, $errors, $stderr) = run_calls($script, 'postgres');
+is(scalar(@$bad), 0, 'no call ends in an internal error or runs into the statement timeout')
+  or diag(join("\n", @$bad));
 unlike($stderr, qr/server closed the connection|terminating connection/, 'no backend ends');
-unlike(slurp_file($node->logfile), qr/terminated by signal|TRAP:|PANIC:/, 'no crash in the server log');
-my $errors = () = $stderr =~ /ERROR:  /g;
 note("$errors of $calls calls were refused");
+
+# the same as a role that submits and reports, for its own tenant only
+$node->safe_psql('postgres', q{
+	CREATE ROLE random_caller LOGIN IN ROLE gpualloc_submitter, gpualloc_executor;
+	SELECT gpualloc.add_tenant('random_caller');
+});
+($script, $calls) = call_script(0);
+($bad, $errors, $stderr) = run_calls($script, 'random_caller');
+is(scalar(@$bad), 0, 'as a submitter and executor: no internal error, no call into the timeout')
+  or diag(join("\n", @$bad));
+like($stderr, qr/ERROR:  42501:/, 'its calls of admin functions are refused for lack of privilege');
+unlike($stderr, qr/server closed the connection|terminating connection/, 'no backend ends');
+is($node->safe_psql('postgres', q{
+	SELECT rolsuper OR rolcreaterole OR rolcreatedb OR rolbypassrls
+		   OR pg_has_role('random_caller', 'gpualloc_admin', 'MEMBER')
+	FROM pg_roles WHERE rolname = 'random_caller'}), 'f', 'and the role gained no right');
+note("$errors of $calls calls were refused");
+unlike(slurp_file($node->logfile), qr/terminated by signal|TRAP:|PANIC:/, 'no crash in the server log');
 
 # no executor runs here, so a booking may outlive its start timeout: that
 # one finding reports the missing executor, not the state
