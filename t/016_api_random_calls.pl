@@ -86,7 +86,13 @@ my %values = (
 		q{'{"variant": "full_sft", "params_b": 70, "tokens_m": 1e12}'} ],
 	'boolean' => [ 'true', 'false', 'NULL' ],
 	'text[]' => [ "ARRAY['l4']", 'ARRAY[]::text[]', 'NULL', "ARRAY['h100']", "ARRAY['nosuch']",
-		'ARRAY[NULL]::text[]', "ARRAY['l4', 'l4']" ],
+		'ARRAY[NULL]::text[]', "ARRAY['l4', 'l4']", "ARRAY['chat']", "ARRAY['chat', 'chat']" ],
+	'timestamp with time zone[]' => [ "ARRAY[date_trunc('hour', now()) - interval '1 hour']",
+		'ARRAY[]::timestamptz[]', 'NULL', "ARRAY['infinity']::timestamptz[]", 'ARRAY[now()]',
+		'ARRAY[NULL]::timestamptz[]', "ARRAY[date_trunc('hour', now()), date_trunc('hour', now())]" ],
+	'double precision[]' => [ 'ARRAY[100.0]', 'ARRAY[]::float8[]', 'NULL', "ARRAY['NaN']::float8[]",
+		'ARRAY[-1.0]', 'ARRAY[1e308]', 'ARRAY[1.0, 2.0]', 'ARRAY[NULL]::float8[]' ],
+	'regclass' => [ "'gpualloc.demand_staging'", "'pg_class'", 'NULL', "'gpualloc.jobs'" ],
 	'bigint[]' => [ 'ARRAY[1]::bigint[]', 'ARRAY[]::bigint[]', 'NULL', 'ARRAY[NULL]::bigint[]',
 		'ARRAY[-1]::bigint[]' ],
 );
@@ -157,7 +163,9 @@ sub run_calls
 
 my ($script, $calls, $n_called) = call_script(1);
 cmp_ok($calls, '>=', $CALLS * 0.8, "$calls random calls");
-cmp_ok($n_called, '>=', scalar(@functions) * 0.8, "$n_called of " . scalar(@functions) . ' functions called');
+# a function whose parameter types have no values here is never called:
+# give them values when this fails
+is($n_called, scalar(@functions), 'every function of the schema is called');
 my ($bad, $errors, $stderr) = run_calls($script, 'postgres');
 is(scalar(@$bad), 0, 'no call ends in an internal error or runs into the statement timeout')
   or diag(join("\n", @$bad));
