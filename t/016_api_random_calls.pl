@@ -4,7 +4,8 @@
 # text, 0, negative and extreme numbers, NaN and infinities, infinite
 # times, odd intervals and JSON, with replans in between; then each once
 # with every time, number and interval at its top, and once at its bottom.
-# Once as the superuser, once as a role that only submits and reports.
+# Once as the superuser, once as a role that only submits (which changes
+# nothing but its own jobs), once as one that submits and reports.
 # Each call either succeeds or fails with an error of its own class: no
 # internal error (XX000), no call running into the statement timeout (a
 # call whose work does not follow its input), no backend crash; the
@@ -170,6 +171,39 @@ my ($bad, $errors, $stderr) = run_calls($script, 'postgres');
 is(scalar(@$bad), 0, 'no call ends in an internal error or runs into the statement timeout')
   or diag(join("\n", @$bad));
 unlike($stderr, qr/server closed the connection|terminating connection/, 'no backend ends');
+note("$errors of $calls calls were refused");
+
+# A role that only submits, for its own tenant: its random calls change
+# nothing of the cluster's set-up, of the demand, of the plans, and nothing
+# of another tenant's jobs (what it may change is its own jobs, and the
+# allocation the fast path books them on).
+my $not_its_own = q{
+	SELECT md5(concat_ws('|',
+		(SELECT string_agg(j::text, ',' ORDER BY j.job_id) FROM gpualloc.jobs j
+		 WHERE j.tenant <> 'random_submitter'),
+		(SELECT string_agg(d::text, ',' ORDER BY d.job_id, d.after_job_id) FROM gpualloc.job_dependencies d
+		 JOIN gpualloc.jobs j ON j.job_id = d.job_id WHERE j.tenant <> 'random_submitter'),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.pools x),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.gpus x),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.services x),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.tenants x),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.tenant_policies x),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.maintenance_windows x),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.advance_reservations x),
+		(SELECT string_agg(x::text, ',' ORDER BY x::text) FROM gpualloc.demand_history x),
+		(SELECT count(*) FROM gpualloc.plan_runs)))};
+$node->safe_psql('postgres', q{
+	CREATE ROLE random_submitter LOGIN IN ROLE gpualloc_submitter;
+	SELECT gpualloc.add_tenant('random_submitter');
+});
+my $before = $node->safe_psql('postgres', $not_its_own);
+($script, $calls) = call_script(0);
+($bad, $errors, $stderr) = run_calls($script, 'random_submitter');
+is(scalar(@$bad), 0, 'as a submitter: no internal error, no call into the timeout')
+  or diag(join("\n", @$bad));
+like($stderr, qr/ERROR:  42501:/, 'its calls of admin and executor functions are refused for lack of privilege');
+is($node->safe_psql('postgres', $not_its_own), $before,
+	'and change nothing but its own jobs and their bookings');
 note("$errors of $calls calls were refused");
 
 # the same as a role that submits and reports, for its own tenant only
