@@ -3,7 +3,8 @@
 # checked to be JSON numbers), a submitted job appearing in the queue, the
 # connection options (-h/-p, a conninfo string, PG* variables), roles, and
 # the exit codes: 2 bad usage, 4 not found, 1 refused with the server's
-# message, 3 no server.
+# message, 3 no server; and 250 runs with arguments drawn at random, each
+# ending with one of those codes and a message, never a signal.
 use strict;
 use warnings;
 use B;
@@ -395,6 +396,55 @@ ok($rc == 0 && $out eq "[]\n", 'a reader of no tenant sees no reservation') or d
 	my $uri = 'postgresql:///postgres?host=' . $node->host . '&port=' . $node->port;
 	IPC::Run::run([ $cli, 'status', '-d', $uri ], '>', \$o, '2>', \$e);
 	is($? >> 8, 0, '-d with a URI, after the command') or diag($e);
+}
+
+# ---- arguments at random (fixed seed): every run ends with an exit code
+# of its own, 0 to 5, never a signal, and says why when it fails ----
+{
+	srand(6006);
+	my %options = (
+		queue => [qw(-a --all -t --tenant -P --pool)],
+		nodes => [qw(-P --pool)],
+		submit => [qw(-k --kind -P --pool -g --gpus --priority -w --work-gpu-hours -f --features -t
+			  --tenant -c --command --not-before --deadline --after-ok --after-any --time-limit --alt-pools)],
+		cancel => [qw(-r --reason)],
+		plan => [qw(--svg)],
+		status => [],
+		history => [qw(-s --since -t --tenant -S --state)],
+		share => [qw(-t --tenant -P --pool)],
+		windows => [qw(-P --pool -a --all)],
+		reservations => [qw(-P --pool -a --all)],
+		bogus => []);
+	my @values = ('a100', 'chat', 'training', '1', '0', '-1', '2:8', '3:1', ':', '8:', '1e400', 'NaN',
+		'x' x 5000, '', '{"params_b": 8}', '{', '[]', $me, 'nosuch', 'now', 'infinity', '2026-13-40',
+		'4 hours', '-1 hours', '1,2,3', ',,', '99999999999999999999', '1:2:3', 'a100,a100', '%s%n',
+		'\\', "'", '"', '-', '--', '/nonexistent/dir/x.svg', 'succeeded', '--x', '-Z', '--pool=a100');
+	my @global = qw(-j --json -? -V);
+	my @commands = sort keys %options;
+	my $dir = PostgreSQL::Test::Utils::tempdir();
+	my ($runs, @bad) = (0);
+	for my $i (1 .. 250)
+	{
+		my $command = $commands[ int(rand(@commands)) ];
+		my @args = rand() < 0.3 ? ($global[ int(rand(@global)) ]) : ();
+		push @args, $command;
+		for (1 .. int(rand(7)))
+		{
+			my $r = rand();
+			my $opts = $options{$command};
+			push @args, $r < 0.55 && @$opts ? $opts->[ int(rand(@$opts)) ] : $values[ int(rand(@values)) ];
+		}
+		my ($o, $e) = ('', '');
+		# in a directory of its own: --svg takes whatever follows it as the file
+		IPC::Run::run([ $cli, '-h', $node->host, '-p', $node->port, '-d', 'postgres', @args ],
+			'>', \$o, '2>', \$e, init => sub { chdir $dir or die "chdir: $!" });
+		my ($code, $signal) = ($? >> 8, $? & 127);
+		$runs++;
+		push @bad, "exit $code, signal $signal: @args\n$e"
+		  if $signal || $code > 5 || ($code != 0 && $e !~ /\S/);
+	}
+	is(scalar(@bad), 0, "$runs runs with arguments at random: each exits 0 to 5, saying why it fails")
+	  or diag(join("\n", @bad[ 0 .. ($#bad < 4 ? $#bad : 4) ]));
 }
 
 $node->stop;
