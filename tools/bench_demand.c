@@ -62,6 +62,8 @@
 #define HORIZON 24
 #define WARMUP_HOURS (7 * 24)
 #define PHILLY_START "2017-10-02 00:00"
+#define MAX_SERIES_HOURS (5 * 8784)	/* five years, each counted as a leap year */
+#define MAX_GPUS 1e9
 #define GENAI_FILE "genai_inference_requests_hourly.csv"
 #define VENUS_FILE "venus_gpu_requests_hourly.csv"
 #define HOURLY_SUFFIX "_hourly.csv"
@@ -104,8 +106,26 @@ put_value(series *s, int64_t hour, double v, int *cap)
 }
 
 /*
+ * Field c of the current row, read as v: stop with the file, line, column
+ * and rule unless lo <= v <= hi.
+ */
+static void
+check_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c, double v,
+			double lo, double hi, const char *file, const char *rule)
+{
+	ga_error	err;
+
+	if (!(v >= lo && v <= hi))
+	{
+		ga_csv_field_error(r, cols, c, &err, rule);
+		bench_die(file, &err);
+	}
+}
+
+/*
  * An hourly CSV: value = column col / divisor per row, kept from the hour
- * `from` (NULL: the first row) on.
+ * `from` (NULL: the first row) on.  Rows on whole hours, in time order,
+ * spanning at most MAX_SERIES_HOURS; values from 0 to MAX_GPUS.
  */
 static series
 read_hourly(const char *dir, const char *file, const char *name, const char *col,
@@ -135,12 +155,16 @@ read_hourly(const char *dir, const char *file, const char *name, const char *col
 		if (ga_csv_minutes(&r, &cols, 0, &minutes, &err) != GA_OK ||
 			ga_csv_number(&r, &cols, 1, &v, &err) != GA_OK)
 			bench_die(file, &err);
-		if ((minutes % 60 != 0 &&
-			 ga_csv_field_error(&r, &cols, 0, &err, "is not on a whole hour") != GA_OK) ||
-			(s.n > 0 && minutes / 60 < s.first_hour + s.n &&
-			 ga_csv_field_error(&r, &cols, 0, &err, "is not after the row before (rows go in time order)") != GA_OK) ||
-			(!(v >= 0) && ga_csv_field_error(&r, &cols, 1, &err, "must be >= 0") != GA_OK))
-			bench_die(file, &err);
+		check_field(&r, &cols, 0, minutes % 60, 0, 0, file, "is not on a whole hour");
+		if (s.n > 0)
+		{
+			check_field(&r, &cols, 0, minutes / 60 - (s.first_hour + s.n), 0, INFINITY, file,
+						"is not after the row before (rows go in time order)");
+			check_field(&r, &cols, 0, minutes / 60 - s.first_hour, 0, MAX_SERIES_HOURS - 1, file,
+						"is more than five years after the first row");
+		}
+		check_field(&r, &cols, 1, v, 0, INFINITY, file, "must be >= 0");
+		check_field(&r, &cols, 1, v, 0, MAX_GPUS * divisor, file, "must be at most 1e9 GPUs");
 		if (minutes >= from_min)
 			put_value(&s, minutes / 60, v / divisor, &cap);
 	}
@@ -198,6 +222,11 @@ read_philly(const char *dir, const char *vc)
 		for (int c = 0; c < 3; c++)
 			if (ga_csv_number(&r, &cols, c, &job[3 * n_jobs + c], &err) != GA_OK)
 				bench_die(file, &err);
+		check_field(&r, &cols, 0, job[3 * n_jobs], 0, MAX_SERIES_HOURS * 3600.0 - 1, file,
+					"must be from 0 to five years of seconds");
+		check_field(&r, &cols, 1, job[3 * n_jobs + 1], 1, MAX_GPUS, file, "must be from 1 to 1e9");
+		check_field(&r, &cols, 2, job[3 * n_jobs + 2], 0, MAX_SERIES_HOURS * 3600.0, file,
+					"must be from 0 to five years of seconds");
 		last = fmax(last, job[3 * n_jobs]);
 		n_jobs++;
 	}

@@ -4,8 +4,9 @@
 # under philly_jobs/ (any names), and any <name>_hourly.csv with hour_start
 # and gpus (columns in any order, quoted fields, CRLF); a series too short
 # for one origin is reported and left out; a directory with nothing to
-# score, a missing one and a bad row are refused with a message naming the
-# cause.  Series written here by a script.  Ends with "N passed, N failed".
+# score, a missing one and a bad row (off the hour, out of order, negative,
+# a series over five years, a Philly job of 0 GPUs or submitted past five
+# years) are refused with a message naming the cause.  Series written here by a script.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 BENCH=${BENCH:-build/bench_forecast}
@@ -76,6 +77,20 @@ check "a time off the hour is refused" \
 printf 'hour_start,gpus\n2026-03-02 00:00,-1\n' > "$tmp/empty/bad_hourly.csv"
 check "a negative value is refused" \
 	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "line 2, column \"gpus\".*must be >= 0" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+printf 'hour_start,gpus\n2026-03-02 00:00,3\n2032-03-03 00:00,2\n' > "$tmp/empty/bad_hourly.csv"
+check "a series longer than five years is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "line 3, column \"hour_start\".*more than five years after the first row" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+rm "$tmp/empty/bad_hourly.csv"
+mkdir -p "$tmp/empty/philly_jobs"
+printf 'job_id,submit_s,gpus,duration_s_v100\n0,0,0,3600\n' > "$tmp/empty/philly_jobs/v_jobs.csv"
+check "a Philly job of 0 GPUs is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "v_jobs.csv: line 2, column \"gpus\".*must be from 1 to 1e9" "$4"' \
+	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
+printf 'job_id,submit_s,gpus,duration_s_v100\n0,1e300,1,3600\n' > "$tmp/empty/philly_jobs/v_jobs.csv"
+check "a Philly submission past five years is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "column \"submit_s\".*must be from 0 to five years of seconds" "$4"' \
 	sh "$BENCH" "$tmp/empty" "$tmp/x.json" "$tmp/err"
 check "tuning needs a tuning series" \
 	sh -c '! "$1" --data "$2" --tune > /dev/null 2> "$3" && grep -q "no tuning series" "$3"' \
