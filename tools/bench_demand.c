@@ -344,6 +344,21 @@ file_exists(const char *dir, const char *file)
 	return true;
 }
 
+/* The tuning series: their files and how each is read (head of the file). */
+typedef struct tuning_file
+{
+	const char *file;
+	const char *name;
+	const char *column;
+	double		divisor;
+	const char *from;
+} tuning_file;
+
+static const tuning_file tuning_series[] = {
+	{GENAI_FILE, "genai", "sum_exec_seconds", 3600.0, "2024-11-19 00:00"},
+	{VENUS_FILE, "venus", "gpus_requested", 1.0, NULL},
+};
+
 /* Every series of the data directory (see the head of the file). */
 static series_list
 load_series(const char *dir)
@@ -358,15 +373,13 @@ load_series(const char *dir)
 	if (d == NULL)
 		bench_die(dir, NULL);
 	closedir(d);
-	if (file_exists(dir, GENAI_FILE))
+	for (size_t i = 0; i < sizeof(tuning_series) / sizeof(tuning_series[0]); i++)
 	{
-		s = read_hourly(dir, GENAI_FILE, "genai", "sum_exec_seconds", 3600.0, "2024-11-19 00:00");
-		s.tuning = true;
-		add_series(&list, s);
-	}
-	if (file_exists(dir, VENUS_FILE))
-	{
-		s = read_hourly(dir, VENUS_FILE, "venus", "gpus_requested", 1.0, NULL);
+		const tuning_file *t = &tuning_series[i];
+
+		if (!file_exists(dir, t->file))
+			continue;
+		s = read_hourly(dir, t->file, t->name, t->column, t->divisor, t->from);
 		s.tuning = true;
 		add_series(&list, s);
 	}
