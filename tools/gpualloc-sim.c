@@ -336,13 +336,74 @@ json_string(const char *s)
 	putchar('"');
 }
 
-/* floor: the oracle's coverage floor, NAN for a policy's run (no key). */
-static void
-json_object(const char *scenario, ga_policy policy, bool perfect,
-			const ga_metrics *m, double floor, bool classes)
+/*
+ * Per-tenant figures of a run whose scenario has tenant policies
+ * (sim/tenant_metrics.h), malloc'd, *n of them; NULL (and *n 0) when
+ * there are none to show.  *n is -1 when memory ran out.
+ */
+static ga_tenant_figures *
+tenant_figures(const ga_scenario *scn, const ga_sim_result *res, int *n)
 {
+	ga_tenant_figures *f;
+
+	*n = 0;
+	if (scn->n_policies == 0 || res->metrics.is_bound)
+		return NULL;
+	f = malloc(sizeof(ga_tenant_figures) * (scn->n_tenants + 1));
+	*n = f ? ga_tenant_figures_compute(scn, res, f) : -1;
+	return f;
+}
+
+static double
+received_share(const ga_tenant_figures *f)
+{
+	return f->entitled_gpu_hours > 0 ? f->gpu_hours / f->entitled_gpu_hours : NAN;
+}
+
+static void
+json_tenants(const ga_scenario *scn, const ga_sim_result *res)
+{
+	int			n;
+	ga_tenant_figures *f = tenant_figures(scn, res, &n);
+
+	if (n < 0)
+		printf(", \"tenants\": null");	/* out of memory */
+	if (f == NULL)
+		return;
+	printf(", \"tenants\": [");
+	for (int i = 0; i < n; i++)
+	{
+		printf("%s{\"tenant\": ", i ? ", " : "");
+		json_string(scn->tenants[f[i].tenant]);
+		printf(", ");
+		json_num("jobs", f[i].jobs, false);
+		json_num("demand_gpu_hours", f[i].demand_gpu_hours, false);
+		json_num("gpu_hours", f[i].gpu_hours, false);
+		json_num("entitled_gpu_hours", f[i].entitled_gpu_hours, false);
+		json_num("received_over_entitled", received_share(&f[i]), false);
+		json_num("value", f[i].value, false);
+		json_num("wait_p50_h", f[i].wait_p50_h, false);
+		json_num("wait_p95_h", f[i].wait_p95_h, true);
+		printf("}");
+	}
+	printf("]");
+	free(f);
+}
+
+/*
+ * floor: the oracle's coverage floor, NAN for a policy's run (no key).
+ * With classes (a run, not a comparison): the waits of each priority and,
+ * where the scenario has tenant policies, each tenant's figures.
+ */
+static void
+json_object(const ga_scenario *scn, const ga_sim_result *res, ga_policy policy,
+			bool perfect, bool classes)
+{
+	const ga_metrics *m = &res->metrics;
+	double		floor = res->coverage_floor;
+
 	printf("{\"scenario\": ");
-	json_string(scenario);
+	json_string(scn->name);
 	printf(", \"policy\": \"%s%s\", \"knowledge\": \"%s\", ", ga_policy_name(policy), policy_suffix,
 		   perfect ? "perfect" : "forecast");
 	json_num("utilization", m->utilization, false);
@@ -378,6 +439,7 @@ json_object(const char *scenario, ga_policy policy, bool perfect,
 			printf("}");
 		}
 		printf("]");
+		json_tenants(scn, res);
 	}
 	printf("}");
 }
@@ -449,13 +511,11 @@ table_classes(const ga_metrics *m)
 static void
 table_tenants(const ga_scenario *scn, const ga_sim_result *res)
 {
-	ga_tenant_figures *f;
 	int			n;
+	ga_tenant_figures *f = tenant_figures(scn, res, &n);
 
-	if (scn->n_policies == 0 || res->metrics.is_bound)
+	if (f == NULL && n == 0)
 		return;
-	f = malloc(sizeof(ga_tenant_figures) * (scn->n_tenants + 1));
-	n = f ? ga_tenant_figures_compute(scn, res, f) : -1;
 	printf("\n| tenant | jobs | demand GPU-h | GPU-h | entitled GPU-h | received / entitled | value | wait p50 h | wait p95 h |\n"
 		   "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < n; i++)
@@ -464,7 +524,7 @@ table_tenants(const ga_scenario *scn, const ga_sim_result *res)
 		cell(f[i].demand_gpu_hours, "%.1f");
 		cell(f[i].gpu_hours, "%.1f");
 		cell(f[i].entitled_gpu_hours, "%.1f");
-		cell(f[i].entitled_gpu_hours > 0 ? f[i].gpu_hours / f[i].entitled_gpu_hours : NAN, "%.2f");
+		cell(received_share(&f[i]), "%.2f");
 		cell(f[i].value, "%.1f");
 		cell(f[i].wait_p50_h, "%.2f");
 		cell(f[i].wait_p95_h, "%.2f");
@@ -524,7 +584,7 @@ run_one(const cli *c, const ga_scenario *scn, ga_policy policy, bool *first_json
 	{
 		printf("%s", *first_json ? "" : ",\n ");
 		*first_json = false;
-		json_object(scn->name, policy, c->perfect, &res->metrics, res->coverage_floor, !c->compare);
+		json_object(scn, res, policy, c->perfect, !c->compare);
 	}
 	else
 	{

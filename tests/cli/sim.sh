@@ -137,6 +137,26 @@ check "every policy reports min_entitlement_share" test "$(grep -o '"min_entitle
 check "the per-tenant table shows demand" grep -q "^| tenant | jobs | demand GPU-h | GPU-h | entitled GPU-h |" "$tmp/tenants.txt"
 check "run prints the per-tenant table" grep -q '^| red | ' "$tmp/tenants.txt"
 check "run prints Jain's index" grep -q "^Jain's index" "$tmp/tenants.txt"
+"$SIM" run "$tmp/tenants" --policy quota --perfect-knowledge --json > "$tmp/tenant_run.json" 2>"$tmp/err"
+# tenant_json EXPR: evaluates a Perl expression over the run's JSON ($d),
+# true when it is
+tenant_json() {
+	perl -MJSON::PP -e '
+		local $/; my $d = decode_json(<STDIN>); my @t = @{$d->{tenants} || []};
+		exit((eval $ARGV[0]) ? 0 : 1);' "$1" < "$tmp/tenant_run.json"
+}
+check "run --json lists both tenants' figures" \
+	tenant_json 'join(",", sort map { $_->{tenant} } @t) eq "blue,red"'
+check "each tenant's JSON has every figure of the table" tenant_json '
+	my @k = qw(jobs demand_gpu_hours gpu_hours entitled_gpu_hours received_over_entitled value wait_p50_h wait_p95_h);
+	@t && !grep { my $r = $_; grep { !exists $r->{$_} } @k } @t'
+check "the smallest received / entitled of the tenants is min_entitlement_share" tenant_json '
+	my @x = map { $_->{received_over_entitled} } grep { $_->{entitled_gpu_hours} > 0 } @t;
+	my ($m) = sort { $a <=> $b } @x; @x && abs($m - $d->{min_entitlement_share}) < 1e-9'
+red_text=$(awk -F'|' '$2 == " red " {gsub(/ /, "", $5); print $5}' "$tmp/tenants.txt")
+check "the JSON's GPU-hours of red are the table's ($red_text)" \
+	tenant_json "my (\$r) = grep { \$_->{tenant} eq 'red' } @t; sprintf('%.1f', \$r->{gpu_hours}) eq '$red_text'"
+check "compare --json leaves the tenants out" sh -c '! grep -q "\"tenants\"" "$1"' sh "$tmp/tenants.json"
 "$SIM" run "$tmp/tenants" --policy fast --need-quantile 1 --need-lookback 6 --need-profile flat > "$tmp/needs.txt" 2>"$tmp/err"
 check "fast runs with forecast needs set on the command line" grep -q "^Jain's index" "$tmp/needs.txt"
 "$SIM" compare "$tmp/tenants" --perfect-knowledge --json --policies fast --quotas off > "$tmp/noquota.json" 2>"$tmp/err"
