@@ -368,8 +368,11 @@ json_tenants(const ga_scenario *scn, const ga_sim_result *res)
 
 	if (n < 0)
 		printf(", \"tenants\": null");	/* out of memory */
-	if (f == NULL)
+	if (n <= 0)
+	{
+		free(f);
 		return;
+	}
 	printf(", \"tenants\": [");
 	for (int i = 0; i < n; i++)
 	{
