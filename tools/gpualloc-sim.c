@@ -368,7 +368,7 @@ json_tenants(const ga_scenario *scn, const ga_sim_result *res)
 
 	if (n < 0)
 		printf(", \"tenants\": null");	/* out of memory */
-	if (n <= 0)
+	if (n < 0 || f == NULL)
 	{
 		free(f);
 		return;
