@@ -72,7 +72,7 @@
 
 typedef struct series
 {
-	char		name[32];
+	char		name[BENCH_SERIES_NAME_LEN];
 	bool		tuning;			/* split into tune and test halves */
 	int64_t		first_hour;
 	int			n;
@@ -122,6 +122,22 @@ check_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c, double v,
 	}
 }
 
+
+/*
+ * The series' name, prefix + base; a name too long to tell apart from
+ * another's is refused, naming the file, rather than cut.
+ */
+static void
+set_name(series *s, const char *file, const char *prefix, const char *base)
+{
+	if (strlen(prefix) + strlen(base) >= sizeof(s->name))
+	{
+		fprintf(stderr, "bench_forecast: %s: the series name \"%s%s\" is longer than %d characters\n",
+				file, prefix, base, (int) sizeof(s->name) - 1);
+		exit(1);
+	}
+	snprintf(s->name, sizeof(s->name), "%s%s", prefix, base);
+}
 /*
  * An hourly CSV: value = column col / divisor per row, kept from the hour
  * `from` (NULL: the first row) on.  Rows on whole hours, in time order,
@@ -141,7 +157,7 @@ read_hourly(const char *dir, const char *file, const char *name, const char *col
 	int			row;
 
 	memset(&s, 0, sizeof(s));
-	snprintf(s.name, sizeof(s.name), "%s", name);
+	set_name(&s, file, "", name);
 	if (from != NULL && ga_parse_minutes(from, &from_min, &err) != GA_OK)
 		bench_die(from, &err);
 	if (ga_csv_open(&r, dir, file, false, NULL, &err) != GA_OK ||
@@ -205,8 +221,8 @@ read_philly(const char *dir, const char *vc)
 	int			row;
 
 	memset(&s, 0, sizeof(s));
-	snprintf(s.name, sizeof(s.name), "philly_%.24s", vc);
 	snprintf(file, sizeof(file), "%s/%s%s", PHILLY_DIR, vc, PHILLY_SUFFIX);
+	set_name(&s, file, "philly_", vc);
 	if (ga_csv_open(&r, dir, file, false, NULL, &err) != GA_OK ||
 		ga_csv_header(&r, &cols, names, 3, &err) != GA_OK)
 		bench_die(file, &err);
@@ -709,7 +725,7 @@ record(bench_results *res, const series *s, int split, int m, const track *t)
 	if (res->n_demand == BENCH_MAX_RESULTS)
 		bench_die("too many results", NULL);
 	r = &res->demand[res->n_demand++];
-	snprintf(r->series, sizeof(r->series), "%.31s", s->name);
+	snprintf(r->series, sizeof(r->series), "%s", s->name);
 	r->split = split_names[split];
 	r->method = method_names[m];
 	summarise(t, r);

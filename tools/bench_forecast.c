@@ -46,6 +46,26 @@ find_demand(const char *series, const char *split, const char *method)
 	return NULL;
 }
 
+/* v with fmt, or "—" when it is not a number (a WAPE of no demand). */
+static const char *
+num(char *buf, size_t len, const char *fmt, double v)
+{
+	if (!isfinite(v))
+		return "—";
+	snprintf(buf, len, fmt, v);
+	return buf;
+}
+
+/* ", +x.x%": a against b; nothing when b is 0 or either is not a number. */
+static const char *
+change(char *buf, size_t len, double a, double b)
+{
+	if (!isfinite(a) || !isfinite(b) || b == 0)
+		return "";
+	snprintf(buf, len, ", %+.1f%%", 100 * (a / b - 1));
+	return buf;
+}
+
 static void
 print_demand_table(const char *split)
 {
@@ -58,9 +78,11 @@ print_demand_table(const char *split)
 
 		if (strcmp(r->split, split) != 0)
 			continue;
-		printf("| %s | %s | %d | %.3f | %.3f | %.1f | %.1f (%s) |\n", r->series,
-			   r->method, r->hours, r->wape, r->coverage, r->held, r->held_matched,
-			   r->matched_form);
+		char		wape[32];
+
+		printf("| %s | %s | %d | %s | %.3f | %.1f | %.1f (%s) |\n", r->series,
+			   r->method, r->hours, num(wape, sizeof(wape), "%.3f", r->wape), r->coverage,
+			   r->held, r->held_matched, r->matched_form);
 	}
 }
 
@@ -95,6 +117,24 @@ verdict(bool met)
 	return met ? "met" : "NOT met";
 }
 
+/*
+ * "- series: p50 WAPE ...; ": against the better peer's.  A series with no
+ * demand in the hours scored has no WAPE (0 / 0): said so, not judged.
+ */
+static void
+print_wape_target(const char *series, double wape, double best)
+{
+	char		pct[32];
+
+	if (!isfinite(wape) || !isfinite(best))
+	{
+		printf("- %s: p50 WAPE not defined (no demand in the hours scored); ", series);
+		return;
+	}
+	printf("- %s: p50 WAPE %.3f vs best of seasonal naive and Holt-Winters %.3f (%s%s); ",
+		   series, wape, best, verdict(wape <= best + 1e-12), change(pct, sizeof(pct), wape, best));
+}
+
 /* The demand targets of one series on the test split, as measured. */
 static void
 print_demand_target(const char *series)
@@ -106,6 +146,7 @@ print_demand_target(const char *series)
 	double		best_wape;
 	double		best_held = INFINITY;
 	const char *best_peer = "";
+	char		pct[32];
 
 	if (g == NULL || sn == NULL || hw == NULL)
 	{
@@ -123,13 +164,12 @@ print_demand_target(const char *series)
 			best_peer = peers[k];
 		}
 	}
-	printf("- %s: p50 WAPE %.3f vs best of seasonal naive and Holt-Winters %.3f (%s, %+.1f%%); "
-		   "coverage %.1f%% (nominal %.1f%% +-1.5: %s); held at matched coverage %.1f vs %s %.1f (%s, %+.1f%%)\n",
-		   series, g->wape, best_wape, verdict(g->wape <= best_wape + 1e-12),
-		   100 * (g->wape / best_wape - 1), 100 * g->coverage, 100 * g->nominal,
+	print_wape_target(series, g->wape, best_wape);
+	printf("coverage %.1f%% (nominal %.1f%% +-1.5: %s); held at matched coverage %.1f vs %s %.1f (%s%s)\n",
+		   100 * g->coverage, 100 * g->nominal,
 		   verdict(fabs(g->coverage - g->nominal) <= 0.015), g->held_matched,
 		   best_peer, best_held, verdict(g->held_matched <= best_held + 1e-9),
-		   100 * (g->held_matched / best_held - 1));
+		   change(pct, sizeof(pct), g->held_matched, best_held));
 }
 
 /* The targets, measured: printed, never enforced. */
@@ -137,7 +177,7 @@ static void
 print_targets(void)
 {
 	const char *kinds[] = {"training", "inference", "quantization"};
-	char		seen[BENCH_MAX_RESULTS][32];
+	char		seen[BENCH_MAX_RESULTS][BENCH_SERIES_NAME_LEN];
 	int			n_seen = 0;
 
 	printf("\n## Targets (test split and series never tuned on)\n\n");
@@ -187,6 +227,35 @@ make_parent_dirs(const char *path)
 		}
 }
 
+/* s as a JSON string. */
+static void
+json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+	{
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char) *s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char) *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* "key": v with fmt, or null when v is not a number; then sep. */
+static void
+json_number(FILE *f, const char *key, const char *fmt, double v, const char *sep)
+{
+	fprintf(f, "\"%s\": ", key);
+	if (isfinite(v))
+		fprintf(f, fmt, v);
+	else
+		fprintf(f, "null");
+	fprintf(f, "%s", sep);
+}
+
 static void
 write_json(const char *path)
 {
@@ -201,22 +270,26 @@ write_json(const char *path)
 	{
 		const demand_result *r = &results.demand[i];
 
-		fprintf(f, "  {\"series\": \"%s\", \"split\": \"%s\", \"method\": \"%s\", "
-				"\"nominal\": %.3f, \"hours\": %d, \"wape\": %.6f, \"coverage\": %.6f, "
-				"\"held_gpu_hours\": %.3f, \"held_gpu_hours_matched\": %.3f, "
-				"\"coverage_matched\": %.6f, \"matched_margin\": \"%s\"},\n",
-				r->series, r->split, r->method, r->nominal, r->hours, r->wape,
-				r->coverage, r->held, r->held_matched, r->coverage_matched,
-				r->matched_form);
+		fprintf(f, "  {\"series\": ");
+		json_string(f, r->series);
+		fprintf(f, ", \"split\": \"%s\", \"method\": \"%s\", ", r->split, r->method);
+		json_number(f, "nominal", "%.3f", r->nominal, ", ");
+		fprintf(f, "\"hours\": %d, ", r->hours);
+		json_number(f, "wape", "%.6f", r->wape, ", ");
+		json_number(f, "coverage", "%.6f", r->coverage, ", ");
+		json_number(f, "held_gpu_hours", "%.3f", r->held, ", ");
+		json_number(f, "held_gpu_hours_matched", "%.3f", r->held_matched, ", ");
+		json_number(f, "coverage_matched", "%.6f", r->coverage_matched, ", ");
+		fprintf(f, "\"matched_margin\": \"%s\"},\n", r->matched_form);
 	}
 	for (int i = 0; i < results.n_duration; i++)
 	{
 		const duration_result *r = &results.duration[i];
 
-		fprintf(f, "  {\"estimator\": \"%s\", \"method\": \"%s\", \"mdape\": %.6f, "
-				"\"interval_coverage\": %.6f, \"n_test\": %d}%s\n",
-				r->estimator, r->method, r->mdape, r->coverage, r->n_test,
-				i + 1 < results.n_duration ? "," : "");
+		fprintf(f, "  {\"estimator\": \"%s\", \"method\": \"%s\", ", r->estimator, r->method);
+		json_number(f, "mdape", "%.6f", r->mdape, ", ");
+		json_number(f, "interval_coverage", "%.6f", r->coverage, ", ");
+		fprintf(f, "\"n_test\": %d}%s\n", r->n_test, i + 1 < results.n_duration ? "," : "");
 	}
 	fprintf(f, "]\n");
 	fclose(f);

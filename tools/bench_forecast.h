@@ -12,9 +12,12 @@
 
 #define BENCH_MAX_RESULTS 2048
 
+/* A series' name: its file's name less the suffix, at most 63 characters. */
+#define BENCH_SERIES_NAME_LEN 64
+
 typedef struct demand_result
 {
-	char		series[32];
+	char		series[BENCH_SERIES_NAME_LEN];
 	const char *split;			/* "tune" or "test" */
 	const char *method;
 	double		nominal;		/* the quantile the upper curves aim at */

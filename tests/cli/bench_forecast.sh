@@ -6,7 +6,9 @@
 # for one origin is reported and left out; a directory with nothing to
 # score, a missing one and a bad row (off the hour, out of order, negative,
 # a series over five years, a Philly job of 0 GPUs or submitted past five
-# years) are refused with a message naming the cause.  Series written here by a script.  Ends with "N passed, N failed".
+# years, a name over 63 characters) are refused with a message naming the
+# cause; a series of no demand and a name with a quote still give valid JSON.
+# Series written here by a script.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 BENCH=${BENCH:-build/bench_forecast}
@@ -95,5 +97,31 @@ check "a Philly submission past five years is refused" \
 check "tuning needs a tuning series" \
 	sh -c '! "$1" --data "$2" --tune > /dev/null 2> "$3" && grep -q "no tuning series" "$3"' \
 	sh "$BENCH" "$tmp/data" "$tmp/err"
+
+# a series of no demand has no WAPE (0 / 0): null in the JSON, a dash in the
+# table, "not defined" in its target line, and the JSON stays valid; a name
+# with a quote is escaped; one too long to tell apart is refused
+mkdir -p "$tmp/odd"
+awk 'BEGIN {
+	print "hour_start,gpus";
+	for (h = 0; h < 12 * 24; h++)
+		printf "2026-03-%02d %02d:00,0\n", 2 + int(h / 24), h % 24;
+}' > "$tmp/odd/idle_hourly.csv"
+cp "$tmp/data/lab_hourly.csv" "$tmp/odd/la\"b_hourly.csv"
+check "series of no demand and an odd name are backtested" \
+	sh -c '"$1" --data "$2" --out "$3" > "$4" 2> "$5"' sh "$BENCH" "$tmp/odd" "$tmp/odd.json" "$tmp/odd.txt" "$tmp/err"
+check "the WAPE of no demand is null in the JSON" \
+	test "$(grep -c '"series": "idle", .*"wape": null' "$tmp/odd.json")" -eq 6
+check "and a dash in the table" grep -q '^| idle | gpualloc | [0-9]* | — |' "$tmp/odd.txt"
+check "its target line says the WAPE is not defined" \
+	grep -q '^- idle: p50 WAPE not defined (no demand in the hours scored); coverage' "$tmp/odd.txt"
+check "no nan is printed" sh -c '! grep -qi "nan" "$1" "$2"' sh "$tmp/odd.json" "$tmp/odd.txt"
+check "a quote in a series name is escaped in the JSON" grep -q '"series": "la\\"b"' "$tmp/odd.json"
+check "the JSON is valid" perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' < "$tmp/odd.json"
+long=$(printf 'n%.0s' $(seq 1 64))
+cp "$tmp/data/lab_hourly.csv" "$tmp/odd/${long}_hourly.csv"
+check "a series name over 63 characters is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "the series name \"$5\" is longer than 63 characters" "$4"' \
+	sh "$BENCH" "$tmp/odd" "$tmp/x.json" "$tmp/err" "$long"
 
 finish
