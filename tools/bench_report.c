@@ -594,6 +594,26 @@ oracle_floor(const record *oracle)
 	return isfinite(f) ? f : 0;
 }
 
+/* a against b as "+x.x%", or "n/a" where b is 0 (no batch value). */
+static const char *
+pct_change(char *buf, size_t len, double a, double b)
+{
+	if (!(b > 0) || !isfinite(a))
+		return "n/a";
+	snprintf(buf, len, "%+.1f%%", 100.0 * (a / b - 1.0));
+	return buf;
+}
+
+/* a as a share of b, "x.x%", or "n/a" where b is 0. */
+static const char *
+pct_of(char *buf, size_t len, double a, double b)
+{
+	if (!(b > 0) || !isfinite(a))
+		return "n/a";
+	snprintf(buf, len, "%.1f%%", 100.0 * a / b);
+	return buf;
+}
+
 /* Above the oracle's value where its value bound does not reach. */
 static bool
 beyond_bound(const view *v, const record *r, const record *oracle)
@@ -649,6 +669,7 @@ print_scenario(const view *v, const char *scen, const char *know)
 	{
 		const char *alloc = a == 0 ? "fast" : "full";
 		const record *r = find(v->rs, scen, alloc, know);
+		char		buf[32];
 
 		if (r == NULL)
 			continue;
@@ -659,12 +680,12 @@ print_scenario(const view *v, const char *scen, const char *know)
 
 			if (base == NULL)
 				continue;
-			printf(" vs %s %+.1f pp util, %+.1f%% value;", b == 0 ? "fifo" : "backfill",
+			printf(" vs %s %+.1f pp util, %s value;", b == 0 ? "fifo" : "backfill",
 				   (num(r, "utilization") - num(base, "utilization")) * v->util_scale,
-				   100.0 * (num(r, "value") / num(base, "value") - 1.0));
+				   pct_change(buf, sizeof(buf), num(r, "value"), num(base, "value")));
 		}
 		if (oracle)
-			printf(" %.1f%% of oracle value", 100.0 * num(r, "value") / num(oracle, "value"));
+			printf(" %s of oracle value", pct_of(buf, sizeof(buf), num(r, "value"), num(oracle, "value")));
 		printf("\n");
 	}
 }
@@ -687,7 +708,7 @@ verdict(bool ok)
 static double
 gain(const record *r, const record *base, const char *key)
 {
-	if (r == NULL || base == NULL)
+	if (r == NULL || base == NULL || !(num(base, key) > 0))
 		return NAN;
 	return 100.0 * (num(r, key) / num(base, key) - 1.0);
 }
@@ -746,15 +767,24 @@ print_tenant_targets(const view *v, const char *s, const char *alloc, const char
 	if (off)
 	{
 		double		share = 100.0 * num(r, "value") / num(off, "value");
+		char		buf[32];
 
-		printf(" value >= 95%% of without quotas: %s (%.1f%%)", verdict(share >= 95.0), share);
+		if (num(off, "value") > 0)
+			printf(" value >= 95%% of without quotas: %s (%s)", verdict(share >= 95.0),
+				   pct_of(buf, sizeof(buf), num(r, "value"), num(off, "value")));
+		else
+			printf(" value >= 95%% of without quotas: n/a (no batch value)");
 		sep = ";";
 	}
 	if (fs && quota)
 	{
-		printf("%s value >= fairshare and quota: %s (%+.1f%%, %+.1f%%)", sep,
+		char		b1[32],
+					b2[32];
+
+		printf("%s value >= fairshare and quota: %s (%s, %s)", sep,
 			   verdict(num(r, "value") >= num(fs, "value") && num(r, "value") >= num(quota, "value")),
-			   gain(r, fs, "value"), gain(r, quota, "value"));
+			   pct_change(b1, sizeof(b1), num(r, "value"), num(fs, "value")),
+			   pct_change(b2, sizeof(b2), num(r, "value"), num(quota, "value")));
 		sep = ";";
 	}
 	if (strncmp(s, "15", 2) == 0)
@@ -803,27 +833,33 @@ print_targets(const view *v, const char *alloc, const char *know)
 		const record *oracle = find(v->rs, s, "oracle", know);
 		double		cov;
 		double		need;
+		char		b1[32],
+					b2[32];
 
 		if (r == NULL)
 			continue;
 		cov = num(r, "coverage") * v->cov_scale;
 		printf("  %-20s", s);
-		if (fifo && bf)
-			printf(" value > fifo and backfill: %s (%+.1f%%, %+.1f%%);",
+		if (fifo && bf && !(num(fifo, "value") > 0) && !(num(bf, "value") > 0) && !(num(r, "value") > 0))
+			printf(" value > fifo and backfill: n/a (no batch value);");
+		else if (fifo && bf)
+			printf(" value > fifo and backfill: %s (%s, %s);",
 				   verdict(num(r, "value") > num(fifo, "value") && num(r, "value") > num(bf, "value")),
-				   gain(r, fifo, "value"), gain(r, bf, "value"));
+				   pct_change(b1, sizeof(b1), num(r, "value"), num(fifo, "value")),
+				   pct_change(b2, sizeof(b2), num(r, "value"), num(bf, "value")));
 		else
 			printf(" value > fifo and backfill: not measured (no %s run);", fifo ? "backfill" : "fifo");
 		need = coverage_needed(v, oracle, bf);
 		printf(" coverage >= %.2f%%: %s (%.2f%%);", need, verdict(cov >= need - 1e-9), cov);
-		if (oracle)
-		{
-			double		share = 100.0 * num(r, "value") / num(oracle, "value");
-
-			printf(" >= 95%% of oracle: %s (%.1f%%)", verdict(share >= 95.0), share);
-		}
+		if (oracle && !(num(oracle, "value") > 0))
+			printf(" >= 95%% of oracle: n/a (no batch value)");
+		else if (oracle)
+			printf(" >= 95%% of oracle: %s (%s)",
+				   verdict(num(r, "value") >= 0.95 * num(oracle, "value")),
+				   pct_of(b1, sizeof(b1), num(r, "value"), num(oracle, "value")));
 		printf("\n");
-		if (strncmp(s, "0", 1) == 0 && s[1] >= '1' && s[1] <= '5' && fifo)
+		if (strncmp(s, "0", 1) == 0 && s[1] >= '1' && s[1] <= '5' && fifo &&
+			isfinite(gain(r, fifo, "value")))
 		{
 			sum_gain += gain(r, fifo, "value");
 			n_gain++;

@@ -2,7 +2,8 @@
 # bench_report.sh — the report of make bench checks the coverage target as
 # the benchmark states it: 99.5%; 2 points under the oracle's coverage where
 # even the oracle cannot serve 99.9%; never below the static reservation's
-# (backfill's) where that is under 99.5%.  Results written here by hand, in
+# (backfill's) where that is under 99.5%; value targets where there is no
+# batch value are not applicable.  Results written here by hand, in
 # the format of gpualloc-sim compare --json.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -105,5 +106,22 @@ fi
 check "without baselines the value target is not measured" \
 	sh -c 'echo "$1" | grep -q "value > fifo and backfill: not measured (no fifo run); coverage >= 99.50%: met (99.90%)"' \
 	sh "$(sed -n "/^targets, fast (forecast)/,/^targets/p" "$tmp/alone.txt" | grep "^  24_alone ")"
+
+# a scenario with no batch work (every value 0): the value targets do not
+# apply and say so; no ratio of 0 to 0 is printed
+{
+	echo "["
+	for p in fast full oracle backfill fifo; do
+		row 25_idle "$p" 1 0
+		[ "$p" = fifo ] || echo ","
+	done
+	echo "]"
+} > "$tmp/idle.json"
+"$REPORT" "$tmp/idle.json" > "$tmp/idle.txt" 2>"$tmp/err"
+check "bench_report reads results of no batch value" test $? -eq 0
+check "the value targets of no batch value are not applicable" \
+	sh -c 'echo "$1" | grep -q "value > fifo and backfill: n/a (no batch value); coverage >= 99.50%: met (100.00%); >= 95% of oracle: n/a (no batch value)"' \
+	sh "$(sed -n "/^targets, fast (forecast)/,/^targets/p" "$tmp/idle.txt" | grep "^  25_idle ")"
+check "no nan is printed" sh -c '! grep -qi "nan" "$1"' sh "$tmp/idle.txt"
 
 finish
