@@ -395,6 +395,39 @@ find(const records *rs, const char *scenario, const char *policy, const char *kn
 	return NULL;
 }
 
+/* Whether record i repeats the scenario, policy and knowledge of an earlier one. */
+static bool
+repeats_earlier(const records *rs, int i)
+{
+	const record *r = &rs->r[i];
+
+	return find(rs, str(r, "scenario"), str(r, "policy"), str(r, "knowledge")) != r;
+}
+
+/*
+ * A run given twice (the same scenario, policy and knowledge: two scenario
+ * directories of one name, or one result file read twice) is reported
+ * once, as first read; say so, once per scenario, rather than hide it.
+ */
+static void
+warn_repeated_runs(const records *rs)
+{
+	for (int i = 0; i < rs->n; i++)
+	{
+		const char *scen = str(&rs->r[i], "scenario");
+		bool		warned = false;
+
+		if (!repeats_earlier(rs, i))
+			continue;
+		for (int j = 0; j < i && !warned; j++)
+			warned = strcmp(str(&rs->r[j], "scenario"), scen) == 0 && repeats_earlier(rs, j);
+		if (!warned)
+			fprintf(stderr, "bench_report: scenario \"%s\" has runs of the same policy and knowledge more than once "
+					"(first: %s, %s); the first of each is reported (do two scenario directories have the same name?)\n",
+					scen, str(&rs->r[i], "policy"), str(&rs->r[i], "knowledge"));
+	}
+}
+
 /*
  * The simulator reports shares as fractions; accept per cent too, so the
  * report reads the same either way.
@@ -563,11 +596,11 @@ write_json(const char *path, const records *rs, const int *order)
 typedef struct view
 {
 	const records *rs;
-	const char *scen[64];
+	const char **scen;			/* each distinct value, as many as there are */
 	int			n_scen;
-	const char *pol[16];
+	const char **pol;
 	int			n_pol;
-	const char *know[4];
+	const char **know;
 	int			n_know;
 	double		util_scale;		/* to per cent */
 	double		cov_scale;
@@ -808,6 +841,16 @@ print_tenant_targets(const view *v, const char *s, const char *alloc, const char
 		printf("%s utilisation >= without borrowing + 10 pp: %s (%+.1f pp)", sep, verdict(pp >= 10.0), pp);
 	}
 	printf("\n");
+}
+
+/* Whether some scenario has a run of policy with that knowledge. */
+static bool
+has_policy(const view *v, const char *policy, const char *know)
+{
+	for (int i = 0; i < v->n_scen; i++)
+		if (find(v->rs, v->scen[i], policy, know))
+			return true;
+	return false;
 }
 
 /*
@@ -1108,9 +1151,18 @@ main(int argc, char **argv)
 	}
 	memset(&v, 0, sizeof(v));
 	v.rs = &rs;
-	v.n_scen = distinct(&rs, "scenario", v.scen, 64);
-	v.n_pol = distinct(&rs, "policy", v.pol, 16);
-	v.n_know = distinct(&rs, "knowledge", v.know, 4);
+	v.scen = malloc(sizeof(char *) * rs.n);
+	v.pol = malloc(sizeof(char *) * rs.n);
+	v.know = malloc(sizeof(char *) * rs.n);
+	if (v.scen == NULL || v.pol == NULL || v.know == NULL)
+	{
+		fprintf(stderr, "bench_report: out of memory\n");
+		return 1;
+	}
+	warn_repeated_runs(&rs);
+	v.n_scen = distinct(&rs, "scenario", v.scen, rs.n);
+	v.n_pol = distinct(&rs, "policy", v.pol, rs.n);
+	v.n_know = distinct(&rs, "knowledge", v.know, rs.n);
 	qsort(v.scen, v.n_scen, sizeof(char *), cmp_str);
 	qsort(v.pol, v.n_pol, sizeof(char *), cmp_policy);
 	qsort(v.know, v.n_know, sizeof(char *), cmp_knowledge);
@@ -1122,7 +1174,7 @@ main(int argc, char **argv)
 			print_scenario(&v, v.scen[s], v.know[k]);
 	for (int k = 0; k < v.n_know; k++)
 		for (int a = 0; a < 2; a++)
-			if (find(&rs, v.scen[0], a == 0 ? "fast" : "full", v.know[k]))
+			if (has_policy(&v, a == 0 ? "fast" : "full", v.know[k]))
 				print_targets(&v, a == 0 ? "fast" : "full", v.know[k]);
 
 	/* The merged file in the tables' order: knowledge, scenario, policy. */

@@ -3,7 +3,8 @@
 # the benchmark states it: 99.5%; 2 points under the oracle's coverage where
 # even the oracle cannot serve 99.9%; never below the static reservation's
 # (backfill's) where that is under 99.5%; value targets where there is no
-# batch value are not applicable.  Results written here by hand, in
+# batch value are not applicable; any number of scenarios is reported, and a
+# run given twice is reported once with a warning.  Results written here by hand, in
 # the format of gpualloc-sim compare --json.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -123,5 +124,31 @@ check "the value targets of no batch value are not applicable" \
 	sh -c 'echo "$1" | grep -q "value > fifo and backfill: n/a (no batch value); coverage >= 99.50%: met (100.00%); >= 95% of oracle: n/a (no batch value)"' \
 	sh "$(sed -n "/^targets, fast (forecast)/,/^targets/p" "$tmp/idle.txt" | grep "^  25_idle ")"
 check "no nan is printed" sh -c '! grep -qi "nan" "$1"' sh "$tmp/idle.txt"
+
+# 70 scenarios (more than any fixed table would hold) are all reported; the
+# first in name order has no allocator run, the targets are still checked
+{
+	echo "["
+	row 00_baselines_only fifo 1 50; echo ","
+	for i in $(seq 1 70); do
+		row "s$i" fast 0.999 100; echo ","
+		row "s$i" fifo 0.999 80; echo ","
+	done
+	row s70 backfill 0.999 90
+	echo "]"
+} > "$tmp/many.json"
+"$REPORT" "$tmp/many.json" > "$tmp/many.txt" 2>"$tmp/err"
+check "bench_report reads 70 scenarios" test $? -eq 0
+check "every one of them has its table" test "$(grep -c '^s[0-9]* (forecast)$' "$tmp/many.txt")" -eq 70
+check "the targets are checked though the first scenario has no allocator run" \
+	grep -q '^  s70 .*value > fifo and backfill: met' "$tmp/many.txt"
+
+# the same run twice (two scenario directories of one name): reported once,
+# with a warning naming the scenario
+"$REPORT" "$tmp/idle.json" "$tmp/idle.json" > "$tmp/twice.txt" 2>"$tmp/err"
+check "bench_report reads a run given twice" test $? -eq 0
+check "and warns once, naming the scenario" \
+	test "$(grep -c 'scenario "25_idle" has runs of the same policy and knowledge more than once' "$tmp/err")" -eq 1
+check "the report is the one of the run alone" cmp -s "$tmp/idle.txt" "$tmp/twice.txt"
 
 finish
