@@ -502,3 +502,45 @@ TEST(oracle_bounds_every_policy_on_an_odd_pool_with_two_services)
 	/* the floored bound was checked against real runs, not only skipped */
 	CHECK_MSG(reached >= 10, "only %d runs reached the coverage floor", reached);
 }
+
+/*
+ * Every (pool, size) choice of a job is in the bound, however many: a job
+ * of 1 to 64 GPUs on four pools of 64 has 28 (the oracle once refused more
+ * than 16).  Its work, 64 GPU-hours anywhere, earns 64 by the window's
+ * first hour on a whole pool, which the bound must allow; the fast policy
+ * reaches it too.  And a pool of 2^18 + 1 GPUs has 18 levels of aligned
+ * blocks that do not tile it, more than the oracle once held room for.
+ */
+TEST(oracle_takes_every_choice_of_a_job_and_every_level_of_a_large_pool)
+{
+	const char *many = tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-03 00:00\n",
+								  "pool,node,gpus\na,n1,64\nb,n2,64\nc,n3,64\nd,n4,64\n",
+								  "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n",
+								  "service,ts,traffic\n",
+								  "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features,alt_pools\n"
+								  "j1,training,a,1,2026-03-02 00:00,1,64,64,,b:1|c:1|d:1\n",
+								  NULL);
+	const char *large = tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-02 01:00\nhorizon_hours,1\n",
+								   "pool,node,gpus\na,n1,262145\n",
+								   "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n",
+								   "service,ts,traffic\n",
+								   "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								   "j1,training,a,1,2026-03-02 00:00,1,4,4,\n",
+								   NULL);
+	ga_sim_result *bound = oracle_at(many, 0, NULL);
+	ga_sim_result *fast = tscn_simulate(many, GA_POLICY_FAST, true);
+	ga_sim_result *large_bound = oracle_at(large, 0, NULL);
+
+	if (bound && fast)
+	{
+		CHECK_NEAR(bound->metrics.value, 64, 1e-6);
+		CHECK_NEAR(fast->metrics.value, 64, 1e-6);
+	}
+	if (large_bound)
+		CHECK_NEAR(large_bound->metrics.value, 4, 1e-6);
+	ga_sim_result_destroy(bound);
+	ga_sim_result_destroy(fast);
+	ga_sim_result_destroy(large_bound);
+	tscn_remove(many);
+	tscn_remove(large);
+}

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sizes per job: powers of two up to the largest pool, 2^0 .. 2^15. */
-#define ORC_MAX_SIZES 16
 
 /* Each of the four programs stops generating columns after this long. */
 #define ORC_PROGRAM_MS 6000.0
@@ -46,9 +44,10 @@ typedef struct orc
 	int		   *job;			/* [n_jobs] scenario index */
 	int		   *release;		/* [n_jobs] first step a start is possible */
 	int		   *n_sizes;		/* [n_jobs] */
-	int		   *size;			/* [n_jobs * ORC_MAX_SIZES] allowed sizes */
-	int		   *dur;			/* [n_jobs * ORC_MAX_SIZES] true steps */
-	int		   *pool;			/* [n_jobs * ORC_MAX_SIZES] pool of the size */
+	int			stride;			/* (pool, size) choices of the job with most */
+	int		   *size;			/* [n_jobs * stride] allowed sizes */
+	int		   *dur;			/* [n_jobs * stride] true steps */
+	int		   *pool;			/* [n_jobs * stride] pool of the size */
 	int			n_levels;
 	orc_level  *level;
 	int			n_series;		/* capacity series: pools, then levels */
@@ -83,9 +82,40 @@ true_duration(const ga_scenario *scn, const ga_scn_job *sj, int q, int g)
 	return d < 1 ? 1 : (int) d;
 }
 
+/* How many legal sizes job sj has on pool q: powers of two in its range. */
+static int
+pool_size_count(const ga_scenario *scn, const ga_scn_job *sj, int q)
+{
+	int			pmax = ga_pow2_floor(scn->pools[q].n_gpus);
+	int			hi = sj->gpus_max < pmax ? sj->gpus_max : pmax;
+	int			n = 0;
+
+	for (int g = 1; g <= hi; g *= 2)
+		n += g >= sj->gpus_min;
+	return n;
+}
+
+/* The most (pool, size) choices any job has: the stride of the job arrays. */
+static int
+most_choices(const ga_scenario *scn)
+{
+	int			most = 1;
+
+	for (int j = 0; j < scn->n_jobs; j++)
+	{
+		const ga_scn_job *sj = &scn->jobs[j];
+		int			n = pool_size_count(scn, sj, sj->pool);
+
+		for (int i = 0; i < sj->n_alt_pools; i++)
+			n += pool_size_count(scn, sj, sj->alt_pool[i]);
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 /*
  * The legal sizes of job k (scenario job sj) on pool q, appended after its
- * n options; the new count, or -1 when they do not fit ORC_MAX_SIZES.
+ * n options; the new count.
  */
 static int
 add_pool_sizes(orc *o, int k, const ga_scn_job *sj, int q, int n)
@@ -96,11 +126,9 @@ add_pool_sizes(orc *o, int k, const ga_scn_job *sj, int q, int n)
 	for (int g = 1; g <= hi; g *= 2)
 		if (g >= sj->gpus_min)
 		{
-			if (n >= ORC_MAX_SIZES)
-				return -1;
-			o->size[k * ORC_MAX_SIZES + n] = g;
-			o->dur[k * ORC_MAX_SIZES + n] = true_duration(o->scn, sj, q, g);
-			o->pool[k * ORC_MAX_SIZES + n] = q;
+			o->size[k * o->stride + n] = g;
+			o->dur[k * o->stride + n] = true_duration(o->scn, sj, q, g);
+			o->pool[k * o->stride + n] = q;
 			n++;
 		}
 	return n;
@@ -108,11 +136,11 @@ add_pool_sizes(orc *o, int k, const ga_scn_job *sj, int q, int n)
 
 /*
  * Job data: release step and every legal (pool, size) with its true
- * duration.  A job of more options than ORC_MAX_SIZES is refused: leaving
- * one out could make the bound fall below what a policy achieves.
+ * duration (none left out: a bound missing a choice could fall below what
+ * a policy achieves).
  */
-static ga_status
-orc_jobs(orc *o, ga_error *err)
+static void
+orc_jobs(orc *o)
 {
 	const ga_scenario *scn = o->scn;
 
@@ -125,11 +153,8 @@ orc_jobs(orc *o, ga_error *err)
 
 		if (r >= o->T)
 			continue;
-		for (int i = 0; i < sj->n_alt_pools && n >= 0; i++)
+		for (int i = 0; i < sj->n_alt_pools; i++)
 			n = add_pool_sizes(o, k, sj, sj->alt_pool[i], n);
-		if (n < 0)
-			return ga_error_set(err, GA_EINVAL, "oracle: job \"%s\" has more than %d (pool, size) choices",
-								sj->name, ORC_MAX_SIZES);
 		if (n == 0)
 			continue;			/* no legal block: it can never start */
 		o->job[k] = j;
@@ -137,7 +162,6 @@ orc_jobs(orc *o, ga_error *err)
 		o->n_sizes[k] = n;
 		o->n_jobs++;
 	}
-	return GA_OK;
 }
 
 /*
@@ -145,6 +169,18 @@ orc_jobs(orc *o, ga_error *err)
  * pool of G GPUs there are floor(G / g) aligned blocks of g, which is less
  * than G / g only when g does not divide G.
  */
+/* At most one level per pool and power of two from 2 up to its size. */
+static size_t
+max_levels(const ga_scenario *scn)
+{
+	size_t		n = 0;
+
+	for (int p = 0; p < scn->n_pools; p++)
+		for (int g = 2; g <= scn->pools[p].n_gpus; g *= 2)
+			n++;
+	return n;
+}
+
 static void
 orc_levels(orc *o)
 {
@@ -261,10 +297,11 @@ orc_init(orc *o, const ga_scenario *scn, double floor, ga_error *err)
 	o->job = malloc(sizeof(int) * nj);
 	o->release = malloc(sizeof(int) * nj);
 	o->n_sizes = malloc(sizeof(int) * nj);
-	o->size = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
-	o->dur = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
-	o->pool = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
-	o->level = malloc(sizeof(orc_level) * (scn->n_pools * ORC_MAX_SIZES + 1));
+	o->stride = most_choices(scn);
+	o->size = malloc(sizeof(int) * nj * o->stride);
+	o->dur = malloc(sizeof(int) * nj * o->stride);
+	o->pool = malloc(sizeof(int) * nj * o->stride);
+	o->level = malloc(sizeof(orc_level) * (max_levels(scn) + 1));
 	o->served_cap = calloc(ns * (o->T > 0 ? o->T : 1), sizeof(double));
 	if (!o->job || !o->release || !o->n_sizes || !o->size || !o->dur ||
 		!o->pool || !o->level || !o->served_cap)
@@ -272,11 +309,7 @@ orc_init(orc *o, const ga_scenario *scn, double floor, ga_error *err)
 		orc_free(o);
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the oracle");
 	}
-	if (orc_jobs(o, err) != GA_OK)
-	{
-		orc_free(o);
-		return GA_EINVAL;
-	}
+	orc_jobs(o);
 	orc_levels(o);
 	orc_services(o);
 	orc_floor(o, floor);
@@ -300,7 +333,7 @@ typedef struct cg
 	double	   *pi;				/* [n_series * T] capacity duals, >= 0 */
 	double		mu;				/* coverage row's dual, >= 0 */
 	double	   *prefix;			/* [n_series * (T + 1)] running sums of pi */
-	unsigned char *have;		/* [n_jobs * ORC_MAX_SIZES * T] column added */
+	unsigned char *have;		/* [n_jobs * stride * T] column added */
 	int		   *new_k;			/* columns found by one pricing pass */
 	int		   *new_i;
 	int		   *new_s;
@@ -338,10 +371,10 @@ cg_alloc(cg *c, const orc *o, lp_kind kind)
 	c->bound = INFINITY;
 	c->pi = calloc((size_t) o->n_series * T, sizeof(double));
 	c->prefix = calloc((size_t) o->n_series * (T + 1), sizeof(double));
-	c->have = calloc(nj * ORC_MAX_SIZES * T, 1);
-	c->new_k = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
-	c->new_i = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
-	c->new_s = malloc(sizeof(int) * nj * ORC_MAX_SIZES);
+	c->have = calloc(nj * o->stride * T, 1);
+	c->new_k = malloc(sizeof(int) * nj * o->stride);
+	c->new_i = malloc(sizeof(int) * nj * o->stride);
+	c->new_s = malloc(sizeof(int) * nj * o->stride);
 	c->ind = malloc(sizeof(int) * per_col);
 	c->val = malloc(sizeof(double) * per_col);
 	return c->pi && c->prefix && c->have && c->new_k && c->new_i &&
@@ -396,11 +429,11 @@ column_obj(const cg *c, int k, int i, int s)
 {
 	const orc  *o = c->o;
 	const ga_scn_job *sj = &o->scn->jobs[o->job[k]];
-	int			g = o->size[k * ORC_MAX_SIZES + i];
-	int			d = o->dur[k * ORC_MAX_SIZES + i];
+	int			g = o->size[k * o->stride + i];
+	int			d = o->dur[k * o->stride + i];
 	int			e = s + d < o->T ? s + d : o->T;
 	/* a GPU-hour on a pool of factor f does 1/f of the work: as the metrics count it */
-	double		rate = sj->priority / ga_scn_job_factor(sj, o->pool[k * ORC_MAX_SIZES + i]);
+	double		rate = sj->priority / ga_scn_job_factor(sj, o->pool[k * o->stride + i]);
 
 	switch (c->kind)
 	{
@@ -421,9 +454,9 @@ static double
 column_cost(const cg *c, int k, int i, int s)
 {
 	const orc  *o = c->o;
-	int			p = o->pool[k * ORC_MAX_SIZES + i];
-	int			g = o->size[k * ORC_MAX_SIZES + i];
-	int			d = o->dur[k * ORC_MAX_SIZES + i];
+	int			p = o->pool[k * o->stride + i];
+	int			g = o->size[k * o->stride + i];
+	int			d = o->dur[k * o->stride + i];
 	int			e = s + d < o->T ? s + d : o->T;
 	double		cost = 0;
 
@@ -476,7 +509,7 @@ price(cg *c)
 			int			best_s = -1;
 
 			if (is_done_kind(c->kind))
-				last = T - o->dur[k * ORC_MAX_SIZES + i];
+				last = T - o->dur[k * o->stride + i];
 			for (int s = o->release[k]; s <= last; s++)
 			{
 				double		red = column_obj(c, k, i, s) - column_cost(c, k, i, s);
@@ -489,7 +522,7 @@ price(cg *c)
 					best_s = s;
 				}
 			}
-			if (best_s >= 0 && !c->have[((size_t) k * ORC_MAX_SIZES + i) * T + best_s])
+			if (best_s >= 0 && !c->have[((size_t) k * o->stride + i) * T + best_s])
 			{
 				c->new_k[c->n_new] = k;
 				c->new_i[c->n_new] = i;
@@ -585,9 +618,9 @@ static void
 add_job_col(cg *c, int k, int i, int s)
 {
 	const orc  *o = c->o;
-	int			p = o->pool[k * ORC_MAX_SIZES + i];
-	int			g = o->size[k * ORC_MAX_SIZES + i];
-	int			d = o->dur[k * ORC_MAX_SIZES + i];
+	int			p = o->pool[k * o->stride + i];
+	int			g = o->size[k * o->stride + i];
+	int			d = o->dur[k * o->stride + i];
 	int			e = s + d < o->T ? s + d : o->T;
 	int			col = glp_add_cols(c->lp, 1);
 	int			n = 0;
@@ -606,7 +639,7 @@ add_job_col(cg *c, int k, int i, int s)
 	c->ind[n] = 1 + o->n_series * o->T + k;
 	c->val[n] = 1;
 	glp_set_mat_col(c->lp, col, n, c->ind, c->val);
-	c->have[((size_t) k * ORC_MAX_SIZES + i) * o->T + s] = 1;
+	c->have[((size_t) k * o->stride + i) * o->T + s] = 1;
 }
 
 /* Re-solve the restricted model; its capacity duals become the new pi. */
