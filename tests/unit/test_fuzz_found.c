@@ -206,13 +206,19 @@ TEST(fuzz_scenario_window_and_horizon_are_bounded)
 	/* two years of minutes, 1,051,200 steps, are just too many */
 	expect_refused("key,value\nstart,2026-01-01 00:00\nend,2028-01-01 00:00\nstep_minutes,1\n",
 				   gpus, services, demand, jobs, "scenario.csv", "at most 1048576 steps");
-	/* a window just inside the bound and the longest horizon still read */
+	/* a window just inside the bound still reads, with a horizon inside a plan's steps */
 	scn = read_scenario("key,value\nstart,2026-01-01 00:00\nend,2027-12-01 00:00\n"
-						"step_minutes,1\nhorizon_hours,8784\n",
+						"step_minutes,1\nhorizon_hours,166\n",
 						gpus, services, demand, jobs, &err);
 	CHECK_MSG(scn != NULL, "%s", err.message);
 	if (scn != NULL)
 		CHECK(ga_scenario_steps(scn) > 1000000 && ga_scenario_steps(scn) <= GA_SCN_MAX_STEPS);
+	ga_scenario_destroy(scn);
+	/* and the longest horizon, a leap year, in hourly steps (8,784 a plan) */
+	scn = read_scenario("key,value\nstart,2026-01-01 00:00\nend,2027-12-01 00:00\n"
+						"step_minutes,60\nhorizon_hours,8784\n",
+						gpus, services, demand, jobs, &err);
+	CHECK_MSG(scn != NULL, "%s", err.message);
 	ga_scenario_destroy(scn);
 }
 

@@ -173,6 +173,10 @@ TEST(scenario_errors_name_file_line_and_column)
 				 "scenario.csv", "\"end\" is required");
 	expect_error("key,value\nstart,2026-03-02\nend,2026-03-03 00:00\n", gpus, services, demand, jobs, NULL,
 				 "scenario.csv: line 2, column \"value\"", "YYYY-MM-DD HH:MM");
+	/* a plan's horizon holds at most GA_MAX_STEPS steps: 168 h of 1 min is 10,080 */
+	expect_error("key,value\nstart,2026-03-02 00:00\nend,2026-03-02 04:00\nstep_minutes,1\nhorizon_hours,168\n",
+				 gpus, services, demand, jobs, NULL,
+				 "horizon_hours 168 at step_minutes 1 makes 10080 steps a plan", "at most 10000");
 	expect_error(settings, "pool,node,gpus\nh100,n0,8\na100,m0,4\nh100,n1,8\n", services, demand, jobs, NULL,
 				 "gpus.csv: line 4", "consecutive");
 	expect_error(settings, gpus, services, demand,
@@ -194,4 +198,18 @@ TEST(scenario_missing_directory_is_an_error)
 
 	CHECK(ga_scenario_read("/nonexistent/gpualloc", &err) == NULL);
 	CHECK_STR_CONTAINS(err.message, "/nonexistent/gpualloc/scenario.csv");
+}
+
+/* The longest horizon a plan may hold is read and simulated: 166 h of 1 min, 9,960 steps. */
+TEST(scenario_horizon_of_most_steps_is_planned)
+{
+	const char *dir = tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-02 01:00\n"
+								 "step_minutes,1\nhorizon_hours,166\nreplan_minutes,60\n",
+								 gpus, services, demand, jobs, NULL);
+	ga_sim_result *res = tscn_simulate(dir, GA_POLICY_FAST, true);
+
+	if (res != NULL)
+		CHECK(res->metrics.coverage > 0);
+	ga_sim_result_destroy(res);
+	tscn_remove(dir);
 }

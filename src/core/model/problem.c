@@ -255,8 +255,9 @@ first_window_at(const ga_problem *p, int g, int t)
 static ga_status
 check_params(const ga_params *pr, ga_error *err)
 {
-	if (pr->n_steps <= 0 || pr->n_steps > 10000)
-		return ga_error_set(err, GA_EINVAL, "n_steps must be between 1 and 10000, got %d", pr->n_steps);
+	if (pr->n_steps <= 0 || pr->n_steps > GA_MAX_STEPS)
+		return ga_error_set(err, GA_EINVAL, "n_steps must be between 1 and %d, got %d", GA_MAX_STEPS,
+							pr->n_steps);
 	if (pr->step_minutes <= 0)
 		return ga_error_set(err, GA_EINVAL, "step_minutes must be positive, got %d", pr->step_minutes);
 	if (!isfinite(pr->penalty) || pr->penalty < 0)

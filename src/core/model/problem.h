@@ -284,6 +284,9 @@ typedef struct ga_service
 								 * ga_problem_set_held */
 } ga_service;
 
+/* The most steps a plan's horizon may hold. */
+#define GA_MAX_STEPS 10000
+
 typedef struct ga_params
 {
 	int			n_steps;		/* horizon length in steps (48) */

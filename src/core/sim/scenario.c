@@ -110,6 +110,13 @@ set_setting(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols
 	return GA_OK;
 }
 
+/* Steps of a plan's horizon, a partial last step counted (as the simulator plans). */
+static int64_t
+horizon_steps(const ga_scenario *scn)
+{
+	return ((int64_t) scn->horizon_hours * 60 + scn->step_minutes - 1) / scn->step_minutes;
+}
+
 static ga_status
 read_settings(ga_scenario *scn, const char *dir, ga_error *err)
 {
@@ -144,6 +151,11 @@ read_settings(ga_scenario *scn, const char *dir, ga_error *err)
 						  r.path, GA_SCN_MAX_STEPS);
 	if (rc == GA_OK && (int64_t) scn->horizon_hours * 60 < scn->step_minutes)
 		rc = ga_error_set(err, GA_EINVAL, "%s: horizon_hours must cover at least one step", r.path);
+	if (rc == GA_OK && horizon_steps(scn) > GA_MAX_STEPS)
+		rc = ga_error_set(err, GA_EINVAL,
+						  "%s: horizon_hours %d at step_minutes %d makes %lld steps a plan; a plan holds at most %d",
+						  r.path, scn->horizon_hours, scn->step_minutes, (long long) horizon_steps(scn),
+						  GA_MAX_STEPS);
 	ga_csv_close(&r);
 	return rc;
 }
