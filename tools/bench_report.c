@@ -913,7 +913,7 @@ print_targets(const view *v, const char *alloc, const char *know)
 		const record *r = find(v->rs, s1, alloc, know);
 		const record *fifo = find(v->rs, s1, "fifo", know);
 
-		if (r && fifo)
+		if (r && fifo && num(fifo, "value") > 0)
 		{
 			double		u = num(r, "utilization") * v->util_scale;
 			double		ratio = num(r, "value") / num(fifo, "value");
@@ -945,7 +945,7 @@ print_targets(const view *v, const char *alloc, const char *know)
 		const record *r = find(v->rs, s6, alloc, know);
 		const record *fifo = find(v->rs, s6, "fifo", know);
 
-		if (r && fifo)
+		if (r && fifo && isfinite(gain(r, fifo, "value")))
 		{
 			double		g = gain(r, fifo, "value");
 

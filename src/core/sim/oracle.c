@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Each of the four programs stops generating columns after this long. */
 #define ORC_PROGRAM_MS 6000.0
 
@@ -164,11 +163,6 @@ orc_jobs(orc *o)
 	}
 }
 
-/*
- * Block-counting rows that the pool capacity does not already imply: in a
- * pool of G GPUs there are floor(G / g) aligned blocks of g, which is less
- * than G / g only when g does not divide G.
- */
 /* At most one level per pool and power of two from 2 up to its size. */
 static size_t
 max_levels(const ga_scenario *scn)
@@ -181,6 +175,11 @@ max_levels(const ga_scenario *scn)
 	return n;
 }
 
+/*
+ * Block-counting rows that the pool capacity does not already imply: in a
+ * pool of G GPUs there are floor(G / g) aligned blocks of g, which is less
+ * than G / g only when g does not divide G.
+ */
 static void
 orc_levels(orc *o)
 {
