@@ -90,8 +90,8 @@ $(BUILD_DIR)/%: tools/%.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
 # The forecast benchmark is three files: demand, durations, and the report.
-BENCH_FORECAST_SRCS = tools/bench_forecast.c tools/bench_demand.c tools/bench_durations.c
-$(BUILD_DIR)/bench_forecast: $(BENCH_FORECAST_SRCS) tools/bench_forecast.h $(CORE_SRCS) $(CORE_HDRS)
+BENCH_FORECAST_SRCS = tools/bench_forecast.c tools/bench_demand.c tools/bench_durations.c tools/json_text.c
+$(BUILD_DIR)/bench_forecast: $(BENCH_FORECAST_SRCS) tools/bench_forecast.h tools/json_text.h $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -Itools -o $@ $(BENCH_FORECAST_SRCS) $(CORE_SRCS) $(CORE_LIBS)
 
@@ -157,8 +157,8 @@ PQ_INCLUDEDIR = $(shell $(PG_CONFIG) --includedir 2>/dev/null)
 tools/gpualloc-executor: tools/gpualloc-executor.c
 	$(CORE_CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(PQ_INCLUDEDIR) -o $@ $< -lpq
 
-tools/gpualloc-sim: tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_HDRS)
-	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gpualloc-sim.c $(CORE_SRCS) $(CORE_LIBS)
+tools/gpualloc-sim: tools/gpualloc-sim.c tools/json_text.c tools/json_text.h $(CORE_SRCS) $(CORE_HDRS)
+	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gpualloc-sim.c tools/json_text.c $(CORE_SRCS) $(CORE_LIBS)
 
 # The command-line client: C11 over libpq, no server header; its version
 # is the extension's.
@@ -219,9 +219,9 @@ $(BUILD_DIR)/gen_scenarios: tools/gen_scenarios.c $(GEN_CORE) $(CORE_HDRS)
 	@mkdir -p $(BUILD_DIR)
 	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/gen_scenarios.c $(GEN_CORE) -lm
 
-$(BUILD_DIR)/bench_report: tools/bench_report.c
+$(BUILD_DIR)/bench_report: tools/bench_report.c tools/json_text.c tools/json_text.h
 	@mkdir -p $(BUILD_DIR)
-	$(CORE_CC) $(CORE_FLAGS) -o $@ $< -lm
+	$(CORE_CC) $(CORE_FLAGS) -o $@ tools/bench_report.c tools/json_text.c -lm
 
 .PHONY: scenarios scenarios-check bench
 

@@ -122,7 +122,6 @@ check_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c, double v,
 	}
 }
 
-
 /*
  * The series' name, prefix + base; a name too long to tell apart from
  * another's is refused, naming the file, rather than cut.
@@ -138,6 +137,7 @@ set_name(series *s, const char *file, const char *prefix, const char *base)
 	}
 	snprintf(s->name, sizeof(s->name), "%s%s", prefix, base);
 }
+
 /*
  * An hourly CSV: value = column col / divisor per row, kept from the hour
  * `from` (NULL: the first row) on.  Rows on whole hours, in time order,
@@ -375,6 +375,17 @@ static const tuning_file tuning_series[] = {
 	{VENUS_FILE, "venus", "gpus_requested", 1.0, NULL},
 };
 
+#define N_TUNING_FILES ((int) (sizeof(tuning_series) / sizeof(tuning_series[0])))
+
+static bool
+is_tuning_file(const char *file)
+{
+	for (int i = 0; i < N_TUNING_FILES; i++)
+		if (strcmp(file, tuning_series[i].file) == 0)
+			return true;
+	return false;
+}
+
 /* Every series of the data directory (see the head of the file). */
 static series_list
 load_series(const char *dir)
@@ -389,7 +400,7 @@ load_series(const char *dir)
 	if (d == NULL)
 		bench_die(dir, NULL);
 	closedir(d);
-	for (size_t i = 0; i < sizeof(tuning_series) / sizeof(tuning_series[0]); i++)
+	for (int i = 0; i < N_TUNING_FILES; i++)
 	{
 		const tuning_file *t = &tuning_series[i];
 
@@ -410,7 +421,7 @@ load_series(const char *dir)
 		char		file[4096];
 
 		snprintf(file, sizeof(file), "%s%s", names[i], HOURLY_SUFFIX);
-		if (strcmp(file, GENAI_FILE) != 0 && strcmp(file, VENUS_FILE) != 0)
+		if (!is_tuning_file(file))
 			add_series(&list, read_hourly(dir, file, names[i], "gpus", 1.0, NULL));
 	}
 	free_names(names, n);

@@ -13,6 +13,7 @@
  * forecaster's constants on the tuning split instead.
  */
 #include "bench_forecast.h"
+#include "json_text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -227,23 +228,6 @@ make_parent_dirs(const char *path)
 		}
 }
 
-/* s as a JSON string. */
-static void
-json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-	{
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char) *s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char) *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* "key": v with fmt, or null when v is not a number; then sep. */
 static void
 json_number(FILE *f, const char *key, const char *fmt, double v, const char *sep)
@@ -271,7 +255,7 @@ write_json(const char *path)
 		const demand_result *r = &results.demand[i];
 
 		fprintf(f, "  {\"series\": ");
-		json_string(f, r->series);
+		json_write_string(f, r->series);
 		fprintf(f, ", \"split\": \"%s\", \"method\": \"%s\", ", r->split, r->method);
 		json_number(f, "nominal", "%.3f", r->nominal, ", ");
 		fprintf(f, "\"hours\": %d, ", r->hours);

@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_text.h"
+
 #define KEY_LEN 48
 #define STR_LEN 128
 #define MAX_FIELDS 48
@@ -504,30 +506,14 @@ cmp_knowledge(const void *a, const void *b)
  * Output: merged JSON.
  */
 static void
-json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-	{
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char) *s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char) *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void
 json_field(FILE *f, const field *fl, bool *first)
 {
 	fprintf(f, "%s", *first ? "" : ", ");
 	*first = false;
-	json_string(f, fl->key);
+	json_write_string(f, fl->key);
 	fprintf(f, ": ");
 	if (fl->type == F_STRING)
-		json_string(f, fl->text);
+		json_write_string(f, fl->text);
 	else if (fl->type == F_NULL || !isfinite(fl->number))
 		fprintf(f, "null");
 	else

@@ -34,6 +34,8 @@
 #include "sim/tenant_metrics.h"
 #include "solve/solve.h"
 
+#include "json_text.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,22 +322,6 @@ json_num(const char *key, double v, bool last)
 		printf("\"%s\": null%s", key, last ? "" : ", ");
 }
 
-static void
-json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++)
-	{
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char) *s < 0x20)
-			printf("\\u%04x", (unsigned char) *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 /*
  * Per-tenant figures of a run whose scenario has tenant policies
  * (sim/tenant_metrics.h), malloc'd, *n of them; NULL (and *n 0) when
@@ -377,7 +363,7 @@ json_tenants(const ga_scenario *scn, const ga_sim_result *res)
 	for (int i = 0; i < n; i++)
 	{
 		printf("%s{\"tenant\": ", i ? ", " : "");
-		json_string(scn->tenants[f[i].tenant]);
+		json_write_string(stdout, scn->tenants[f[i].tenant]);
 		printf(", ");
 		json_num("jobs", f[i].jobs, false);
 		json_num("demand_gpu_hours", f[i].demand_gpu_hours, false);
@@ -406,7 +392,7 @@ json_object(const ga_scenario *scn, const ga_sim_result *res, ga_policy policy,
 	double		floor = res->coverage_floor;
 
 	printf("{\"scenario\": ");
-	json_string(scn->name);
+	json_write_string(stdout, scn->name);
 	printf(", \"policy\": \"%s%s\", \"knowledge\": \"%s\", ", ga_policy_name(policy), policy_suffix,
 		   perfect ? "perfect" : "forecast");
 	json_num("utilization", m->utilization, false);

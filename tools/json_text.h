@@ -1,0 +1,14 @@
+/*
+ * json_text.h — writing text as a JSON string, shared by the simulator's
+ * and the benchmarks' JSON output (tools/gpualloc-sim.c, bench_forecast.c,
+ * bench_report.c).
+ */
+#ifndef GPUALLOC_JSON_TEXT_H
+#define GPUALLOC_JSON_TEXT_H
+
+#include <stdio.h>
+
+/* s in double quotes, with '"' and '\' escaped and control bytes as \u00XX. */
+void		json_write_string(FILE *out, const char *s);
+
+#endif
