@@ -46,6 +46,14 @@ SELECT gpualloc.record_demand('chat', '1969-12-31 23:00+00', 5);              --
 SELECT gpualloc.record_demand('chat', '294276-01-01 00:00+00', 5);            -- far future
 SELECT gpualloc.record_demand('chat', '2099-01-01 00:00+00', 5);             -- not begun yet
 SELECT gpualloc.record_demand('chat', '2026-11-30 10:00+00', 1e308);          -- beyond 1e15
+-- the current UTC hour is recorded whatever the session's time zone, one
+-- whose hours begin at other minutes than UTC's included: 59 minutes behind
+-- UTC, its current hour began up to an hour before the UTC hour did
+SET TIME ZONE '<-0059>+00:59';
+SELECT gpualloc.record_demand('chat', date_trunc('hour', now(), 'UTC'), 7);
+SELECT count(*) AS current_hour_rows FROM gpualloc.demand_history WHERE hour = date_trunc('hour', now(), 'UTC');
+DELETE FROM gpualloc.demand_history WHERE hour = date_trunc('hour', now(), 'UTC');
+RESET TIME ZONE;
 -- only plain tables are read, with the caller's rights
 CREATE VIEW demand_view AS SELECT 'chat'::text AS service, '2026-11-30 10:00+00'::timestamptz AS hour, 1.0::float8 AS traffic;
 SELECT gpualloc.load_demand('demand_view');                                   -- a view

@@ -81,6 +81,18 @@ INSERT INTO gpualloc.allocations (gpu_id, job_id, during, begin_seq)
 VALUES (1, 5, tstzrange(now(), NULL), 99);                                   -- around the commit path
 DELETE FROM gpualloc.allocations;                                            -- around the commit path
 SELECT count(*) >= 0 AS admin_reads_allocations FROM gpualloc.allocations;
+-- nor through the cascades of the tables above it, nor around the API's checks
+DELETE FROM gpualloc.jobs;
+DELETE FROM gpualloc.gpus;
+DELETE FROM gpualloc.services;
+DELETE FROM gpualloc.pools;
+UPDATE gpualloc.jobs SET status = 'running';
+INSERT INTO gpualloc.tenants (tenant) VALUES ('gpualloc_submitter');
+TRUNCATE gpualloc.jobs CASCADE;
+-- what the API leaves to admins by hand: staging demand, deleting old plans
+SELECT r AS table_name, has_table_privilege('dave', r, 'SELECT') AS reads,
+	   has_table_privilege('dave', r, 'INSERT') AS inserts, has_table_privilege('dave', r, 'DELETE') AS deletes
+FROM unnest(ARRAY['gpualloc.demand_staging', 'gpualloc.plan_runs', 'gpualloc.jobs', 'gpualloc.tenants']) r;
 RESET ROLE;
 
 -- the catalogue explains the extension: every schema, table, view and

@@ -71,6 +71,8 @@ FROM ((SELECT * FROM gpualloc.utilization_hourly
 	  (SELECT * FROM gpualloc.utilization('2025-01-06 00:00+00', '2025-01-06 04:00+00') WHERE pool = 'dash')) d;
 -- an empty or reversed window has no rows
 SELECT count(*) AS rows FROM gpualloc.utilization('2025-01-06 04:00+00', '2025-01-06 00:00+00');
+SELECT count(*) AS rows FROM gpualloc.utilization('2025-01-06 04:30+00', '2025-01-06 00:00+00');
+SELECT count(*) AS rows FROM gpualloc.utilization(now(), now() - interval '1 day');
 
 -- Value per hour and tenant: priority x GPU-hours.
 --   00h team a 3 x 2 + 1 x 1 = 7;   01h team a 6, team b 1.5 x 0.75 = 1.125
@@ -140,7 +142,7 @@ SELECT gpualloc.plan_svg(-1);
 INSERT INTO gpualloc.plan_runs (plan_id, mode, trigger, status, message) VALUES (900001, 'fast', 'manual', 'failed', 'no GPUs')
 RETURNING plan_id AS failed_plan \gset
 SELECT gpualloc.plan_svg(:failed_plan);
-SELECT gpualloc.plan_svg(NULL) IS NULL AS null_in_null_out;
+SELECT gpualloc.plan_svg(NULL);                                   -- plan_id: NULL is an error, as for plan_grid
 
 -- Readers see the dashboard views and functions, not the tables.
 CREATE ROLE dash_reader IN ROLE gpualloc_reader;

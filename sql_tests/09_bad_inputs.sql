@@ -172,6 +172,10 @@ SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 0); :same -- peak_tflops: zero
 SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, -1e308); :same -- peak_tflops: negative
 SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 'NaN'); :same -- peak_tflops: NaN
 SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 'Infinity'); :same -- peak_tflops: infinite
+SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 1e308); :same -- peak_tflops: above 1e6 (an alternative pool's work would underflow)
+SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 1e-300); :same -- peak_tflops: below 1e-3
+SELECT gpualloc.add_pool('sec2', 'A100-80GB', 1e-300, 312); :same -- memory_gb: below 1e-3
+SELECT gpualloc.add_pool('sec2', 'A100-80GB', 1e7, 312); :same -- memory_gb: above 1e6
 SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 312, node_size => NULL); :same -- node_size: NULL
 SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 312, node_size => 0); :same -- node_size: zero
 SELECT gpualloc.add_pool('sec2', 'A100-80GB', 80, 312, node_size => -8); :same -- node_size: negative
@@ -402,6 +406,7 @@ SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"Params_B": 
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"params_b": "big"}', work_gpu_hours => 1); :same -- features: a number given as text
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"params_b": -8}', work_gpu_hours => 1); :same -- features: negative model size
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"params_b": 1e300}', work_gpu_hours => 1); :same -- features: model size out of range
+SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"strategy": "lora", "technique": "sft", "params_b": 1e-300, "tokens_m": 1e-300}'); :same -- features: an estimate of 0 GPU-hours
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"params_b": 1e400}', work_gpu_hours => 1); :same -- features: beyond double precision
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"params_b": null}', work_gpu_hours => 1); :same -- features: JSON null value
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, features => '{"params_b": [8]}', work_gpu_hours => 1); :same -- features: an array value
@@ -666,6 +671,8 @@ SELECT * FROM gpualloc.plan_grid(-1); :same -- plan_id: negative
 SELECT * FROM gpualloc.plan_grid(800001); :same -- the plan failed: no grid
 SELECT * FROM gpualloc.plan_grid(800002); :same -- the plan is still running: no grid
 SELECT * FROM gpualloc.plan_grid('latest'); :same -- plan_id: not a number
+SELECT gpualloc.plan_svg(NULL); :same -- plan_id: NULL
+SELECT gpualloc.plan_svg(900000, color_by => NULL); :same -- color_by: NULL
 SELECT gpualloc.plan_svg(999999999); :same -- plan_id: no such plan
 SELECT gpualloc.plan_svg(-1); :same -- plan_id: negative
 SELECT gpualloc.plan_svg(0); :same -- plan_id: zero
@@ -730,6 +737,13 @@ SELECT * FROM gpualloc.utilization('2025-06-02', 'soon'); :same -- to: not a tim
 SELECT * FROM gpualloc.utilization('294277-01-01', 'infinity'); :same -- from: beyond timestamptz
 SELECT * FROM gpualloc.tenant_value('4715-01-01 00:00+00 BC', 'infinity'); :same -- from: before timestamptz
 SELECT * FROM gpualloc.service_coverage(1, 2); :same -- integers are not times (no such signature)
+
+-- fairshare(as_of)
+SELECT * FROM gpualloc.fairshare(NULL); :same -- as_of: NULL
+SELECT * FROM gpualloc.fairshare('infinity'); :same -- as_of: infinite
+SELECT * FROM gpualloc.fairshare('-infinity'); :same -- as_of: minus infinity
+SELECT * FROM gpualloc.fairshare('294275-01-01'); :same -- as_of: more than a century ahead
+SELECT * FROM gpualloc.fairshare('1999-12-31 23:00+00'); :same -- as_of: before 2000
 
 -- allocation_changes(since_seq)
 SELECT * FROM gpualloc.allocation_changes(NULL); :same -- since_seq: NULL

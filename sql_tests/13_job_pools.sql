@@ -84,6 +84,9 @@ SELECT gpualloc.submit_job('jp-bad', 'training', 'jp-h100', 4, 8, tenant => 'jp_
 SELECT gpualloc.submit_job('jp-bad', 'training', 'jp-h100', 1, 2, tenant => 'jp_team',
 						   features => '{"strategy": "full", "technique": "sft", "params_b": 8, "tokens_m": 200}',
 						   alt_pools => ARRAY['jp-l4']);
+-- work so small that scaled onto a faster model it rounds to 0 GPU-hours
+SELECT gpualloc.submit_job('jp-bad', 'training', 'jp-l4', 1, 1, tenant => 'jp_team', work_gpu_hours => 5e-324,
+						   alt_pools => ARRAY['jp-h100']);
 -- an alternative's checks come after the job's own: a bad pool is still named first
 SELECT gpualloc.submit_job('jp-bad', 'training', 'jp-nowhere', 1, 1, tenant => 'jp_team', work_gpu_hours => 1,
 						   alt_pools => ARRAY['jp-nowhere-either']);

@@ -52,6 +52,7 @@ FROM (VALUES
 	('negative weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => -1)$$),
 	('NaN weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => 'NaN')$$),
 	('huge weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => 1e7)$$),
+	('tiny weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => 1e-310)$$),
 	('NULL weight', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', weight => NULL)$$),
 	('bad cohort', $$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', cohort => 'no spaces')$$),
 	('remove: no policy', $$SELECT gpualloc.remove_tenant_policy('gov_unregistered', 'gov')$$),
@@ -126,6 +127,13 @@ ORDER BY e.tenant;
 SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, weight => 3);
 SELECT tenant, round(share::numeric, 4) AS share, round(factor::numeric, 5) AS factor
 FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
+-- the smallest weight beside the largest: a share of 1e-12, whose usage
+-- puts the factor at its floor 2^-20 without overflowing on the way
+SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1, weight => 1e-6);
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 2, "limit" => 4, cohort => 'research', weight => 1e6);
+SELECT tenant, share, factor, factor = 2 ^ -20 AS at_floor
+FROM gpualloc.fairshare(:T) WHERE pool = 'gov';
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov', guarantee => 2, "limit" => 4, cohort => 'research');
 SELECT gpualloc.set_tenant_policy('gov_light', 'gov', guarantee => 1);
 -- a shorter half-life forgets gov_heavy's older hours faster
 SET gpualloc.fairshare_half_life = '1d';

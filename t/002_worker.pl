@@ -114,6 +114,20 @@ ok($node->poll_query_until('postgres', q{
 	FROM gpualloc.planner_status}),
 	'planner_status shows the recovery, the next run due and a fresh plan');
 
+# every role that may read planner_status sees the same planner (a reader
+# cannot see other roles' processes in pg_stat_activity), and a database the
+# planner does not serve sees none
+$node->safe_psql('postgres', 'CREATE ROLE status_reader LOGIN IN ROLE gpualloc_reader');
+my $status_sql = 'SELECT worker_alive, worker_pid FROM gpualloc.planner_status';
+my $as_owner = $node->safe_psql('postgres', $status_sql);
+like($as_owner, qr/^t\|\d+$/, 'planner_status shows the planner alive with its pid');
+is($node->safe_psql('postgres', $status_sql, extra_params => [ '-U', 'status_reader' ]),
+	$as_owner, 'a reader sees the planner as the owner does');
+$node->safe_psql('postgres', 'CREATE DATABASE not_planned');
+$node->safe_psql('not_planned', 'CREATE EXTENSION gpualloc CASCADE');
+is($node->safe_psql('not_planned', 'SELECT worker_alive, worker_pid IS NULL, next_run_due IS NULL FROM gpualloc.planner_status'),
+	'f|t|t', 'in a database it does not plan, no planner is shown');
+
 # a long interval: only a wake-up can trigger the next run
 $node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.replan_interval = '1h'; SELECT pg_reload_conf();");
 sleep 3;

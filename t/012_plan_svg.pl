@@ -184,7 +184,9 @@ my ($ret, $out, $err) = $node->psql('postgres', "SELECT gpualloc.plan_svg($plan,
 isnt($ret, 0, 'a bad color_by fails');
 like($err, qr/ERROR:  22023: color_by must be one of kind, tenant; got colour/,
 	'invalid_parameter_value naming color_by and the allowed values');
-is($node->safe_psql('postgres', "SELECT gpualloc.plan_svg($plan, NULL) IS NULL"), 't', 'NULL in, NULL out');
+($ret, $out, $err) = $node->psql('postgres', "SELECT gpualloc.plan_svg($plan, NULL)",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/ERROR:  22004: color_by must not be NULL/, 'a NULL color_by is refused by name, as a NULL plan_id is');
 
 # readers may draw it either way
 $node->safe_psql('postgres', 'CREATE ROLE svg_reader LOGIN IN ROLE gpualloc_reader');

@@ -110,6 +110,38 @@ BEGIN
 END
 $$;
 
+-- A number within [lo, hi]: for figures whose ratios the planner takes
+-- (a pool's throughput against another's), so that no quotient over- or
+-- underflows.
+CREATE FUNCTION gpualloc_internal.check_in_range(field text, value double precision,
+												 lo double precision, hi double precision) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF value IS NULL OR value = 'NaN' OR value < lo OR value > hi THEN
+		RAISE EXCEPTION '% must be a number in [%, %], got %', field, lo, hi, coalesce(value::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END
+$$;
+
+-- A moment a read is taken as of: finite, from 2000 (the oldest history
+-- kept) to a century ahead, so that ages and decays stay finite numbers.
+CREATE FUNCTION gpualloc_internal.checked_moment(field text, value timestamptz) RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+BEGIN
+	IF value IS NULL OR NOT pg_catalog.isfinite(value) OR value < '2000-01-01 00:00+00'
+	   OR value > pg_catalog.now() + interval '100 years' THEN
+		RAISE EXCEPTION '% must be a time from 2000-01-01 to a century from now, got %', field, coalesce(value::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	RETURN value;
+END
+$$;
+
 CREATE FUNCTION gpualloc_internal.check_pow2(field text, value integer) RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, gpualloc, pg_temp

@@ -12,8 +12,8 @@ BEGIN
 	PERFORM gpualloc_internal.require_admin('add a pool');
 	PERFORM gpualloc_internal.check_name('pool name', name);
 	PERFORM gpualloc_internal.check_name('gpu_model', gpu_model);
-	PERFORM gpualloc_internal.check_positive('memory_gb', memory_gb);
-	PERFORM gpualloc_internal.check_positive('peak_tflops', peak_tflops);
+	PERFORM gpualloc_internal.check_in_range('memory_gb', memory_gb, 1e-3, 1e6);
+	PERFORM gpualloc_internal.check_in_range('peak_tflops', peak_tflops, 1e-3, 1e6);
 	PERFORM gpualloc_internal.check_pow2('node_size', node_size);
 	IF node_size > 1024 THEN
 		RAISE EXCEPTION 'node_size must be at most 1024 GPUs, got %', node_size

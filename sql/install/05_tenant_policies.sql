@@ -61,9 +61,10 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = 'A tenant that may not borrow has no borrow limit.';
 	END IF;
-	IF weight IS NULL OR weight = 'NaN' OR weight <= 0 OR weight > 1e6 THEN
-		RAISE EXCEPTION 'weight must be a number in (0, 1e6], got %', coalesce(weight::text, 'NULL')
-			USING ERRCODE = 'invalid_parameter_value';
+	IF weight IS NULL OR weight = 'NaN' OR weight < 1e-6 OR weight > 1e6 THEN
+		RAISE EXCEPTION 'weight must be a number in [1e-6, 1e6], got %', coalesce(weight::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Weights are relative: a tenant''s share is its weight over the pool''s sum.';
 	END IF;
 	IF cohort IS NOT NULL THEN
 		PERFORM gpualloc_internal.check_name('cohort', cohort);
@@ -458,7 +459,10 @@ WITH settings AS (
 	WINDOW pool AS (PARTITION BY w.pool_id)
 ), factors AS (
 	SELECT s.tenant, s.pool_id, s.weight, s.share, s.usage, s.normalized,
-		   CASE WHEN st.enabled THEN power(2::double precision, greatest(-s.normalized / s.share, -20)) ELSE 1 END
+		   -- compared before dividing: a tiny share must not overflow the quotient
+		   CASE WHEN NOT st.enabled THEN 1
+				WHEN s.normalized >= 20 * s.share THEN power(2::double precision, -20)
+				ELSE power(2::double precision, -s.normalized / s.share) END
 			   AS factor
 	FROM shares s CROSS JOIN settings st
 )
@@ -479,7 +483,7 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	SELECT f.tenant, p.name, f.weight, f.share, f.decayed_gpu_hours, f.normalized_usage, f.factor,
 		   f.priority_factor
-	FROM gpualloc_internal.fairshare(as_of) f
+	FROM gpualloc_internal.fairshare(gpualloc_internal.checked_moment('as_of', as_of)) f
 	JOIN gpualloc.pools p ON p.pool_id = f.pool_id
 	WHERE pg_catalog.pg_has_role(gpualloc.caller_role(), 'gpualloc_reader', 'MEMBER')
 	   OR gpualloc_internal.can_act_for(f.tenant)

@@ -92,7 +92,7 @@ BEGIN
 	END IF;
 	-- history only, from a sane epoch: a row years off would stretch every
 	-- forecast over an empty past or a future nobody has seen
-	IF hour < '2000-01-01 00:00+00' OR hour > date_trunc('hour', now()) THEN
+	IF hour < '2000-01-01 00:00+00' OR hour > date_trunc('hour', now(), 'UTC') THEN
 		RAISE EXCEPTION '%hour % is outside the demand history range', what, hour
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = 'Demand history holds hours from 2000-01-01 up to the current hour.';

@@ -140,6 +140,12 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_planner_next_run'
 LANGUAGE C VOLATILE;
 
+-- The background planner's process id (NULL: none plans this database).
+CREATE FUNCTION gpualloc.planner_pid() RETURNS integer
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS 'MODULE_PATHNAME', 'gpualloc_planner_pid'
+LANGUAGE C VOLATILE;
+
 -- The planner's health at a glance: is it there, did its runs succeed, when
 -- does it run next, how old is the plan in force.
 CREATE VIEW gpualloc.planner_status AS
@@ -168,6 +174,4 @@ SELECT coalesce(nullif(pg_catalog.current_setting('gpualloc.enabled', true), '')
 	   gpualloc.planner_next_run() AS next_run_due,
 	   (SELECT plan_id FROM good) AS plan_id,
 	   now() - (SELECT finished_at FROM good) AS plan_age
-FROM (SELECT 1) one
-LEFT JOIN (SELECT a.pid FROM pg_catalog.pg_stat_activity a
-		   WHERE a.backend_type = 'gpualloc planner' LIMIT 1) w ON true;
+FROM (SELECT gpualloc.planner_pid() AS pid) w;

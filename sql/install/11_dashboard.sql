@@ -28,15 +28,15 @@ SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
 	WITH first_data AS (
 		SELECT date_trunc('hour', least((SELECT min(lower(a.during)) FROM gpualloc.allocations a),
-										(SELECT min(d.hour) FROM gpualloc.demand_history d))) AS t
+										(SELECT min(d.hour) FROM gpualloc.demand_history d)), 'UTC') AS t
 	), bounds AS (
 		SELECT greatest(from_ts, coalesce(f.t, least(to_ts, now()))) AS lo, least(to_ts, now()) AS hi
 		FROM first_data f
 	), clamped AS (
 		SELECT b.lo, greatest(b.hi, b.lo) AS hi FROM bounds b
 	)
-	SELECT CASE WHEN isfinite(c.lo) AND isfinite(c.hi) THEN c.lo ELSE date_trunc('hour', now()) END,
-		   CASE WHEN isfinite(c.lo) AND isfinite(c.hi) THEN c.hi ELSE date_trunc('hour', now()) END
+	SELECT CASE WHEN isfinite(c.lo) AND isfinite(c.hi) THEN c.lo ELSE date_trunc('hour', now(), 'UTC') END,
+		   CASE WHEN isfinite(c.lo) AND isfinite(c.hi) THEN c.hi ELSE date_trunc('hour', now(), 'UTC') END
 	FROM clamped c
 $$;
 
@@ -52,7 +52,7 @@ AS $$
 		   extract(epoch FROM least(upper(a.during), h.h + interval '1 hour', hi)
 								- greatest(lower(a.during), h.h, lo))::double precision / 3600
 	FROM gpualloc.allocations a
-	CROSS JOIN LATERAL generate_series(date_trunc('hour', greatest(lower(a.during), lo)),
+	CROSS JOIN LATERAL generate_series(date_trunc('hour', greatest(lower(a.during), lo), 'UTC'),
 									   least(upper(a.during), hi), interval '1 hour') AS h(h)
 	WHERE a.during && tstzrange(lo, hi)
 	  AND h.h < least(upper(a.during), hi)
@@ -86,7 +86,7 @@ AS $$
 		SELECT dh.service_id, dh.hour, ceil(dh.traffic / s.capacity_per_gpu) AS gpus
 		FROM gpualloc.demand_history dh
 		JOIN gpualloc.services s ON s.service_id = dh.service_id
-		WHERE dh.hour >= date_trunc('hour', lo) AND dh.hour < hi
+		WHERE dh.hour >= date_trunc('hour', lo, 'UTC') AND dh.hour < hi
 	)
 	SELECT l.service_id, l.hour,
 		   sum(l.gpus * extract(epoch FROM l.t_next - l.t) / 3600)::double precision,
@@ -116,8 +116,8 @@ AS $$
 	), hours AS (
 		SELECT h AS hour,
 			   extract(epoch FROM least(h + interval '1 hour', w.hi) - greatest(h, w.lo))::double precision / 3600 AS len
-		FROM w, generate_series(date_trunc('hour', w.lo), w.hi, interval '1 hour') AS h
-		WHERE h < w.hi
+		FROM w, generate_series(date_trunc('hour', w.lo, 'UTC'), w.hi, interval '1 hour') AS h
+		WHERE h < w.hi AND w.lo < w.hi
 	), pools AS (
 		SELECT p.pool_id, p.name, count(*) FILTER (WHERE g.state <> 'down')::integer AS up
 		FROM gpualloc.pools p JOIN gpualloc.gpus g USING (pool_id)
@@ -190,7 +190,7 @@ AS $$
 								   - greatest(dh.hour, w2.lo))::double precision / 3600 AS len
 		FROM w2
 		JOIN gpualloc.demand_history dh
-		  ON dh.hour >= date_trunc('hour', w2.lo) AND dh.hour < w2.hi
+		  ON dh.hour >= date_trunc('hour', w2.lo, 'UTC') AND dh.hour < w2.hi
 		JOIN gpualloc.services s ON s.service_id = dh.service_id
 	), served AS (
 		SELECT sh.* FROM w2, gpualloc_internal.service_hours(w2.lo, w2.hi) sh
@@ -271,5 +271,5 @@ FROM gpualloc.plan_runs r;
 CREATE FUNCTION gpualloc.plan_svg(plan_id bigint, color_by text DEFAULT 'kind') RETURNS text
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS 'MODULE_PATHNAME', 'gpualloc_plan_svg'
-LANGUAGE C STABLE STRICT SECURITY DEFINER
+LANGUAGE C STABLE CALLED ON NULL INPUT SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp;

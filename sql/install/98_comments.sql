@@ -117,6 +117,7 @@ COMMENT ON FUNCTION gpualloc_internal.gpu_failed(integer) IS 'A GPU went down: e
 COMMENT ON FUNCTION gpualloc_internal.purge_plans() IS 'Delete plan runs older than gpualloc.plan_retention with their blocks, never the latest successful plan.';
 COMMENT ON FUNCTION gpualloc_internal.estimate_or_skip(text, jsonb, integer, text) IS 'A queued job''s estimate, or no row when the estimator refuses it (the job keeps its estimate).';
 COMMENT ON FUNCTION gpualloc_internal.refresh_estimates() IS 'Queued jobs'' estimates from what finished jobs taught the estimators; a job the estimator refuses keeps its own.';
+COMMENT ON FUNCTION gpualloc.planner_pid() IS 'The background planner''s process id (NULL: none plans this database).';
 COMMENT ON FUNCTION gpualloc.planner_next_run() IS 'When the background planner means to run next (NULL: it does not run).';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_gpu_state() IS 'Trigger: a GPU changing state asks the planner for a run.';
 COMMENT ON FUNCTION gpualloc_internal.wake_on_job_end() IS 'Trigger: a job ending before its estimate asks the planner for a run.';
@@ -130,6 +131,8 @@ COMMENT ON FUNCTION gpualloc_internal.check_demand_row(text, timestamptz, double
 COMMENT ON FUNCTION gpualloc_internal.check_features(text, jsonb) IS 'A job''s features: known keys, types and ranges of its kind, at most 64 kB.';
 COMMENT ON FUNCTION gpualloc_internal.check_max_priority(double precision) IS 'A tenant''s maximum priority: in (0, 1e6].';
 COMMENT ON FUNCTION gpualloc_internal.check_name(text, text) IS 'A name: 1 to 63 letters, digits, "_", ".", ":" or "-".';
+COMMENT ON FUNCTION gpualloc_internal.check_in_range(text, double precision, double precision, double precision) IS 'A number within [lo, hi], the field named when it is not.';
+COMMENT ON FUNCTION gpualloc_internal.checked_moment(text, timestamptz) IS 'A finite time from 2000 to a century ahead, returned as given; the field named when it is not.';
 COMMENT ON FUNCTION gpualloc_internal.check_positive(text, double precision) IS 'A positive finite number.';
 COMMENT ON FUNCTION gpualloc_internal.check_pow2(text, integer) IS 'A power of two.';
 COMMENT ON FUNCTION gpualloc_internal.check_reason(text, text) IS 'A reason or message of at most 1000 bytes.';

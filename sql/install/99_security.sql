@@ -1,5 +1,5 @@
 -- Roles and privileges.
---   gpualloc_admin      runs the cluster: every function, every table.
+--   gpualloc_admin      runs the cluster through every function; reads every table.
 --   gpualloc_submitter  submits and cancels its tenants' jobs and reads them
 --                       (row-level security on gpualloc.jobs).
 --   gpualloc_executor   reads the allocation and its change feed, and reports
@@ -18,18 +18,22 @@ GRANT USAGE ON SCHEMA gpualloc TO gpualloc_admin, gpualloc_submitter, gpualloc_e
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA gpualloc_internal FROM PUBLIC;
 
-GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA gpualloc TO gpualloc_admin;
--- the allocation changes only through its commit path, never by hand
-REVOKE INSERT, UPDATE, DELETE ON gpualloc.allocations, gpualloc.allocation_commits FROM gpualloc_admin;
--- plans are written by the planner only (an admin may delete old ones)
-REVOKE INSERT, UPDATE ON gpualloc.plan_runs, gpualloc.plan_blocks FROM gpualloc_admin;
+-- An admin reads every table and writes through the API only: a row written
+-- by hand skips the API's checks, and a job, GPU, service or pool deleted
+-- by hand would take its allocation rows with it (their foreign keys
+-- cascade) behind the commit path's back, unseen by the change feed.
+GRANT SELECT ON ALL TABLES IN SCHEMA gpualloc TO gpualloc_admin;
+REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA gpualloc FROM gpualloc_admin;
+-- demand is staged by hand and loaded by load_demand (which empties the
+-- stage with the caller's rights)
+GRANT INSERT, UPDATE, DELETE, TRUNCATE ON gpualloc.demand_staging TO gpualloc_admin;
+-- plans are written by the planner only; an admin may delete old ones
+GRANT DELETE ON gpualloc.plan_runs, gpualloc.plan_blocks TO gpualloc_admin;
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA gpualloc TO gpualloc_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA gpualloc TO gpualloc_admin;
 
 -- Submitters: their jobs, through the API and row-level security.
 GRANT SELECT ON gpualloc.jobs, gpualloc.job_dependencies, gpualloc.pools TO gpualloc_submitter;
--- tenant policies change only through set_tenant_policy, which checks them
-REVOKE INSERT, UPDATE ON gpualloc.tenant_policies FROM gpualloc_admin;
 -- their tenants' policies and usage (row-level security, and the filter of fairshare())
 GRANT SELECT ON gpualloc.tenant_policies, gpualloc.tenant_usage TO gpualloc_submitter;
 GRANT EXECUTE ON FUNCTION gpualloc.fairshare(timestamptz) TO gpualloc_submitter, gpualloc_reader;
@@ -61,7 +65,7 @@ GRANT SELECT ON gpualloc.maintenance_schedule TO gpualloc_reader, gpualloc_execu
 -- security of advance_reservations shows each its tenants' own
 GRANT SELECT ON gpualloc.reservation_schedule, gpualloc.advance_reservations, gpualloc.pools
 	TO gpualloc_reader, gpualloc_executor, gpualloc_submitter;
-GRANT EXECUTE ON FUNCTION gpualloc.planner_next_run() TO gpualloc_reader;
+GRANT EXECUTE ON FUNCTION gpualloc.planner_next_run(), gpualloc.planner_pid() TO gpualloc_reader;
 GRANT EXECUTE ON FUNCTION gpualloc.allocation_seq(), gpualloc.allocation_changes(bigint) TO gpualloc_reader;
 GRANT SELECT ON gpualloc.utilization_hourly, gpualloc.tenant_value_hourly, gpualloc.service_coverage_hourly,
 	gpualloc.queue_plan, gpualloc.plan_history TO gpualloc_reader;

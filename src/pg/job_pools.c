@@ -68,6 +68,12 @@ check_work_bound(const char *pool, double work)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("alt_pools: the job's work on pool \"%s\" would be %.0f GPU-hours, beyond 1e7", pool, work),
 				 errhint("Check its features, or give work_gpu_hours.")));
+	/* a tiny figure scaled by a fast pool's throughput underflows to 0 */
+	if (!(work > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("alt_pools: the job's work on pool \"%s\" would be 0 GPU-hours", pool),
+				 errhint("Give work_gpu_hours of at least a few GPU-seconds.")));
 }
 
 /*

@@ -25,6 +25,15 @@
 
 PG_FUNCTION_INFO_V1(gpualloc_plan_svg);
 
+static void
+require_arg(FunctionCallInfo fcinfo, int n, const char *field)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", field)));
+}
+
 static SvgColorBy
 color_by_arg(text *arg)
 {
@@ -48,6 +57,9 @@ gpualloc_plan_svg(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 	double		y;
 
+	require_arg(fcinfo, 0, "plan_id");
+	if (PG_NARGS() > 1)
+		require_arg(fcinfo, 1, "color_by");
 	memset(&p, 0, sizeof(p));
 	p.plan_id = PG_GETARG_INT64(0);
 	p.color_by = PG_NARGS() > 1 ? color_by_arg(PG_GETARG_TEXT_PP(1)) : SVG_BY_KIND;

@@ -436,7 +436,7 @@ read_services(SvgPlan *p)
 		args[1] = TimestampTzGetDatum(p->plan_start);
 		args[2] = TimestampTzGetDatum(p->plan_start + p->T * p->step_usecs);
 		if (SPI_execute_with_args("SELECT hour, traffic FROM gpualloc.demand_history "
-								  "WHERE service_id = $1 AND hour >= pg_catalog.date_trunc('hour', $2) AND hour < $3",
+								  "WHERE service_id = $1 AND hour >= pg_catalog.date_trunc('hour', $2, 'UTC') AND hour < $3",
 								  3, types, args, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "gpualloc: could not read demand_history");
 		for (uint64 r = 0; r < SPI_processed; r++)

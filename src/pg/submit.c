@@ -465,6 +465,13 @@ decide_work(const SubmitArgs *a, const char *pool, QueuedJob *q)
 																				DirectFunctionCall1(float8_numeric, Float8GetDatum(e->work_gpu_hours)),
 																				Int32GetDatum(0))))),
 				 errhint("Check its features (model size, tokens, epochs), or give work_gpu_hours.")));
+	/* features far below any real job's (a model of 1e-300 parameters) */
+	if (!(e->work_gpu_hours > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the estimated work of this job is 0 GPU-hours"),
+				 errdetail("Its features describe less work than a plan can hold."),
+				 errhint("Check its features (model size, tokens, epochs), or give work_gpu_hours.")));
 }
 
 static int64

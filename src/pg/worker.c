@@ -36,6 +36,7 @@ PGDLLEXPORT void gpualloc_worker_main(Datum arg);
 
 PG_FUNCTION_INFO_V1(gpualloc_request_replan);
 PG_FUNCTION_INFO_V1(gpualloc_planner_next_run);
+PG_FUNCTION_INFO_V1(gpualloc_planner_pid);
 
 /* How soon the worker looks again for an extension not yet installed. */
 #define EXTENSION_RECHECK_MS 10000
@@ -142,8 +143,44 @@ ga_request_replan(void)
 }
 
 /*
- * gpualloc_internal.planner_next_run(): when the worker means to run next
- * (NULL when no worker runs or the library is not preloaded), for
+ * The planner's process when one runs and plans this database: read from
+ * shared memory rather than pg_stat_activity, which hides other roles'
+ * processes from a caller without pg_read_all_stats.
+ */
+static PGPROC *
+planner_here(void)
+{
+	int			procno;
+	PGPROC	   *proc;
+
+	if (ga_shared == NULL)
+		return NULL;
+	procno = ga_shared->worker_pgprocno;
+	if (procno < 0)
+		return NULL;
+	proc = &ProcGlobal->allProcs[procno];
+	if (proc->pid == 0 || proc->databaseId != MyDatabaseId)
+		return NULL;
+	return proc;
+}
+
+/*
+ * gpualloc.planner_pid(): the process id of the background planner of this
+ * database (NULL when none runs here), for gpualloc.planner_status.
+ */
+Datum
+gpualloc_planner_pid(PG_FUNCTION_ARGS)
+{
+	PGPROC	   *proc = planner_here();
+
+	if (proc == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(proc->pid);
+}
+
+/*
+ * gpualloc.planner_next_run(): when the worker means to run next (NULL when
+ * no worker plans this database or the library is not preloaded), for
  * gpualloc.planner_status.
  */
 Datum
@@ -151,7 +188,7 @@ gpualloc_planner_next_run(PG_FUNCTION_ARGS)
 {
 	uint64		due;
 
-	if (ga_shared == NULL || ga_shared->worker_pgprocno < 0)
+	if (planner_here() == NULL)
 		PG_RETURN_NULL();
 	due = pg_atomic_read_u64(&ga_shared->next_run_due);
 	if (due == 0)
