@@ -45,6 +45,7 @@
 #define NOTICE_RING 4096				/* notifications remembered for timing */
 #define BACKOFF_MIN 0.25
 #define BACKOFF_MAX 10.0
+#define EXIT_CONFIG 1					/* the server refuses us: retrying cannot help */
 #define SHUTDOWN_EXTRA 5.0				/* seconds past the grace period */
 
 struct options {
@@ -105,7 +106,8 @@ struct snapshot {
 
 struct db_error {
 	char		sqlstate[6];
-	char		message[512];
+	char		message[512];	/* the whole report, flattened to one line */
+	char		primary[512];	/* the server's primary message alone */
 	bool		lost;			/* the connection is gone, not the statement refused */
 };
 
@@ -117,7 +119,9 @@ struct executor {
 	bool		synced_once;
 	double		next_poll;
 	double		reconnect_at;
-	double		backoff;
+	double		backoff;		/* the delay of the next reconnection */
+	int			exit_status;	/* non-zero: stop, and exit with it */
+	bool		node_absent;	/* the last read found no GPU of this node */
 	struct child *children;
 	size_t		nchildren, cap_children;
 	struct service *services;
@@ -341,15 +345,30 @@ child_prepare(void)
 /* ------------------------------------------------------------------------ */
 /* The database                                                             */
 
+/*
+ * Schedule the next connection attempt and double the delay of the one after,
+ * up to BACKOFF_MAX: a server that keeps failing us (down, a standby, closing
+ * connections) is not hammered.  The delay returns to BACKOFF_MIN only once a
+ * connection has read the allocation (sync_state).  Returns this delay.
+ */
+static double
+schedule_reconnect(struct executor *ex)
+{
+	double		delay = ex->backoff;
+
+	ex->reconnect_at = now_mono() + delay;
+	ex->backoff = delay * 2 > BACKOFF_MAX ? BACKOFF_MAX : delay * 2;
+	return delay;
+}
+
 static void
 db_drop(struct executor *ex, const char *why)
 {
 	if (!ex->conn)
 		return;
-	logmsg("connection lost: %s; reconnecting in %.2f s", why, ex->backoff);
 	PQfinish(ex->conn);
 	ex->conn = NULL;
-	ex->reconnect_at = now_mono() + ex->backoff;
+	logmsg("connection lost: %s; reconnecting in %.2f s", why, schedule_reconnect(ex));
 }
 
 /* A standby or a server going down is a connection problem: reconnecting
@@ -363,6 +382,21 @@ is_connection_error(PGconn *conn, const char *sqlstate)
 		|| strcmp(sqlstate, SQLSTATE_READ_ONLY) == 0;
 }
 
+/* What a failed statement says: SQLSTATE, whole message, primary message. */
+static void
+db_error_fill(struct db_error *err, const PGresult *res, PGconn *conn)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
+	snprintf(err->message, sizeof err->message, "%s",
+			 res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
+	flatten(err->message);
+	snprintf(err->primary, sizeof err->primary, "%s", primary ? primary : err->message);
+	flatten(err->primary);
+}
+
 /*
  * Run one statement with text parameters.  Returns its result, or NULL when
  * the server refused it (err says why) or the connection is gone (err->lost;
@@ -373,7 +407,6 @@ db_run(struct executor *ex, const char *sql, int nparams, const char *const *par
 	   struct db_error *err)
 {
 	PGresult   *res;
-	const char *state;
 
 	memset(err, 0, sizeof *err);
 	if (!ex->conn)
@@ -384,11 +417,7 @@ db_run(struct executor *ex, const char *sql, int nparams, const char *const *par
 	res = PQexecParams(ex->conn, sql, nparams, NULL, params, NULL, NULL, 0);
 	if (res && (PQresultStatus(res) == PGRES_TUPLES_OK || PQresultStatus(res) == PGRES_COMMAND_OK))
 		return res;
-	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
-	snprintf(err->message, sizeof err->message, "%s",
-			 res ? PQresultErrorMessage(res) : PQerrorMessage(ex->conn));
-	flatten(err->message);
+	db_error_fill(err, res, ex->conn);
 	PQclear(res);
 	if (is_connection_error(ex->conn, err->sqlstate))
 	{
@@ -421,8 +450,6 @@ struct batch_item {
 static void
 batch_result(struct executor *ex, struct batch_item *it, PGresult *r)
 {
-	const char *state;
-
 	if (PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK)
 	{
 		it->res = r;
@@ -432,10 +459,7 @@ batch_result(struct executor *ex, struct batch_item *it, PGresult *r)
 		snprintf(it->err.message, sizeof it->err.message, "not run: an earlier statement failed");
 	else
 	{
-		state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-		snprintf(it->err.sqlstate, sizeof it->err.sqlstate, "%s", state ? state : "");
-		snprintf(it->err.message, sizeof it->err.message, "%s", PQresultErrorMessage(r));
-		flatten(it->err.message);
+		db_error_fill(&it->err, r, ex->conn);
 		it->err.lost = is_connection_error(ex->conn, it->err.sqlstate);
 	}
 	PQclear(r);
@@ -556,6 +580,103 @@ db_allocation_seq(struct executor *ex, struct db_error *err)
 	return seq;
 }
 
+/*
+ * Errors that say the executor is set up wrong (its role, its rights, the
+ * database, the extension), not that the server is out of reach: retrying
+ * cannot fix them, so the executor exits rather than loop.
+ */
+static bool
+is_configuration_error(const char *sqlstate)
+{
+	return strncmp(sqlstate, "28", 2) == 0	/* invalid authorization */
+		|| strncmp(sqlstate, "3D", 2) == 0	/* no such database */
+		|| strncmp(sqlstate, "3F", 2) == 0	/* no schema gpualloc: no extension */
+		|| strncmp(sqlstate, "42", 2) == 0; /* no privilege, function or view */
+}
+
+/* What to do about a configuration error, for the log. */
+static void
+configuration_hint(const char *sqlstate, const char *user, char *buf, size_t len)
+{
+	if (strcmp(sqlstate, "42501") == 0)
+		snprintf(buf, len, "grant the role gpualloc_executor (GRANT gpualloc_executor TO \"%s\")", user);
+	else if (strncmp(sqlstate, "3F", 2) == 0 || strncmp(sqlstate, "42", 2) == 0)
+		snprintf(buf, len, "install gpualloc in this database (CREATE EXTENSION gpualloc CASCADE),"
+				 " or connect to the one that has it (-d)");
+	else if (strncmp(sqlstate, "3D", 2) == 0)
+		snprintf(buf, len, "name the database that has gpualloc (-d)");
+	else
+		snprintf(buf, len, "check the user (-U) and its rights to log in");
+}
+
+/* Stop the loop: the executor exits with `status` once its jobs are stopped. */
+static void
+quit_with(struct executor *ex, int status)
+{
+	if (ex->conn)
+		PQfinish(ex->conn);
+	ex->conn = NULL;
+	ex->exit_status = status;
+}
+
+/*
+ * A statement setting up a new connection failed and the connection is
+ * still there: the server refused it.  A configuration error ends the
+ * executor; anything else (out of resources, say) is retried with backoff.
+ */
+static void
+setup_refused(struct executor *ex, const struct db_error *err)
+{
+	char		hint[256];
+
+	if (is_configuration_error(err->sqlstate))
+	{
+		configuration_hint(err->sqlstate, PQuser(ex->conn), hint, sizeof hint);
+		logmsg("the server refused the executor (user %s, database %s): %s (SQLSTATE %s); %s;"
+			   " exiting with status %d", PQuser(ex->conn), PQdb(ex->conn), err->primary,
+			   err->sqlstate, hint, EXIT_CONFIG);
+		quit_with(ex, EXIT_CONFIG);
+		return;
+	}
+	PQfinish(ex->conn);
+	ex->conn = NULL;
+	logmsg("could not set up the connection: %s (SQLSTATE %s); reconnecting in %.2f s",
+		   err->primary, err->sqlstate, schedule_reconnect(ex));
+}
+
+/*
+ * The connection could not be opened.  Without a password to give, the next
+ * attempt fails the same way: exit.  Otherwise the server may be down or
+ * starting, so try again later.
+ */
+static void
+connect_failed(struct executor *ex, PGconn *conn)
+{
+	char		msg[512];
+	bool		no_password = PQconnectionNeedsPassword(conn);
+
+	snprintf(msg, sizeof msg, "%s", PQerrorMessage(conn));
+	flatten(msg);
+	PQfinish(conn);
+	if (no_password)
+	{
+		logmsg("could not connect: %s; the server asks for a password and none was given:"
+			   " set PGPASSWORD or add a ~/.pgpass entry; exiting with status %d", msg, EXIT_CONFIG);
+		quit_with(ex, EXIT_CONFIG);
+		return;
+	}
+	logmsg("could not connect: %s; retrying in %.2f s", msg, schedule_reconnect(ex));
+}
+
+/* LISTEN and read allocation_seq(): -1 when either failed (err says why). */
+static long long
+db_listen(struct executor *ex, struct db_error *err)
+{
+	if (!db_do(ex, "LISTEN gpualloc", 0, NULL, err))
+		return -1;
+	return db_allocation_seq(ex, err);
+}
+
 /* Connect, LISTEN, and re-sync from allocation_seq(). */
 static void
 db_connect(struct executor *ex)
@@ -566,23 +687,16 @@ db_connect(struct executor *ex)
 
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
-		char		msg[512];
-
-		snprintf(msg, sizeof msg, "%s", PQerrorMessage(conn));
-		flatten(msg);
-		PQfinish(conn);
-		logmsg("could not connect: %s; retrying in %.2f s", msg, ex->backoff);
-		ex->reconnect_at = now_mono() + ex->backoff;
-		ex->backoff = ex->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : ex->backoff * 2;
+		connect_failed(ex, conn);
 		return;
 	}
 	ex->conn = conn;
 	PQsetNoticeProcessor(conn, log_notice, NULL);
-	if (!db_do(ex, "LISTEN gpualloc", 0, NULL, &err) ||
-		(seq = db_allocation_seq(ex, &err)) < 0)
+	if ((seq = db_listen(ex, &err)) < 0)
 	{
+		/* a lost connection has been dropped, with its reconnection scheduled */
 		if (ex->conn)
-			db_drop(ex, err.message);
+			setup_refused(ex, &err);
 		return;
 	}
 	/* a fresh start reads the state, not the whole history; a server whose
@@ -591,7 +705,6 @@ db_connect(struct executor *ex)
 		ex->last_seq = seq;
 	logmsg("connected to %s port %s as %s (seq %lld)", PQhost(conn), PQport(conn),
 		   PQuser(conn), seq);
-	ex->backoff = BACKOFF_MIN;
 	ex->need_sync = true;
 }
 
@@ -1528,6 +1641,33 @@ service_hook_exited(struct executor *ex, pid_t pid)
 /* ------------------------------------------------------------------------ */
 /* The loop                                                                 */
 
+/*
+ * current_allocation lists every GPU of the node, held or free: none means
+ * the node is in no pool (or not in --pool) and nothing will run here.  The
+ * executor keeps running, since the node may be added later; it says so
+ * when that is found, and again when it changes.
+ */
+static void
+check_node_known(struct executor *ex, const struct snapshot *s)
+{
+	int			ngpus = PQntuples(s->gpus);
+	int			node = ex->opt.node;
+
+	if (ngpus == 0 && !ex->node_absent)
+	{
+		if (ex->opt.pool)
+			logmsg("warning: node %d is not in pool %s: nothing will run here until it is added"
+				   " (gpualloc.add_node('%s', %d)) or --pool names a pool it is in",
+				   node, ex->opt.pool, ex->opt.pool, node);
+		else
+			logmsg("warning: node %d is in no pool of this cluster: nothing will run here"
+				   " until it is added (gpualloc.add_node)", node);
+	}
+	else if (ngpus > 0 && ex->node_absent)
+		logmsg("node %d now has %d GPUs", node, ngpus);
+	ex->node_absent = ngpus == 0;
+}
+
 static void
 sync_state(struct executor *ex)
 {
@@ -1535,13 +1675,18 @@ sync_state(struct executor *ex)
 
 	ex->need_sync = false;
 	ex->next_poll = now_mono() + ex->opt.poll_seconds;
+	/* exits from while we were disconnected go first, so the read below sees
+	 * those jobs ended rather than running without a process (orphans) */
+	report_pending(ex);
 	if (!snapshot_take(ex, &s))
 		return;
+	/* this connection works: the next loss starts again at the shortest delay */
+	ex->backoff = BACKOFF_MIN;
+	check_node_known(ex, &s);
 	note_changes(ex, &s);
 	note_my_gpus(ex, &s);
 	ex->last_seq = s.seq;
 	stop_unwanted(ex, &s);
-	report_pending(ex);
 	fail_orphans(ex, &s);
 	if (!ex->opt.once || !ex->synced_once)
 		start_booked(ex, &s);
@@ -1595,7 +1740,7 @@ once_done(const struct executor *ex)
 static void
 run(struct executor *ex)
 {
-	while (!got_stop && !once_done(ex))
+	while (!got_stop && !ex->exit_status && !once_done(ex))
 	{
 		if (!ex->conn && now_mono() >= ex->reconnect_at)
 			db_connect(ex);
@@ -1603,7 +1748,7 @@ run(struct executor *ex)
 			read_notifications(ex);
 		if (ex->conn && (ex->need_sync || now_mono() >= ex->next_poll))
 			sync_state(ex);
-		if (once_done(ex))
+		if (once_done(ex) || ex->exit_status)
 			break;
 		wait_for_events(ex, next_deadline(ex));
 	}
@@ -1629,6 +1774,9 @@ shutdown_executor(struct executor *ex)
 			waiting += ex->children[i].state != CHILD_EXITED;
 		if (waiting == 0)
 		{
+			/* after a configuration error, connecting again cannot report them */
+			if (!ex->conn && ex->exit_status)
+				break;
 			if (!ex->conn)
 				db_connect(ex);
 			report_pending(ex);
@@ -1670,7 +1818,10 @@ usage(FILE *out)
 			"  --poll-seconds=S         re-read at least this often (default 5)\n"
 			"  --grace-seconds=S        SIGTERM to SIGKILL when stopping a job (default 10)\n"
 			"  --once                   start what is booked now, wait for it to end, exit\n"
-			"  --help                   this text\n");
+			"  --help                   this text\n"
+			"\n"
+			"Exit status: 0 stopped by SIGTERM/SIGINT or --once done; 1 the server refused\n"
+			"the set-up (role, rights, database, extension); 2 bad usage.\n");
 }
 
 static double
@@ -1767,5 +1918,5 @@ main(int argc, char **argv)
 	if (got_stop)
 		logmsg("signal received: shutting down");
 	shutdown_executor(&ex);
-	return 0;
+	return ex.exit_status;
 }
