@@ -47,6 +47,10 @@ $node->safe_psql('postgres', q{
 											   date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
 	SELECT gpualloc.load_demand();
 	CREATE ROLE cli_reader LOGIN IN ROLE gpualloc_reader;
+	CREATE ROLE cli_submitter LOGIN IN ROLE gpualloc_submitter;
+	-- a registered tenant with no job, policy or usage: it exists all the same
+	CREATE ROLE cli_idle;
+	SELECT gpualloc.add_tenant('cli_idle');
 });
 
 # Runs the client against the node; (exit code, stdout, stderr).
@@ -67,6 +71,16 @@ sub run_json
 	ok(defined $rows && ref $rows eq 'ARRAY', "@_ --json is a JSON array")
 	  or diag("exit $rc\nstdout: $out\nstderr: $err");
 	return $rows // [];
+}
+
+# The client with its standard output on a full device; (exit code, stderr).
+sub run_cli_full
+{
+	my @args = @_;
+	my $err = '';
+	IPC::Run::run([ $cli, '-h', $node->host, '-p', $node->port, '-d', 'postgres', @args ],
+		'>', '/dev/full', '2>', \$err);
+	return ($? >> 8, $err);
 }
 
 # A JSON number decodes to a Perl number, a JSON string to a Perl string.
@@ -103,12 +117,47 @@ for my $case ([ [], 'no command' ],
 	[ [ 'cancel', 'abc' ], 'a malformed job id' ],
 	[ ['cancel'], 'cancel without a job id' ],
 	[ [ 'plan', '0' ], 'a plan id below 1' ],
+	[ [ 'queue', '--version' ], '--version after a command' ],
+	[ [ '--version', 'queue' ], '--version with a command' ],
+	[ [ 'help', 'queue', 'extra' ], 'help with an extra argument' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--after-ok', '1,,2' ], 'an empty job id in --after-ok' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--after-ok', '1,' ], 'a trailing comma in --after-ok' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--after-ok', '' ], 'an empty --after-ok' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--after-any', '0' ], 'a job id below 1 in --after-any' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--after-any', 'x' ], 'a malformed --after-any' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--time-limit', '0.5' ], 'a fraction of a minute as --time-limit' ],
+	[ [ 'submit', 'x', '--kind', 'training', '--pool', 'a100', '--time-limit', '-1' ], 'a negative --time-limit' ],
 	[ [ 'history', '--state', 'done' ], 'an unknown --state' ])
 {
 	($rc, $out, $err) = run_cli(@{ $case->[0] });
 	is($rc, 2, "usage error: $case->[1] exits 2");
 }
 like($err, qr/--state must be succeeded, failed or cancelled/, 'a usage error says what is wrong');
+($rc, $out, $err) = run_cli('queue', '--version');
+like($err, qr/unknown option "--version"/, 'queue --version: an unknown option');
+($rc, $out, $err) = run_cli('help', 'queue', 'extra');
+like($err, qr/help takes one command, got the extra argument "extra"/, 'help names the extra argument');
+for my $opt ('--after-ok', '--after-any')
+{
+	($rc, $out, $err) = run_cli('submit', 'x', '--kind', 'training', '--pool', 'a100', $opt, '1,,2');
+	like($err, qr/\Q$opt\E must be a comma-separated list of job ids, got "1,,2"/, "$opt names the option and the rule");
+}
+for my $gpus (':4', '1:2:4', '0', '2:')
+{
+	($rc, $out, $err) = run_cli('submit', 'x', '--kind', 'training', '--pool', 'a100', '--gpus', $gpus);
+	ok($rc == 2 && $err =~ /--gpus must be N or N:M, whole numbers from 1 to \d+, got "\Q$gpus\E"\n/,
+		"--gpus $gpus: the message quotes the whole value") or diag($err);
+}
+($rc, $out, $err) = run_cli('submit', 'x', '--kind', 'training', '--pool', 'a100', '--time-limit', '0.5');
+like($err, qr/--time-limit must be whole minutes, .* got "0\.5"/, '--time-limit 0.5 names the option and the forms');
+
+# ---- the program's help lines its commands up ----
+($rc, $out) = run_cli('--help');
+my ($command_list) = $out =~ /^Commands:\n(.*?)\n\n/ms;
+my @summary_cols = map { /^  \S+ +/ ? $+[0] : -1 } split /\n/, $command_list // '';
+ok(@summary_cols == 10 && !grep({ $_ != $summary_cols[0] } @summary_cols)
+	  && $command_list =~ /^  reservations  advance/m,
+	'--help: every command\'s summary starts in the same column') or diag($command_list);
 
 # ---- no server: exit 3 ----
 my $free_port = PostgreSQL::Test::Cluster::get_free_port();
@@ -166,7 +215,7 @@ ok(!defined $w->{start} && $w->{reason} =~ /^not before /, 'before any plan: no 
   or diag(explain $w);
 like($j->{reason}, qr/^no plan yet/, 'the reason is queue_plan\'s pending_reason');
 
-is_deeply(run_json('queue', '--tenant', 'nobody'), [], 'queue --tenant filters (an empty array)');
+is_deeply(run_json('queue', '--tenant', 'cli_idle'), [], 'queue --tenant filters (an empty array)');
 is(scalar @{ run_json('queue', '--pool', 'a100') }, 3, 'queue --pool');
 
 # ---- a plan ----
@@ -206,6 +255,8 @@ is($rc, 5, 'an SVG file that cannot be written: exit 5');
 ($rc, $out, $err) = run_cli('plan', '987654');
 is($rc, 4, 'an unknown plan: exit 4');
 like($err, qr/plan 987654 does not exist/, 'and it says which');
+like($err, qr/^gpualloc: ERROR:  plan 987654 does not exist\nSQLSTATE:  42704\n\z/,
+	'with its SQLSTATE, as the server\'s own not-found errors');
 
 # ---- nodes ----
 ($rc, $out) = run_cli('nodes');
@@ -292,6 +343,21 @@ is($node->safe_psql('postgres', "SELECT string_agg(after_job_id || ' ' || kind, 
 	'the links reach the job');
 is($node->safe_psql('postgres', "SELECT time_limit = interval '90 minutes' FROM gpualloc.jobs WHERE job_id = $after"),
 	't', 'and so does the time limit');
+# --time-limit as sbatch --time: a bare number is minutes, its forms converted
+for my $case ([ '30', '30 minutes' ], [ '1:30', '1 minute 30 seconds' ],
+	[ '2:03:04', '2 hours 3 minutes 4 seconds' ], [ '2-12', '2 days 12 hours' ],
+	[ '1-02:30', '1 day 2 hours 30 minutes' ], [ '1-2:3:4', '1 day 2 hours 3 minutes 4 seconds' ],
+	[ '4 hours', '4 hours' ])
+{
+	my ($given, $interval) = @$case;
+	($rc, $out, $err) = run_cli('submit', 'time-limit', '--kind', 'quantization', '--pool', 'a100', '--gpus', '1',
+		'--work-gpu-hours', '1', '--not-before', 'tomorrow', '--time-limit', $given);
+	chomp(my $id = $out);
+	ok($rc == 0 && $node->safe_psql('postgres',
+			"SELECT time_limit = interval '$interval' FROM gpualloc.jobs WHERE job_id = $id") eq 't',
+		"--time-limit $given is $interval") or diag("exit $rc\n$err");
+	$node->safe_psql('postgres', "SELECT gpualloc.cancel_job($id)") if $rc == 0;
+}
 ($rc, $out, $err) = run_cli('submit', 'after2', '--kind', 'quantization', '--pool', 'a100', '--gpus', '1',
 	'--work-gpu-hours', '1', '--after-ok', '987654');
 is($rc, 4, 'waiting for an unknown job: exit 4');
@@ -375,12 +441,61 @@ $rows = run_json('windows');
 ok(@$rows == 1 && $rows->[0]{gpus} eq '8-11' && $rows->[0]{gpus_closed} == 4 && $rows->[0]{state} eq 'scheduled'
 	  && $rows->[0]{reason} eq 'nvlink swap', 'windows: the one not over, its GPUs and state');
 is(scalar @{ run_json('windows', '--all') }, 2, 'windows --all: the one over too');
-is(scalar @{ run_json('windows', '--pool', 'nope') }, 0, 'windows --pool: none in another pool');
+is(scalar @{ run_json('windows', '--pool', 'h100') }, 0, 'windows --pool: none in another pool');
 $rows = run_json('reservations');
 ok(@$rows == 1 && $rows->[0]{tenant} eq $me && $rows->[0]{gpus} eq '0-7' && $rows->[0]{state} eq 'scheduled',
 	'reservations: tenant, GPUs, state');
 ($rc, $out, $err) = run_cli('-U', 'cli_reader', 'reservations', '--json');
 ok($rc == 0 && $out eq "[]\n", 'a reader of no tenant sees no reservation') or diag($err);
+
+# one GPU is shown by its index, as queue shows a one-GPU block
+$node->safe_psql('postgres', qq{
+	SELECT gpualloc.add_reservation('$me', 'a100', now() + interval '210 days', now() + interval '211 days',
+									first_gpu => 12, gpus => 1, reason => 'one gpu');
+	SELECT gpualloc.add_maintenance_window('a100', now() + interval '310 days', now() + interval '311 days',
+										   first_gpu => 13, gpus => 1, reason => 'one gpu');
+});
+($rc, $out) = run_cli('reservations');
+like($out, qr/^\s*\d+\s+\Q$me\E\s+a100\s+12\s.*one gpu$/m, 'reservations: one GPU as its index, not 12-12');
+($w) = grep { $_->{reason} eq 'one gpu' } @{ run_json('windows') };
+is($w->{gpus}, '13', 'windows: one GPU as its index too');
+
+# ---- a pool or tenant a filter names must exist: exit 4, as submit --pool nosuch ----
+for my $case ([qw(queue --pool)], [qw(queue --tenant)], [qw(nodes --pool)], [qw(share --tenant)],
+	[qw(share --pool)], [qw(history --tenant)], [qw(windows --pool)], [qw(reservations --pool)])
+{
+	my ($cmd, $opt) = @$case;
+	my $what = $opt =~ s/^--//r;
+	($rc, $out, $err) = run_cli($cmd, $opt, 'nosuch');
+	ok($rc == 4 && $out eq '' && $err =~ /^gpualloc: ERROR:  $what "nosuch" does not exist\nSQLSTATE:  42704\n\z/,
+		"$cmd $opt nosuch: exit 4, saying which does not exist") or diag("exit $rc\n$out$err");
+}
+($rc, $out, $err) = run_cli('share', '--tenant', $me, '--pool', 'nosuch');
+ok($rc == 4 && $err =~ /pool "nosuch" does not exist/, 'share: an existing tenant, a missing pool: exit 4');
+is_deeply(run_json('history', '--tenant', 'cli_idle'), [], 'a registered tenant without jobs: an empty history');
+($rc, $out, $err) = run_cli('-U', 'cli_reader', 'share', '--tenant', $me, '--json');
+ok($rc == 0 && @{ decode_json($out) } >= 1, 'a reader sees the tenant it filters on') or diag($err);
+($rc, $out, $err) = run_cli('-U', 'cli_submitter', 'share', '--tenant', $me);
+ok($rc == 4 && $err =~ /tenant "\Q$me\E" does not exist/,
+	'a submitter: a tenant it is not a member of is as one that does not exist') or diag("exit $rc\n$err");
+
+# ---- standard output that cannot be written: exit 5, saying so ----
+for my $args ([qw(queue)], [qw(queue --json)], [qw(nodes)], [qw(status)], [qw(--help)], [qw(plan)])
+{
+	($rc, $err) = run_cli_full(@$args);
+	ok($rc == 5 && $err =~ /^gpualloc: cannot write to standard output: No space left on device\n\z/,
+		"@$args > /dev/full: exit 5 with the reason") or diag("exit $rc\n$err");
+}
+($rc, $err) = run_cli_full('plan', '--svg', '-');
+ok($rc == 5 && $err =~ /^gpualloc: cannot write to standard output: No space left on device\n\z/,
+	'plan --svg - > /dev/full: exit 5, saying so once') or diag("exit $rc\n$err");
+($rc, $err) = run_cli_full('submit', 'full', '--kind', 'quantization', '--pool', 'a100', '--gpus', '1',
+	'--work-gpu-hours', '1', '--not-before', 'tomorrow');
+my $full = $node->safe_psql('postgres', "SELECT job_id FROM gpualloc.jobs WHERE name = 'full' AND status = 'queued'");
+ok($rc == 5 && $full ne ''
+	  && $err =~ /cannot write to standard output: .*\n.*job $full was submitted, but its id could not be printed/,
+	'submit > /dev/full: exit 5, naming the job it made') or diag("exit $rc\n$err");
+$node->safe_psql('postgres', "SELECT gpualloc.cancel_job($full)") if $full ne '';
 
 # ---- connection options: a conninfo string, a URI, the PG* variables ----
 {

@@ -6,7 +6,9 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +194,21 @@ cli_flag(const cli_opt *opts, const char *name)
 	return cli_get(opts, name) != NULL;
 }
 
+bool
+cli_parse_int(const char *text, long long lo, long long hi, long long *value)
+{
+	char	   *end;
+	long long	v;
+
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi)
+		return false;
+	if (value)
+		*value = v;
+	return true;
+}
+
 /*
  * Numbers are checked here, not left to the server, so that "--gpus two"
  * is a usage error naming the option rather than the server's "invalid
@@ -200,18 +217,57 @@ cli_flag(const cli_opt *opts, const char *name)
 bool
 cli_check_int(const char *option, const char *text, long long lo, long long hi)
 {
-	char	   *end;
-	long long	v;
-
-	errno = 0;
-	v = strtoll(text, &end, 10);
-	if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi)
+	if (!cli_parse_int(text, lo, hi, NULL))
 	{
 		cli_usage_error("%s must be a whole number from %lld to %lld, got \"%s\"",
 						option, lo, hi, text);
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Digits only: no sign or blank, which strtoll would let through, since
+ * each piece of a list or a time is exactly what the user typed.
+ */
+bool
+cli_take_digits(const char **p, long long hi, long long *value)
+{
+	char	   *end;
+	long long	v;
+
+	if (!isdigit((unsigned char) **p))
+		return false;
+	errno = 0;
+	v = strtoll(*p, &end, 10);
+	if (errno != 0 || v > hi)
+		return false;
+	*p = end;
+	*value = v;
+	return true;
+}
+
+/*
+ * "1,2,3": checked before connecting, since the server would read an empty
+ * element, or an empty list, as no dependency at all and the job would
+ * start without waiting.
+ */
+bool
+cli_check_id_list(const char *option, const char *text)
+{
+	const char *p = text;
+	long long	id;
+
+	for (;;)
+	{
+		if (!cli_take_digits(&p, LLONG_MAX, &id) || id < 1 || (*p != ',' && *p != '\0'))
+			break;
+		if (*p == '\0')
+			return true;
+		p++;					/* the comma: another id must follow */
+	}
+	cli_usage_error("%s must be a comma-separated list of job ids, got \"%s\"", option, text);
+	return false;
 }
 
 bool

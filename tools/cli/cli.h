@@ -23,7 +23,7 @@ enum
 	CLI_USAGE = 2,				/* bad command line */
 	CLI_CONNECT = 3,			/* no connection to the server */
 	CLI_NOT_FOUND = 4,			/* a job, plan, pool or tenant that does not exist */
-	CLI_LOCAL = 5				/* a local failure: an output file cannot be written */
+	CLI_LOCAL = 5				/* a local failure: an output file or stdout cannot be written */
 };
 
 /* ---- options (args.c) ---- */
@@ -61,8 +61,14 @@ bool		cli_flag(const cli_opt *opts, const char *name);
 void		cli_usage_error(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 void		cli_set_command(const char *name);
 
+/* Whether text is a whole number in [lo, hi], stored in *value (if not NULL); prints nothing. */
+bool		cli_parse_int(const char *text, long long lo, long long hi, long long *value);
 /* Checks that text is a whole number in [lo, hi]; false after a usage message. */
 bool		cli_check_int(const char *option, const char *text, long long lo, long long hi);
+/* Reads the digits at *p (at least one, at most hi) into *value and moves *p past them. */
+bool		cli_take_digits(const char **p, long long hi, long long *value);
+/* Checks a comma-separated list of job ids ("1,2"); false after a usage message. */
+bool		cli_check_id_list(const char *option, const char *text);
 bool		cli_check_number(const char *option, const char *text);
 
 /* ---- the connection (conn.c) ---- */
@@ -90,6 +96,15 @@ PGresult   *cli_query(PGconn *conn, const char *sql, int n_params,
 /* Prints a "not found" error the way the server's would look; CLI_NOT_FOUND. */
 int			cli_not_found(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * SQL showing a range of topology indexes: "first-last", or the index alone
+ * for a single GPU; NULL when either end is NULL.  first and last are SQL
+ * expressions, last parenthesized when it is not a single term.
+ */
+#define CLI_SQL_GPU_RANGE(first, last) \
+	"CASE WHEN " first " = " last " THEN (" first ")::text" \
+	" ELSE " first " || '-' || " last " END"
+
 /* ---- output (output.c) ---- */
 
 typedef enum cli_layout
@@ -100,6 +115,13 @@ typedef enum cli_layout
 
 /* Writes the result as a table (or record) or, with json, an array of objects. */
 void		cli_print(FILE *out, const PGresult *res, bool json, cli_layout layout);
+
+/*
+ * Flushes stdout; CLI_OK, or CLI_LOCAL after saying (once) that it cannot
+ * be written, e.g. to a full disk.  Call it right after writing, so that
+ * errno still tells why an earlier write failed.
+ */
+int			cli_flush_stdout(void);
 
 /* ---- subcommands (cmd_jobs.c, cmd_cluster.c) ---- */
 
@@ -127,6 +149,20 @@ typedef struct cli_command
 /* Runs a query and prints its result in the context's format; the exit code. */
 int			cli_query_print(const cli_ctx *ctx, const char *sql, int n_params,
 							const char *const *params, cli_layout layout);
+
+/*
+ * A yes/no question to the server; *answer false when it says no or NULL.
+ * The exit code (CLI_OK when it answered).
+ */
+int			cli_ask(const cli_ctx *ctx, const char *sql, int n_params,
+					const char *const *params, bool *answer);
+
+/*
+ * The tenant and pool a command's filters name (NULL: not given) exist, as
+ * far as the caller may see; CLI_OK, or CLI_NOT_FOUND after saying which
+ * does not.
+ */
+int			cli_check_named(const cli_ctx *ctx, const char *tenant, const char *pool);
 
 extern const cli_command cli_cmd_queue;
 extern const cli_command cli_cmd_submit;

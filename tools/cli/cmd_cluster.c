@@ -9,23 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * A yes/no question to the server; *answer false when it says no or NULL.
- * The exit code (CLI_OK when it answered).
- */
-static int
-ask(const cli_ctx *ctx, const char *sql, bool *answer)
-{
-	int			code = CLI_OK;
-	PGresult   *res = cli_query(ctx->conn, sql, 0, NULL, &code);
-
-	if (!res)
-		return code;
-	*answer = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-	PQclear(res);
-	return CLI_OK;
-}
-
 /* ---- nodes ---- */
 
 static cli_opt nodes_opts[] = {
@@ -51,7 +34,10 @@ static int
 run_nodes(const cli_ctx *ctx)
 {
 	const char *params[1] = {cli_get(ctx->opts, "pool")};
+	int			code = cli_check_named(ctx, NULL, params[0]);
 
+	if (code != CLI_OK)
+		return code;
 	return cli_query_print(ctx, nodes_sql, 1, params, LAYOUT_TABLE);
 }
 
@@ -63,7 +49,7 @@ const cli_command cli_cmd_nodes = {
 	"or down, and what they hold now: a job (jobs), a real-time service\n"
 	"(services), or nothing while up (idle).\n"
 	"\n"
-	"  -P, --pool P   only pool P\n"
+	"  -P, --pool P   only pool P (exits 4 if there is no such pool)\n"
 	"\n"
 	"Reads gpualloc.current_allocation (gpualloc_reader, gpualloc_executor or gpualloc_admin).\n",
 	nodes_opts, 0, 0, NULL, run_nodes
@@ -113,7 +99,10 @@ write_file(const char *path, const char *text)
 	bool		ok;
 
 	if (strcmp(path, "-") == 0)
-		return fwrite(text, 1, len, stdout) == len ? CLI_OK : CLI_LOCAL;
+	{
+		fwrite(text, 1, len, stdout);
+		return cli_flush_stdout();
+	}
 	f = fopen(path, "w");
 	ok = f && fwrite(text, 1, len, f) == len;
 	if (f && fclose(f) != 0)
@@ -147,7 +136,7 @@ run_plan(const cli_ctx *ctx)
 	const char *params[1] = {ctx->args.n_pos ? ctx->args.pos[0] : NULL};
 	const char *svg = cli_get(ctx->opts, "svg");
 	bool		admin = false;
-	int			code = ask(ctx, may_read_commits_sql, &admin);
+	int			code = cli_ask(ctx, may_read_commits_sql, 0, NULL, &admin);
 	PGresult   *res;
 
 	if (code != CLI_OK)
@@ -163,9 +152,17 @@ run_plan(const cli_ctx *ctx)
 	}
 	/* the SVG alone on stdout with --svg -; the summary otherwise */
 	if (!svg || strcmp(svg, "-") != 0)
+	{
 		cli_print(stdout, res, ctx->json, LAYOUT_RECORD);
+		code = cli_flush_stdout();
+	}
+	/* the file is written even when the summary could not be: the first failure is the exit code */
 	if (svg)
-		code = write_svg(ctx, PQgetvalue(res, 0, 0), svg);
+	{
+		int			svg_code = write_svg(ctx, PQgetvalue(res, 0, 0), svg);
+
+		code = code != CLI_OK ? code : svg_code;
+	}
 	PQclear(res);
 	return code;
 }
@@ -214,7 +211,7 @@ static int
 run_status(const cli_ctx *ctx)
 {
 	bool		admin = false;
-	int			code = ask(ctx, may_check_sql, &admin);
+	int			code = cli_ask(ctx, may_check_sql, 0, NULL, &admin);
 
 	if (code != CLI_OK)
 		return code;

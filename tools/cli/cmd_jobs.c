@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,7 @@ static const char queue_sql[] =
 "   CASE WHEN p.gpus IS NOT NULL THEN p.gpus::text"
 "        WHEN p.gpus_min = p.gpus_max THEN p.gpus_min::text"
 "        ELSE p.gpus_min || '-' || p.gpus_max END AS gpus,"
-"   CASE WHEN p.gpus = 1 THEN p.block_first::text"
-"        WHEN p.block_first IS NOT NULL AND p.gpus IS NOT NULL"
-"        THEN p.block_first || '-' || (p.block_first + p.gpus - 1) END AS block,"
+"   " CLI_SQL_GPU_RANGE("p.block_first", "(p.block_first + p.gpus - 1)") " AS block,"
 "   p.planned_start AS start, p.est_finish, p.pending_reason AS reason"
 " FROM gpualloc.queue_plan p"
 " WHERE ($1::text IS NULL OR p.tenant::text = $1)"
@@ -50,7 +49,10 @@ run_queue(const cli_ctx *ctx)
 		cli_get(ctx->opts, "pool"),
 		cli_flag(ctx->opts, "all") ? "true" : "false"
 	};
+	int			code = cli_check_named(ctx, params[0], params[1]);
 
+	if (code != CLI_OK)
+		return code;
 	return cli_query_print(ctx, queue_sql, 3, params, LAYOUT_TABLE);
 }
 
@@ -68,6 +70,7 @@ const cli_command cli_cmd_queue = {
 	"  -a, --all          every tenant's jobs (default: the tenants you are a member of)\n"
 	"  -t, --tenant T     only tenant T's jobs\n"
 	"  -P, --pool P       only pool P\n"
+	"A tenant or pool that does not exist (or a tenant you may not see) exits 4.\n"
 	"\n"
 	"Reads gpualloc.queue_plan (gpualloc_reader or gpualloc_admin).\n",
 	queue_opts, 0, 0, NULL, run_queue
@@ -93,7 +96,12 @@ static cli_opt submit_opts[] = {
 	{NULL, 0, false, NULL}
 };
 
-/* --gpus N or N:M, split into the two sizes (max defaults to min). */
+#define GPUS_MAX (1 << 20)
+
+/*
+ * --gpus N or N:M, split into the two sizes (max defaults to min).  A bad
+ * value is quoted whole: a piece of it alone ("" for ":4") says nothing.
+ */
 static bool
 split_gpus(const char *text, char *min, char *max, size_t size)
 {
@@ -101,15 +109,101 @@ split_gpus(const char *text, char *min, char *max, size_t size)
 	size_t		min_len = colon ? (size_t) (colon - text) : strlen(text);
 	const char *max_text = colon ? colon + 1 : text;
 
-	if (min_len >= size || strlen(max_text) >= size)
+	if (min_len < size && strlen(max_text) < size)
 	{
-		cli_usage_error("--gpus must be N or N:M, got \"%s\"", text);
+		snprintf(min, size, "%.*s", (int) min_len, text);
+		snprintf(max, size, "%s", max_text);
+		if (cli_parse_int(min, 1, GPUS_MAX, NULL) && cli_parse_int(max, 1, GPUS_MAX, NULL))
+			return true;
+	}
+	cli_usage_error("--gpus must be N or N:M, whole numbers from 1 to %d, got \"%s\"",
+					GPUS_MAX, text);
+	return false;
+}
+
+/* ---- --time-limit, as sbatch --time reads it ---- */
+
+static const char *const time_units[] = {"days", "hours", "minutes", "seconds"};
+
+/*
+ * sbatch's forms as a PostgreSQL interval: "M", "M:S", "H:M:S", "D-H",
+ * "D-H:M", "D-H:M:S" ("90" is "90 minutes", "2-12" "2 days 12 hours").
+ * False when text is none of them.
+ */
+static bool
+sbatch_time_to_interval(const char *text, char *buf, size_t size)
+{
+	long long	field[4];
+	int			n = 0;
+	bool		days;
+	int			first_unit;
+	const char *p = text;
+
+	if (!cli_take_digits(&p, INT_MAX, &field[n++]))
+		return false;
+	days = *p == '-';
+	if (days)
+	{
+		p++;
+		if (!cli_take_digits(&p, INT_MAX, &field[n++]))
+			return false;
+	}
+	while (*p == ':' && n < (days ? 4 : 3))
+	{
+		p++;
+		if (!cli_take_digits(&p, INT_MAX, &field[n++]))
+			return false;
+	}
+	if (*p != '\0')
+		return false;
+	/* without days: minutes; minutes and seconds; hours, minutes and seconds */
+	first_unit = days ? 0 : (n == 3 ? 1 : 2);
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+	{
+		size_t		len = strlen(buf);
+
+		snprintf(buf + len, size - len, "%s%lld %s", i > 0 ? " " : "", field[i],
+				 time_units[first_unit + i]);
+	}
+	return true;
+}
+
+/* "0.5", "-1", "1e3": what strtod reads whole, whatever its value. */
+static bool
+is_bare_number(const char *text)
+{
+	char	   *end;
+
+	(void) strtod(text, &end);
+	return end != text && *end == '\0';
+}
+
+/*
+ * The interval the server gets for --time-limit, in *value (buf or text).
+ * It is "as sbatch --time", where a bare number is minutes: passed on as
+ * an interval it would be seconds, and a job given "30" by sbatch habit
+ * would be stopped after 30 s.  sbatch's forms are converted, any other
+ * text ('4 hours') is left to the server as an interval, and a bare number
+ * that is not whole minutes is refused rather than guessed at.
+ */
+static bool
+time_limit_interval(const char *text, char *buf, size_t size, const char **value)
+{
+	*value = text;
+	if (sbatch_time_to_interval(text, buf, size))
+		*value = buf;
+	else if (is_bare_number(text))
+	{
+		cli_usage_error("--time-limit must be whole minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,"
+						" D-HH:MM:SS or an interval such as '4 hours', got \"%s\"", text);
 		return false;
 	}
-	snprintf(min, size, "%.*s", (int) min_len, text);
-	snprintf(max, size, "%s", max_text);
-	return cli_check_int("--gpus", min, 1, 1 << 20) && cli_check_int("--gpus", max, 1, 1 << 20);
+	return true;
 }
+
+/* "2147483647 days 2147483647 hours 2147483647 minutes 2147483647 seconds" */
+#define TIME_LIMIT_SIZE 96
 
 static bool
 check_submit(const cli_ctx *ctx)
@@ -117,8 +211,13 @@ check_submit(const cli_ctx *ctx)
 	const char *gpus = cli_get(ctx->opts, "gpus");
 	const char *prio = cli_get(ctx->opts, "priority");
 	const char *work = cli_get(ctx->opts, "work-gpu-hours");
+	const char *after_ok = cli_get(ctx->opts, "after-ok");
+	const char *after_any = cli_get(ctx->opts, "after-any");
+	const char *time_limit = cli_get(ctx->opts, "time-limit");
 	char		lo[32],
-				hi[32];
+				hi[32],
+				interval[TIME_LIMIT_SIZE];
+	const char *unused;
 
 	if (!cli_get(ctx->opts, "kind") || !cli_get(ctx->opts, "pool"))
 	{
@@ -127,7 +226,10 @@ check_submit(const cli_ctx *ctx)
 	}
 	return (!gpus || split_gpus(gpus, lo, hi, sizeof(lo))) &&
 		(!prio || cli_check_number("--priority", prio)) &&
-		(!work || cli_check_number("--work-gpu-hours", work));
+		(!work || cli_check_number("--work-gpu-hours", work)) &&
+		(!after_ok || cli_check_id_list("--after-ok", after_ok)) &&
+		(!after_any || cli_check_id_list("--after-any", after_any)) &&
+		(!time_limit || time_limit_interval(time_limit, interval, sizeof(interval), &unused));
 }
 
 /*
@@ -152,12 +254,11 @@ static const submit_arg submit_args[] = {
 	{"command", ", command => $%d::text"},
 	{"after-ok", ", after_ok => pg_catalog.string_to_array($%d::text, ',')::bigint[]"},
 	{"after-any", ", after_any => pg_catalog.string_to_array($%d::text, ',')::bigint[]"},
-	{"time-limit", ", time_limit => $%d::interval"},
 	{"alt-pools", ", alt_pools => pg_catalog.string_to_array($%d::text, ',')"},
 };
 
-/* name, kind, pool, the two sizes and the optional arguments above */
-#define SUBMIT_MAX_PARAMS (5 + (int) (sizeof(submit_args) / sizeof(submit_args[0])))
+/* name, kind, pool, the two sizes, the time limit and the optional arguments above */
+#define SUBMIT_MAX_PARAMS (6 + (int) (sizeof(submit_args) / sizeof(submit_args[0])))
 
 static void
 add_param(char *sql, size_t size, const char *fragment, const char **params, int *n,
@@ -170,7 +271,11 @@ add_param(char *sql, size_t size, const char *fragment, const char **params, int
 	snprintf(sql + len, size - len, fragment, *n);
 }
 
-/* The bare id, so that a script can write JOB=$(gpualloc submit ...). */
+/*
+ * The bare id, so that a script can write JOB=$(gpualloc submit ...).  The
+ * job exists whether or not its id reaches stdout: when it does not, it is
+ * said on stderr, so that a failed run is not taken for a job never made.
+ */
 static int
 print_job_id(const cli_ctx *ctx, const char *sql, int n, const char *const *params)
 {
@@ -183,8 +288,12 @@ print_job_id(const cli_ctx *ctx, const char *sql, int n, const char *const *para
 		cli_print(stdout, res, true, LAYOUT_TABLE);
 	else
 		printf("%s\n", PQgetvalue(res, 0, 0));
+	code = cli_flush_stdout();
+	if (code != CLI_OK)
+		fprintf(stderr, "gpualloc: job %s was submitted, but its id could not be printed\n",
+				PQgetvalue(res, 0, 0));
 	PQclear(res);
-	return CLI_OK;
+	return code;
 }
 
 static int
@@ -195,14 +304,21 @@ run_submit(const cli_ctx *ctx)
 	cli_get(ctx->opts, "pool")};
 	int			n = 3;
 	const char *gpus = cli_get(ctx->opts, "gpus");
+	const char *time_limit = cli_get(ctx->opts, "time-limit");
 	char		lo[32],
-				hi[32];
+				hi[32],
+				interval[TIME_LIMIT_SIZE];
 
 	if (gpus)
 	{
 		split_gpus(gpus, lo, hi, sizeof(lo));
 		add_param(sql, sizeof(sql), ", gpus_min => $%d::integer", params, &n, lo);
 		add_param(sql, sizeof(sql), ", gpus_max => $%d::integer", params, &n, hi);
+	}
+	if (time_limit)
+	{
+		time_limit_interval(time_limit, interval, sizeof(interval), &time_limit);
+		add_param(sql, sizeof(sql), ", time_limit => $%d::interval", params, &n, time_limit);
 	}
 	for (size_t i = 0; i < sizeof(submit_args) / sizeof(submit_args[0]); i++)
 	{
@@ -220,7 +336,7 @@ const cli_command cli_cmd_submit = {
 	"usage: gpualloc submit NAME --kind K --pool P [--gpus N[:M]] [--priority X]\n"
 	"                       [--work-gpu-hours H] [--features JSON] [--tenant T]\n"
 	"                       [--command CMD] [--not-before TS] [--deadline TS]\n"
-	"                       [--after-ok IDS] [--after-any IDS] [--time-limit INTERVAL]\n"
+	"                       [--after-ok IDS] [--after-any IDS] [--time-limit TIME]\n"
 	"                       [--alt-pools P2,P3] [--json]\n"
 	"\n"
 	"Queues a job with gpualloc.submit_job() and prints its id (with --json:\n"
@@ -240,7 +356,10 @@ const cli_command cli_cmd_submit = {
 	"      --deadline TS        finish by this time\n"
 	"      --after-ok IDS       run only after these jobs (ids, comma-separated) succeeded\n"
 	"      --after-any IDS      run only after these jobs ended, however\n"
-	"      --time-limit I       stop it once it has run this long, e.g. '4 hours'\n"
+	"      --time-limit TIME    stop it once it has run this long; as sbatch --time:\n"
+	"                           minutes (\"90\"), MM:SS, HH:MM:SS, D-HH, D-HH:MM or\n"
+	"                           D-HH:MM:SS, or a PostgreSQL interval with units,\n"
+	"                           e.g. '4 hours'; another bare number (0.5, -1) is refused\n"
 	"      --alt-pools P2,P3    further pools (other GPU models) it may run on, in\n"
 	"                           preference order after --pool; its work there is\n"
 	"                           estimated on each pool's GPU model\n"
@@ -337,7 +456,10 @@ run_history(const cli_ctx *ctx)
 		cli_get(ctx->opts, "tenant"),
 		cli_get(ctx->opts, "state")
 	};
+	int			code = cli_check_named(ctx, params[1], NULL);
 
+	if (code != CLI_OK)
+		return code;
 	return cli_query_print(ctx, history_sql, 3, params, LAYOUT_TABLE);
 }
 
@@ -352,7 +474,8 @@ const cli_command cli_cmd_history = {
 	"\n"
 	"  -s, --since TS    jobs that ended at or after TS (default: the last 24 hours;\n"
 	"                    '-infinity' for all)\n"
-	"  -t, --tenant T    only tenant T's jobs\n"
+	"  -t, --tenant T    only tenant T's jobs (exits 4 if there is no such tenant\n"
+	"                    you may see)\n"
 	"  -S, --state S     only succeeded, failed or cancelled jobs\n"
 	"\n"
 	"Reads gpualloc.jobs: gpualloc_submitter sees its tenants' jobs, gpualloc_admin all.\n",

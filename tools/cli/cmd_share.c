@@ -30,7 +30,10 @@ static int
 run_share(const cli_ctx *ctx)
 {
 	const char *params[2] = {cli_get(ctx->opts, "tenant"), cli_get(ctx->opts, "pool")};
+	int			code = cli_check_named(ctx, params[0], params[1]);
 
+	if (code != CLI_OK)
+		return code;
 	return cli_query_print(ctx, share_sql, 2, params, LAYOUT_TABLE);
 }
 
@@ -45,8 +48,8 @@ const cli_command cli_cmd_share = {
 	"usage over the pool's (usage), its factor 2^(-usage/share), and the\n"
 	"priority factor the planner multiplies into its queued jobs' priority.\n"
 	"\n"
-	"  -t, --tenant T   only tenant T\n"
-	"  -P, --pool P     only pool P\n"
+	"  -t, --tenant T   only tenant T (exits 4 if there is no such tenant you may see)\n"
+	"  -P, --pool P     only pool P (exits 4 if there is no such pool)\n"
 	"\n"
 	"Reads gpualloc.tenant_usage: gpualloc_reader and gpualloc_admin see every\n"
 	"tenant, gpualloc_submitter its own.\n",

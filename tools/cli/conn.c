@@ -128,6 +128,7 @@ cli_query(PGconn *conn, const char *sql, int n_params, const char *const *params
 	return NULL;
 }
 
+/* As print_server_error shows the server's own "does not exist" errors. */
 int
 cli_not_found(const char *fmt,...)
 {
@@ -138,6 +139,7 @@ cli_not_found(const char *fmt,...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	print_field("SQLSTATE", "42704");
 	return CLI_NOT_FOUND;
 }
 
@@ -151,6 +153,80 @@ cli_query_print(const cli_ctx *ctx, const char *sql, int n_params, const char *c
 	if (!res)
 		return code;
 	cli_print(stdout, res, ctx->json, layout);
+	code = cli_flush_stdout();
+	PQclear(res);
+	return code;
+}
+
+int
+cli_ask(const cli_ctx *ctx, const char *sql, int n_params, const char *const *params, bool *answer)
+{
+	int			code = CLI_OK;
+	PGresult   *res = cli_query(ctx->conn, sql, n_params, params, &code);
+
+	if (!res)
+		return code;
+	*answer = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
 	return CLI_OK;
+}
+
+/* ---- what a filter names ---- */
+
+/* Every gpualloc role may read the pools. */
+static const char pool_exists_sql[] =
+"SELECT EXISTS (SELECT 1 FROM gpualloc.pools p WHERE p.name = $1)";
+
+/*
+ * The registered tenants are the admin's to read; other roles know the
+ * tenants tenant_usage shows them (a reader every tenant with a policy, a
+ * job or usage; a submitter its own), the ones they can ask about anyway.
+ */
+static const char may_read_tenants_sql[] =
+"SELECT coalesce(pg_catalog.has_table_privilege("
+"   pg_catalog.to_regclass('gpualloc.tenants'), 'SELECT'), false)";
+static const char tenant_registered_sql[] =
+"SELECT EXISTS (SELECT 1 FROM gpualloc.tenants t WHERE t.tenant::text = $1)";
+static const char tenant_visible_sql[] =
+"SELECT EXISTS (SELECT 1 FROM gpualloc.tenant_usage u WHERE u.tenant::text = $1)";
+
+static int
+check_tenant(const cli_ctx *ctx, const char *tenant)
+{
+	const char *params[1] = {tenant};
+	bool		admin = false;
+	bool		found = false;
+	int			code = cli_ask(ctx, may_read_tenants_sql, 0, NULL, &admin);
+
+	if (code == CLI_OK)
+		code = cli_ask(ctx, admin ? tenant_registered_sql : tenant_visible_sql, 1, params, &found);
+	if (code == CLI_OK && !found)
+		code = cli_not_found("tenant \"%s\" does not exist", tenant);
+	return code;
+}
+
+static int
+check_pool(const cli_ctx *ctx, const char *pool)
+{
+	const char *params[1] = {pool};
+	bool		found = false;
+	int			code = cli_ask(ctx, pool_exists_sql, 1, params, &found);
+
+	if (code == CLI_OK && !found)
+		code = cli_not_found("pool \"%s\" does not exist", pool);
+	return code;
+}
+
+/*
+ * Without it a misspelt name would list nothing and exit 0, as if the
+ * tenant or pool simply had no rows.
+ */
+int
+cli_check_named(const cli_ctx *ctx, const char *tenant, const char *pool)
+{
+	int			code = tenant ? check_tenant(ctx, tenant) : CLI_OK;
+
+	if (code == CLI_OK && pool)
+		code = check_pool(ctx, pool);
+	return code;
 }

@@ -39,6 +39,14 @@ static cli_opt global_opts[] = {
 	{"dbname", 'd', true, NULL},
 	{"json", 'j', false, NULL},
 	{"help", '?', false, NULL},
+	{NULL, 0, false, NULL}
+};
+
+/*
+ * Options of the program alone, given instead of a command: after a
+ * command's name they are unknown options, not silently ignored.
+ */
+static cli_opt program_opts[] = {
 	{"version", 'V', false, NULL},
 	{NULL, 0, false, NULL}
 };
@@ -52,7 +60,19 @@ static const char exit_codes_help[] =
 "  3  cannot connect to the server (or the connection was lost)\n"
 "  4  not found: the job, plan, pool or tenant named does not exist\n"
 "     (SQLSTATE 42704, undefined_object)\n"
-"  5  a local error: the --svg file cannot be written\n";
+"  5  a local error: the --svg file or standard output cannot be written\n";
+
+/* The width of the longest command's name, so that every summary lines up. */
+static int
+command_name_width(void)
+{
+	size_t		width = 0;
+
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strlen(commands[i]->name) > width)
+			width = strlen(commands[i]->name);
+	return (int) width;
+}
 
 static void
 program_help(void)
@@ -64,7 +84,7 @@ program_help(void)
 		   "\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		printf("  %-9s %s\n", commands[i]->name, commands[i]->summary);
+		printf("  %-*s  %s\n", command_name_width(), commands[i]->name, commands[i]->summary);
 	printf("\n"
 		   "\"gpualloc COMMAND --help\" describes a command, its columns and the role it needs.\n"
 		   "\n"
@@ -80,7 +100,7 @@ program_help(void)
 		   "                         column names, numbers as numbers, NULL as null)\n"
 		   "                         instead of an aligned table\n"
 		   "  -?, --help             this help\n"
-		   "  -V, --version          the client's version\n"
+		   "  -V, --version          the client's version (alone, without a command)\n"
 		   "\n"
 		   "%s", exit_codes_help);
 }
@@ -161,25 +181,39 @@ help_command(int argc, char **argv)
 		cli_usage_error("unknown command \"%s\"", argv[0]);
 		return CLI_USAGE;
 	}
+	if (argc > 1)
+	{
+		cli_usage_error("help takes one command, got the extra argument \"%s\"", argv[1]);
+		return CLI_USAGE;
+	}
 	fputs(cmd->help, stdout);
 	return CLI_OK;
 }
 
-int
-main(int argc, char **argv)
+static int
+version(int argc, char **argv, int next)
+{
+	if (next < argc)
+	{
+		cli_usage_error("--version takes no command, got \"%s\"", argv[next]);
+		return CLI_USAGE;
+	}
+	printf("gpualloc %s\n", CLI_VERSION);
+	return CLI_OK;
+}
+
+static int
+dispatch(int argc, char **argv)
 {
 	int			next = 1;
 	const cli_command *cmd;
 
-	if (!cli_parse(argc, argv, &next, NULL, global_opts, true, NULL))
+	if (!cli_parse(argc, argv, &next, program_opts, global_opts, true, NULL))
 		return CLI_USAGE;
+	if (cli_flag(program_opts, "version"))
+		return version(argc, argv, next);
 	if (next == argc)
 	{
-		if (cli_flag(global_opts, "version"))
-		{
-			printf("gpualloc %s\n", CLI_VERSION);
-			return CLI_OK;
-		}
 		if (cli_flag(global_opts, "help"))
 		{
 			program_help();
@@ -198,4 +232,17 @@ main(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	return run_command(cmd, argc, argv, next + 1);
+}
+
+/*
+ * Output that never reached its reader is a failure, even if everything
+ * else went well: "gpualloc queue > file" on a full disk must not exit 0.
+ */
+int
+main(int argc, char **argv)
+{
+	int			code = dispatch(argc, argv);
+	int			flushed = cli_flush_stdout();
+
+	return code != CLI_OK ? code : flushed;
 }

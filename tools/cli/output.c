@@ -11,6 +11,7 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,4 +399,27 @@ cli_print(FILE *out, const PGresult *res, bool json, cli_layout layout)
 		print_record(out, res);
 	else
 		print_table(out, res);
+}
+
+int
+cli_flush_stdout(void)
+{
+	/* the first failure is the one to report: after it stdout stays in error */
+	static bool reported = false;
+
+	/*
+	 * Called right after writing: when an earlier write failed (one larger
+	 * than the buffer goes out at once), errno still says why.
+	 */
+	int			err = errno;
+
+	if (fflush(stdout) != 0)
+		err = errno;
+	else if (!ferror(stdout))
+		return CLI_OK;
+	if (!reported)
+		fprintf(stderr, "gpualloc: cannot write to standard output: %s\n",
+				err ? strerror(err) : "write error");
+	reported = true;
+	return CLI_LOCAL;
 }
