@@ -92,13 +92,17 @@ SELECT * FROM gpualloc.replan('full', time_limit => '2 hours');
 SELECT * FROM gpualloc.plan_grid(999999);
 SELECT * FROM gpualloc.plan_grid(NULL);
 SET gpualloc.step = '7min';
-SET gpualloc.horizon = '100min';
 SHOW gpualloc.step;
 
 -- each planning setting is checked when set, and the two together when used
 SET gpualloc.horizon = '90min';
 SET gpualloc.step = '60min';
 SELECT status FROM gpualloc.replan('fast');                                   -- 90 min is not whole 60-min steps
+-- so the two may be set in either order: 100 min of 20-min steps, the
+-- horizon set while the step was still 60 min
+SET gpualloc.horizon = '100min';
+SET gpualloc.step = '20min';
+SELECT status FROM gpualloc.replan('fast');
 RESET gpualloc.step;
 RESET gpualloc.horizon;
 
@@ -180,3 +184,22 @@ SELECT count(*) AS steady_gpus_at_max FROM gpualloc.current_allocation WHERE ser
 RESET gpualloc.headroom_min;
 SELECT gpualloc.remove_service('steady');
 SELECT gpualloc.remove_pool('spare');
+
+-- a job started inside a step holds its block until its estimated end: into
+-- the step after its duration counted from its step's start.  The job
+-- planned next on its GPUs starts no earlier than that end.
+SELECT gpualloc.add_pool('pin', 'A100-80GB', 80, 312, node_size => 2) > 0 AS pool_added;
+SELECT gpualloc.add_node('pin', 0);
+SELECT gpualloc.submit_job('pin-first', 'training', 'pin', 2, 2, work_gpu_hours => 4,
+	not_before => now() + interval '1 minute') AS pin_first \gset
+UPDATE gpualloc.jobs SET not_before = NULL, submitted_at = now() - interval '2 hours' WHERE job_id = :pin_first;
+-- a second into the step before the current one
+SELECT gpualloc.job_started(:pin_first, 0, 2,
+	started_at => date_bin(current_setting('gpualloc.step')::interval, now(), '2000-01-01 00:00+00')
+				  - current_setting('gpualloc.step')::interval + interval '1 second');
+SELECT gpualloc.submit_job('pin-next', 'training', 'pin', 2, 2, work_gpu_hours => 2) AS pin_next \gset
+SELECT status FROM gpualloc.replan('fast');
+SELECT q.planned_start >= j.started_at + interval '2 hours' AS after_the_first_ends
+FROM gpualloc.queue_plan q, gpualloc.jobs j WHERE q.job_id = :pin_next AND j.job_id = :pin_first;
+SELECT gpualloc.cancel_job(:pin_next), gpualloc.cancel_job(:pin_first);
+SELECT gpualloc.remove_pool('pin');

@@ -641,7 +641,6 @@ SET gpualloc.step = '7min'; :same -- step: does not divide an hour
 SET gpualloc.step = '0'; :same -- step: zero
 SET gpualloc.step = '2h'; :same -- step: above an hour
 SET gpualloc.step = '45min'; :same -- step: does not divide an hour
-SET gpualloc.horizon = '100min'; :same -- horizon: not whole 30-min steps
 SET gpualloc.horizon = '30min'; :same -- horizon: below an hour
 SET gpualloc.horizon = '8d'; :same -- horizon: above 7 days
 SET gpualloc.penalty = -1; :same -- penalty: negative

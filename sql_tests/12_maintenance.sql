@@ -101,6 +101,12 @@ SELECT gpualloc.add_maintenance_window('mw', now() + interval '3 hours', now() +
 	first_gpu => 4, gpus => 4) > 0 AS node_1_closed_later;
 SELECT gpualloc.submit_job('mw-b', 'training', 'mw', 4, tenant => 'mw_team', work_gpu_hours => 16) AS b \gset
 SELECT pg_temp.held(:b) AS b_not_booked;
+-- a time limit caps that run: 16 GPU-hours on 4 GPUs stopped at 1.5 h
+-- (x 1.6 = 2.4 h) ends before the window, and is booked on 4-7
+SELECT gpualloc.submit_job('mw-e', 'training', 'mw', 4, tenant => 'mw_team', work_gpu_hours => 16,
+	time_limit => '90 minutes') AS e \gset
+SELECT pg_temp.held(:e) AS e_limited_ends_before_the_window;
+SELECT gpualloc.cancel_job(:e);
 -- a job short enough to end before it, margin included (1.5 h * 1.6), is booked on 4-7
 SELECT gpualloc.submit_job('mw-c', 'training', 'mw', 4, tenant => 'mw_team', work_gpu_hours => 6) AS c \gset
 SELECT pg_temp.held(:c) AS c_ends_before_the_window;

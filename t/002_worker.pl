@@ -8,6 +8,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('primary');
 $node->init(allows_streaming => 1);
@@ -140,6 +141,25 @@ is($node->safe_psql('postgres', q{
 	SELECT count(*) FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
 	WHERE g.state = 'down' AND upper_inf(a.during) AND a.service_id IS NOT NULL}),
 	'0', 'no service keeps a GPU that went down');
+
+# a wake-up while a replan() call holds the planner lock is not lost: the
+# worker skips that run, then runs once the lock is free, not an hour later
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+my $log_offset = -s $node->logfile;
+my ($lock_out, $lock_err) = ('', '');
+my $holder = IPC::Run::start(
+	[ 'psql', '-X', '-d', $node->connstr('postgres'), '-c',
+	  'BEGIN; SELECT pg_advisory_xact_lock(1735423329); SELECT pg_sleep(4); COMMIT;' ],
+	'>', \$lock_out, '2>', \$lock_err, IPC::Run::timeout(60));
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 1735423329 AND granted"),
+	'a replan() call holds the planner lock');
+$node->safe_psql('postgres', 'SELECT gpualloc.request_replan()');
+ok($node->wait_for_log(qr/another planner is running/, $log_offset), 'the woken planner finds it taken');
+$holder->finish;
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker'"),
+	'and plans once it is free');
 
 # turned off and on again with a 1 h interval: it plans soon after, not an
 # hour later

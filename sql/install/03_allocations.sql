@@ -200,12 +200,16 @@ BEGIN
 	WITH known AS (
 		SELECT DISTINCT u.job_id FROM pg_catalog.unnest(known_bookings) AS u(job_id)
 	), now_held AS MATERIALIZED (
-		SELECT w.gpu_id, w.job_id AS want_job, w.service_id AS want_svc, g.state,
+		-- GPUs and services removed while the plan was solved are still in
+		-- it: a GPU gone is 'removed' (no job is booked on a block that lost
+		-- one), a service gone wants nothing
+		SELECT w.gpu_id, w.job_id AS want_job, ws.service_id AS want_svc, coalesce(g.state, 'removed') AS state,
 			   a.job_id AS have_job, a.service_id AS have_svc,
-			   (w.job_id IS DISTINCT FROM a.job_id OR w.service_id IS DISTINCT FROM a.service_id
-				OR g.state <> 'up') AS differs
+			   (w.job_id IS DISTINCT FROM a.job_id OR ws.service_id IS DISTINCT FROM a.service_id
+				OR g.state IS DISTINCT FROM 'up') AS differs
 		FROM ROWS FROM (pg_catalog.unnest(gpus), pg_catalog.unnest(jobs), pg_catalog.unnest(services)) AS w(gpu_id, job_id, service_id)
-		JOIN gpualloc.gpus g ON g.gpu_id = w.gpu_id
+		LEFT JOIN gpualloc.gpus g ON g.gpu_id = w.gpu_id
+		LEFT JOIN gpualloc.services ws ON ws.service_id = w.service_id
 		LEFT JOIN gpualloc.allocations a ON a.gpu_id = w.gpu_id AND a.end_seq IS NULL
 	), touched AS MATERIALIZED (
 		SELECT DISTINCT x.job_id
@@ -237,6 +241,7 @@ BEGIN
 	), decided AS (
 		SELECT c.gpu_id, c.want_job, c.want_svc,
 			   CASE
+				   WHEN c.state = 'removed' THEN 'keep'
 				   WHEN NOT c.movable AND c.have_job IS DISTINCT FROM c.want_job THEN 'keep'
 				   WHEN c.want_job IN (SELECT o.want_job FROM ok_jobs o) THEN 'job'
 				   WHEN c.want_job IS NOT NULL AND NOT c.movable THEN 'keep'

@@ -39,6 +39,9 @@ DECLARE
 BEGIN
 	PERFORM gpualloc_internal.require_admin('remove a pool');
 	p := gpualloc_internal.pool(name);
+	-- waits for submissions to the pool still in flight (their rows lock it
+	-- FOR KEY SHARE), so the checks below see their jobs
+	PERFORM 1 FROM gpualloc.pools WHERE pool_id = p.pool_id FOR UPDATE;
 	-- (a job on another of its pools still has this one as its first choice)
 	IF EXISTS (SELECT 1 FROM gpualloc.jobs j WHERE (j.pool_id = p.pool_id OR j.requested_pool_id = p.pool_id)
 			   AND j.status IN ('queued', 'booked', 'running')) THEN

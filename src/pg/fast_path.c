@@ -75,8 +75,8 @@ static GaSavedQuery plan_blocks_now_query = {
  * up GPUs without an allocation in force inside the ranges [$3[i], $4[i]),
  * outside every maintenance window and every advance reservation of another
  * tenant than the job's ($6) that the job's longest run would reach
- * ($5 seconds from now: at its smallest size, lengthened by its overrun
- * margin, as the planner drains ahead of a window):
+ * ($5 seconds from now: at its smallest size and at most its time limit,
+ * lengthened by its overrun margin, as the planner drains ahead of a window):
  * per range, an index scan of its nodes and an index probe per GPU, so the
  * cost follows the GPUs in the ranges, never the pool (a join over every
  * open allocation would follow the cluster's size)
@@ -209,7 +209,7 @@ read_free_gpus(const GaFastPathJob *job, const IdleRanges *idle, FreeGpus *f)
 {
 	Datum		args[6] = {Int32GetDatum(job->pool_id), Int32GetDatum(job->node_size),
 		int4_array(idle->lo, idle->n), int4_array(idle->hi, idle->n),
-		Float8GetDatum(3600.0 * job->work_gpu_hours / job->gpus_min * (1 + job->overrun_margin)),
+		Float8GetDatum(3600.0 * run_hours(job, job->gpus_min) * (1 + job->overrun_margin)),
 	DirectFunctionCall1(namein, CStringGetDatum(job->tenant))};
 
 	ga_saved_query_expect(&free_gpus_query, args, NULL, SPI_OK_SELECT);

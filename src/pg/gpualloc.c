@@ -60,18 +60,6 @@ check_step(int *newval, void **extra, GucSource source)
 	return true;
 }
 
-static bool
-check_horizon(int *newval, void **extra, GucSource source)
-{
-	if (*newval % gpualloc_step_minutes != 0)
-	{
-		GUC_check_errdetail("gpualloc.horizon must be a whole number of steps (gpualloc.step is %d min).",
-							gpualloc_step_minutes);
-		return false;
-	}
-	return true;
-}
-
 static void
 define_operation_gucs(void)
 {
@@ -159,8 +147,10 @@ define_planning_gucs(void)
 							&gpualloc_step_minutes, 30, 5, 60, PGC_SUSET, GUC_UNIT_MIN,
 							check_step, NULL, NULL);
 	DefineCustomIntVariable("gpualloc.horizon", "How far ahead each plan looks.",
-							NULL, &gpualloc_horizon_minutes, 24 * 60, 60, 7 * 24 * 60,
-							PGC_SUSET, GUC_UNIT_MIN, check_horizon, NULL, NULL);
+							"A whole number of gpualloc.step, checked with it when a plan is made, "
+							"so the two may be set in either order.",
+							&gpualloc_horizon_minutes, 24 * 60, 60, 7 * 24 * 60,
+							PGC_SUSET, GUC_UNIT_MIN, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpualloc.penalty",
 							 "Cost of one unmet real-time GPU-step, in GPU-steps of equal-priority batch work.",
 							 NULL, &gpualloc_penalty, 8.0, 0.0, 1000.0, PGC_SUSET, 0, NULL, NULL, NULL);

@@ -279,8 +279,15 @@ fill_job(GaBuild *build, int row, ga_job *job)
 					 errmsg("running job %lld is on a block whose GPUs no longer exist", (long long) job->id)));
 		job->pinned_first_gpu = pool->first_gpu + rel;
 		job->pinned_start = steps_from(build, started, false);
+
+		/*
+		 * Steps are whole: a job started inside one runs into the step after
+		 * its duration counted from that step's start, so it holds that step
+		 * too (else the plan would hand its block on before it ends).
+		 */
 		job->pinned_end = ga_running_end_step(job->pinned_start,
-											  ga_job_duration(job, job->pool, job->pinned_size));
+											  ga_job_duration(job, job->pool, job->pinned_size) +
+											  (steps_from(build, started, true) > job->pinned_start ? 1 : 0));
 		/* stopped at its limit: held no longer (one step more when overdue, until stopped) */
 		if (job->time_limit_steps > 0)
 			job->pinned_end = Min(job->pinned_end, Max(1, job->pinned_start + job->time_limit_steps));

@@ -339,11 +339,28 @@ stop_overdue_jobs(MemoryContext run_ctx)
 	return housekeeping("SELECT gpualloc_internal.stop_overdue_jobs()::bigint", run_ctx);
 }
 
+/* What a run of the worker came to. */
+typedef enum WorkerRun
+{
+	RUN_NOTHING_TO_PLAN,		/* a standby, or the extension not installed yet */
+	RUN_DONE,					/* planned, or failed and recorded */
+	RUN_SKIPPED					/* another planner (a replan() call) held the lock */
+} WorkerRun;
+
+typedef struct PlanAttempt
+{
+	GaReplanResult result;
+	bool		skipped;
+} PlanAttempt;
+
 static void
 plan_body(void *arg)
 {
-	if (!ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, (GaReplanResult *) arg))
-		elog(LOG, "gpualloc planner: another planner is running; skipping this run");
+	PlanAttempt *a = (PlanAttempt *) arg;
+
+	a->skipped = !ga_run_replan("full", gpualloc_solver_time_limit_ms, "worker", false, &a->result);
+	if (a->skipped)
+		elog(LOG, "gpualloc planner: another planner is running; running again once it is done");
 }
 
 static void
@@ -358,19 +375,18 @@ record_failure_body(void *arg)
 }
 
 /*
- * One run: housekeeping, then the plan in its own transaction; false when
- * there was nothing to plan in (a standby, or the extension not installed
- * yet).  A failed plan leaves the last committed allocation in force, and
- * its reason is recorded.
+ * One run: housekeeping, then the plan in its own transaction.  A failed
+ * plan leaves the last committed allocation in force, and its reason is
+ * recorded.
  */
-static bool
+static WorkerRun
 run_once(MemoryContext run_ctx)
 {
-	GaReplanResult r = {0};
+	PlanAttempt a = {0};
 	char	   *failure;
 
 	if (RecoveryInProgress() || !extension_installed())
-		return false;
+		return RUN_NOTHING_TO_PLAN;
 	(void) housekeeping("SELECT gpualloc_internal.refresh_estimates()::bigint", run_ctx);
 	(void) expire_bookings(run_ctx);
 	(void) stop_overdue_jobs(run_ctx);
@@ -378,10 +394,10 @@ run_once(MemoryContext run_ctx)
 	/* fair share reads the rollup and the rows since: keep it recent */
 	(void) housekeeping("SELECT gpualloc_internal.roll_up_usage()::bigint", run_ctx);
 	/* logged as "run failed: ..."; the last committed allocation stays */
-	failure = in_transaction(plan_body, &r, "run", run_ctx);
+	failure = in_transaction(plan_body, &a, "run", run_ctx);
 	if (failure != NULL)
 		(void) in_transaction(record_failure_body, failure, "recording a failed run", run_ctx);
-	return true;
+	return failure == NULL && a.skipped ? RUN_SKIPPED : RUN_DONE;
 }
 
 /* Milliseconds to wait before the next run is due. */
@@ -483,19 +499,29 @@ gpualloc_worker_main(Datum arg)
 		woken_at = 0;
 		if (gpualloc_enabled)
 		{
-			bool		planned;
+			WorkerRun	run;
 
 			MemoryContextReset(run_ctx);
 			MemoryContextSwitchTo(run_ctx);
-			planned = run_once(run_ctx);
+			run = run_once(run_ctx);
 			MemoryContextSwitchTo(TopMemoryContext);
+
+			/*
+			 * A replan() call held the lock: it may have read the tables
+			 * before the change that woke us, so run again once the
+			 * debounce has passed (at least a second, not to spin on the
+			 * lock) rather than a whole interval later.
+			 */
+			if (run == RUN_SKIPPED)
+				woken_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   gpualloc_replan_debounce_s > 0 ? 0 : 1000);
 
 			/*
 			 * Until the extension is installed, look again soon rather than
 			 * after a whole interval, so the first plan follows CREATE
 			 * EXTENSION closely.
 			 */
-			if (!planned)
+			if (run == RUN_NOTHING_TO_PLAN)
 				last_run = TimestampTzPlusMilliseconds(last_run,
 													   -(int64) gpualloc_replan_interval_s * 1000 +
 													   Min((int64) gpualloc_replan_interval_s * 1000,
