@@ -23,10 +23,14 @@ CORE_HDRS    = $(wildcard src/core/*/*.h)
 # those two names onto sql_tests/ and expected/ (sql/ holds the extension's
 # install and upgrade scripts).
 REGRESS      = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
-REGRESS_OPTS = --inputdir=build/regress --temp-instance=./tmp_check --temp-config=./test.conf --load-extension=btree_gist
+# UTF8 and the C locale whatever the environment: with LANG unset (a bare
+# system) the temporary server would be SQL_ASCII, and psql would pad
+# non-ASCII output by its bytes rather than its characters
+REGRESS_OPTS = --inputdir=build/regress --temp-instance=./tmp_check --temp-config=./test.conf --load-extension=btree_gist \
+               --encoding=UTF8 --no-locale
 REGRESS_PREP = build/regress
 ISOLATION    = $(basename $(notdir $(sort $(wildcard specs/*.spec))))
-ISOLATION_OPTS = --temp-instance=./tmp_check_iso --temp-config=./test.conf
+ISOLATION_OPTS = --temp-instance=./tmp_check_iso --temp-config=./test.conf --encoding=UTF8 --no-locale
 TAP_TESTS    = 1
 
 SHLIB_LINK  += -lglpk -lm

@@ -693,6 +693,7 @@ SELECT * FROM gpualloc.estimate_job('training', '"lora"'); :same -- features: a 
 SELECT * FROM gpualloc.estimate_job('training', '{}'); :same -- features: empty, no variant
 SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lora_sft"}', 3); :same -- gpus: not a power of two
 SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lora_sft"}', -1); :same -- gpus: negative
+SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lora_sft"}', 0); :same -- gpus: zero (NULL asks for a suggestion)
 SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lora_sft"}', 2147483647); :same -- gpus: largest integer
 SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "lora_sft"}', 1, 'sec-nope'); :same -- pool: no such pool
 SELECT * FROM gpualloc.estimate_job('training', '{"params_b": 8, "variant": "foo_bar"}'); :same -- variant: unknown

@@ -397,3 +397,30 @@ SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-tmp', guarantee => 1);
 SELECT pool_id AS tmp_pool_id FROM gpualloc.pools WHERE name = 'gov-tmp' \gset
 SELECT gpualloc.remove_pool('gov-tmp');
 SELECT count(*) AS tmp_policies FROM gpualloc.tenant_policies WHERE pool_id = :tmp_pool_id;
+
+-- A pool that loses a GPU (not a whole node) is guaranteed more than it
+-- has: each plan scales its guarantees down and warns, and the guarantees
+-- can be lowered one at a time (a change asking for no more than the
+-- tenant had), while a raise is still refused.
+SELECT gpualloc.add_pool('gov-shrink', 'L4', 24, 121, node_size => 4) > 0 AS shrink_pool;
+SELECT gpualloc.add_node('gov-shrink', 0);
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-shrink', guarantee => 2),
+	   gpualloc.set_tenant_policy('gov_light', 'gov-shrink', guarantee => 2);
+SELECT gpualloc.remove_gpu('gov-shrink', 0, 3);
+SELECT status FROM gpualloc.replan('fast');
+SELECT pg_temp.try($$SELECT gpualloc.set_tenant_policy('gov_light', 'gov-shrink', guarantee => 2, weight => 2)$$)
+	   AS same_guarantee_new_weight,
+	   pg_temp.try($$SELECT gpualloc.set_tenant_policy('gov_light', 'gov-shrink', guarantee => 3)$$) AS raised,
+	   pg_temp.try($$SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-shrink', guarantee => 1)$$) AS lowered;
+SELECT status FROM gpualloc.replan('fast');
+SELECT gpualloc.remove_pool('gov-shrink');
+
+-- lowering a tenant's maximum priority lowers its waiting jobs above it
+SELECT gpualloc.submit_job('gov-prio-high', 'training', 'gov', 1, tenant => 'gov_light', priority => 9,
+						   work_gpu_hours => 1) AS prio_job \gset
+SET client_min_messages = notice;
+SELECT gpualloc.set_tenant('gov_light', 2);
+SET client_min_messages = warning;
+SELECT status IN ('queued', 'booked') AS waiting, priority FROM gpualloc.jobs WHERE job_id = :prio_job;
+SELECT gpualloc.set_tenant('gov_light', NULL);
+SELECT gpualloc.cancel_job(:prio_job);

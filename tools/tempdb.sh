@@ -23,7 +23,8 @@ tempdb_start() {
 	trap tempdb_stop EXIT INT TERM
 	# the postgres user may not enter the caller's directory (/root/...)
 	cd "$TMP"
-	$AS "$BINDIR/initdb" -D "$TMP/data" -A trust -U postgres >/dev/null
+	# UTF8 whatever the environment (with LANG unset initdb picks SQL_ASCII)
+	$AS "$BINDIR/initdb" -D "$TMP/data" -A trust -U postgres -E UTF8 --no-locale >/dev/null
 	cat >>"$TMP/data/postgresql.conf" <<CONF
 listen_addresses = ''
 unix_socket_directories = '$TMP'

@@ -57,11 +57,17 @@ BEGIN
 END
 $$;
 
--- Change a tenant's maximum priority (NULL: gpualloc.max_priority).
+-- Change a tenant's maximum priority (NULL: gpualloc.max_priority).  Its
+-- jobs still waiting (queued or booked) above the new maximum are brought
+-- down to it, as submit_job would have refused them: the maximum binds
+-- what is planned from now on, not only what is submitted.
 CREATE FUNCTION gpualloc.set_tenant(role name, max_priority double precision) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, gpualloc, pg_temp
 AS $$
+DECLARE
+	cap double precision;
+	lowered integer;
 BEGIN
 	PERFORM gpualloc_internal.require_admin('change a tenant');
 	PERFORM gpualloc_internal.check_max_priority(max_priority);
@@ -69,6 +75,13 @@ BEGIN
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'tenant "%" is not registered', coalesce(role::text, 'NULL')
 			USING ERRCODE = 'undefined_object';
+	END IF;
+	cap := coalesce(max_priority, gpualloc_internal.setting('gpualloc.max_priority', '10')::double precision);
+	UPDATE gpualloc.jobs j SET priority = cap
+	WHERE j.tenant = role AND j.status IN ('queued', 'booked') AND j.priority > cap;
+	GET DIAGNOSTICS lowered = ROW_COUNT;
+	IF lowered > 0 THEN
+		RAISE NOTICE '% waiting jobs of tenant "%" lowered to priority %', lowered, role, cap;
 	END IF;
 END
 $$;

@@ -73,7 +73,12 @@ BEGIN
 	SELECT count(*)::integer INTO pool_gpus FROM gpualloc.gpus g WHERE g.pool_id = p_pool.pool_id;
 	SELECT coalesce(sum(tp.guarantee), 0)::integer INTO others FROM gpualloc.tenant_policies tp
 	WHERE tp.pool_id = p_pool.pool_id AND tp.tenant <> p_tenant;
-	IF others + guarantee > pool_gpus THEN
+	-- a pool that lost GPUs may be guaranteed more than it has (each plan
+	-- scales its guarantees down): a change that asks for no more than the
+	-- tenant had is let through, so the guarantees can be lowered one by one
+	IF others + guarantee > pool_gpus
+	   AND guarantee > coalesce((SELECT tp.guarantee FROM gpualloc.tenant_policies tp
+								 WHERE tp.pool_id = p_pool.pool_id AND tp.tenant = p_tenant), 0) THEN
 		RAISE EXCEPTION 'guarantees of pool "%" would sum to % GPUs; the pool has %',
 				p_pool.name, others + guarantee, pool_gpus
 			USING ERRCODE = 'invalid_parameter_value',

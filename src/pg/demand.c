@@ -37,6 +37,14 @@ hour_index(TimestampTz ts)
  * (docs/model.md, Protect curve and headroom).  Caller holds an SPI
  * connection.
  */
+/*
+ * The most traffic an hour may record (check_demand_row).  An upper curve
+ * scales recent relative errors by the coming forecast, so after a burst
+ * from next to nothing it can reach far past anything recorded; it is held
+ * to what could have been.
+ */
+#define TRAFFIC_MAX 1e15
+
 void
 ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double *upper, int *shaped,
 					   int *protect)
@@ -89,7 +97,7 @@ ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double 
 		if (p50)
 			p50[t] = all_p50[t + offset];
 		if (upper)
-			upper[t] = all_upper[t + offset];
+			upper[t] = Min(all_upper[t + offset], TRAFFIC_MAX);
 		if (shaped)
 			shaped[t] = all_shaped[t + offset];
 		if (protect)

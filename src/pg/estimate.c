@@ -346,7 +346,8 @@ gpualloc_estimate_job(PG_FUNCTION_ARGS)
 	Datum		values[9];
 	bool		nulls[9] = {0};
 
-	if (gpus < 0 || (gpus > 0 && (gpus & (gpus - 1)) != 0))
+	/* 0 stands for NULL (a suggested size) only when given as NULL */
+	if (!PG_ARGISNULL(2) && (gpus <= 0 || (gpus & (gpus - 1)) != 0))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("gpus must be a power of two (1, 2, 4, 8, ...), got %d", gpus)));
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)

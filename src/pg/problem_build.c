@@ -701,21 +701,23 @@ fit_guarantees(GaBuild *build, ga_tenant_policy *tp, int n)
 
 	for (int q = 0; q < p->n_pools; q++)
 	{
+		/* the GPUs it has, as set_tenant_policy counts them: not the span of its nodes */
+		int			have = build->layouts[q].n_gpus;
 		int			sum = 0;
 
 		for (int i = 0; i < n; i++)
 			sum += tp[i].pool == q ? tp[i].guarantee : 0;
-		if (sum <= p->pools[q].n_gpus)
+		if (sum <= have)
 			continue;
 		ereport(WARNING,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("guarantees of pool \"%s\" sum to %d GPUs; the pool has %d",
-						p->pools[q].name, sum, p->pools[q].n_gpus),
+						p->pools[q].name, sum, have),
 				 errdetail("This plan scales each guarantee of the pool down in proportion."),
-				 errhint("Lower the guarantees with gpualloc.set_tenant_policy, or add nodes back.")));
+				 errhint("Lower the guarantees with gpualloc.set_tenant_policy, or add GPUs back.")));
 		for (int i = 0; i < n; i++)
 			if (tp[i].pool == q)
-				tp[i].guarantee = (int) ((int64) tp[i].guarantee * p->pools[q].n_gpus / sum);
+				tp[i].guarantee = (int) ((int64) tp[i].guarantee * have / sum);
 	}
 }
 
