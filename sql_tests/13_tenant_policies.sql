@@ -424,3 +424,19 @@ SET client_min_messages = warning;
 SELECT status IN ('queued', 'booked') AS waiting, priority FROM gpualloc.jobs WHERE job_id = :prio_job;
 SELECT gpualloc.set_tenant('gov_light', NULL);
 SELECT gpualloc.cancel_job(:prio_job);
+
+-- a job larger than its tenant's quota could ever give it waits on 'quota',
+-- whether or not that many GPUs are free now: gov_light may hold its 4
+-- guaranteed and borrow 2 of the pool's 8, never 8
+SELECT gpualloc.add_pool('gov-never', 'L4', 24, 121) > 0 AS never_pool;
+SELECT gpualloc.add_node('gov-never', 0);
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-never', guarantee => 4, cohort => 'pair'),
+	   gpualloc.set_tenant_policy('gov_light', 'gov-never', guarantee => 4, borrow_limit => 2, cohort => 'pair');
+SELECT gpualloc.submit_job('gov-never-small', 'training', 'gov-never', 1, tenant => 'gov_heavy',
+						   work_gpu_hours => 4) AS never_small \gset
+SELECT gpualloc.submit_job('gov-never-big', 'training', 'gov-never', 8, tenant => 'gov_light',
+						   work_gpu_hours => 8) AS never_big \gset
+SELECT status FROM gpualloc.replan('fast');
+SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :never_big;
+SELECT gpualloc.cancel_job(:never_big), gpualloc.cancel_job(:never_small);
+SELECT gpualloc.remove_pool('gov-never');

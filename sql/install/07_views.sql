@@ -153,6 +153,8 @@ WITH latest AS (
 				WHEN q.not_before > now() THEN 'not_before'
 				WHEN w.after_job_id IS NOT NULL THEN 'dependency'
 				WHEN qs.gpu_limit IS NOT NULL AND qs.u + q.gpus_min > qs.gpu_limit THEN 'limit'
+				-- more than its quota could ever give it, whatever is free
+				WHEN q.gpus_min > quota.most THEN 'quota'
 				-- free GPUs it could take now, but its quota, with what the
 				-- pool leaves unguaranteed and its cohort lends, does not let it
 				WHEN qp.free >= q.gpus_min AND quota.excess_after > greatest(quota.excess_now, 0) THEN 'quota'
@@ -165,6 +167,7 @@ WITH latest AS (
 				ELSE 'no_block_free'
 		   END AS pending_code,
 		   qs.u AS tenant_gpus, qs.g AS guarantee, qs.gpu_limit, qs.b AS borrow_limit, qs.cohort,
+		   quota.most AS quota_most, qp.f AS unguaranteed,
 		   w.after_job_id, w.kind AS after_kind,
 		   mw.window_id, mw.first_gpu AS mw_first, mw.gpus AS mw_gpus, mw.ends_at AS mw_ends,
 		   v.reservation_id, v.first_gpu AS v_first, v.gpus AS v_gpus, v.ends_at AS v_ends
@@ -193,7 +196,12 @@ WITH latest AS (
 											+ least(greatest(e.u + q.gpus_min - e.g, 0), e.b),
 									   e.idle - greatest(e.g - greatest(e.u, e.n), 0)
 											+ greatest(e.g - greatest(e.u + q.gpus_min, e.n), 0)), 0))
-				   AS excess_after
+				   AS excess_after,
+			   -- the most it may ever hold there: its guarantee, what the pool
+			   -- leaves unguaranteed, and (in a cohort) what it may borrow, at
+			   -- most the other guarantees (NULL in a pool without policies)
+			   e.g + qp.f + CASE WHEN qs.cohort IS NULL THEN 0
+								 ELSE least(e.b::bigint, greatest(q.pool_gpus - qp.f - e.g, 0)) END AS most
 		FROM (SELECT coalesce(qs.u, 0) AS u, coalesce(qs.g, 0) AS g, coalesce(qs.b, 0) AS b,
 					 coalesce(qs.n, 0) AS n, qs.br, qs.idle) e
 	) quota ON true
@@ -231,13 +239,19 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.gpus_min, q.gpu
 			WHEN 'dependency' THEN pg_catalog.format('waits for job %s to end (%s)', q.after_job_id, q.after_kind)
 			WHEN 'limit' THEN pg_catalog.format('limit: tenant %s holds %s GPUs of pool %s; its limit there is %s',
 												q.tenant, q.tenant_gpus, q.pool, q.gpu_limit)
-			WHEN 'quota' THEN pg_catalog.format('quota: tenant %s holds %s GPUs of pool %s against a guarantee of %s; %s more would take it %s above its guarantee, which the GPUs the pool leaves unguaranteed do not cover, and %s',
+			WHEN 'quota' THEN CASE WHEN q.gpus_min > q.quota_most THEN
+				pg_catalog.format('quota: tenant %s may never hold more than %s GPUs of pool %s (its guarantee of %s, the %s GPUs the pool leaves unguaranteed%s), fewer than the %s the job needs',
+								  q.tenant, q.quota_most, q.pool, coalesce(q.guarantee, 0), q.unguaranteed,
+								  CASE WHEN q.cohort IS NULL OR coalesce(q.borrow_limit, 0) = 0 THEN ''
+									   ELSE pg_catalog.format(' and what it may borrow from cohort %s', q.cohort) END,
+								  q.gpus_min)
+				ELSE pg_catalog.format('quota: tenant %s holds %s GPUs of pool %s against a guarantee of %s; %s more would take it %s above its guarantee, which the GPUs the pool leaves unguaranteed do not cover, and %s',
 												q.tenant, coalesce(q.tenant_gpus, 0), q.pool, coalesce(q.guarantee, 0), q.gpus_min,
 												greatest(coalesce(q.tenant_gpus, 0) + q.gpus_min - coalesce(q.guarantee, 0), 0),
 												CASE WHEN q.cohort IS NULL THEN 'it is in no cohort to borrow from'
 													 WHEN q.borrow_limit = 0 THEN pg_catalog.format('it may not borrow from cohort %s', q.cohort)
 													 WHEN q.borrow_limit = 2147483647 THEN pg_catalog.format('the idle guarantees cohort %s lends (less its members'' forecast needs) do not either', q.cohort)
-													 ELSE pg_catalog.format('borrowing up to %s from cohort %s (less its members'' forecast needs) does not either', q.borrow_limit, q.cohort) END)
+													 ELSE pg_catalog.format('borrowing up to %s from cohort %s (less its members'' forecast needs) does not either', q.borrow_limit, q.cohort) END) END
 			WHEN 'no_plan' THEN 'no plan yet'
 			WHEN 'new' THEN 'submitted after the latest plan: waiting for the next'
 			WHEN 'maintenance'
