@@ -201,5 +201,17 @@ SELECT gpualloc.submit_job('pin-next', 'training', 'pin', 2, 2, work_gpu_hours =
 SELECT status FROM gpualloc.replan('fast');
 SELECT q.planned_start >= j.started_at + interval '2 hours' AS after_the_first_ends
 FROM gpualloc.queue_plan q, gpualloc.jobs j WHERE q.job_id = :pin_next AND j.job_id = :pin_first;
-SELECT gpualloc.cancel_job(:pin_next), gpualloc.cancel_job(:pin_first);
+SELECT gpualloc.cancel_job(:pin_first);
+-- the same with a time limit shorter than its run: it holds its block until
+-- it is stopped, an hour after its start
+SELECT gpualloc.submit_job('pin-limited', 'training', 'pin', 2, 2, work_gpu_hours => 40, time_limit => '1 hour',
+	not_before => now() + interval '1 minute') AS pin_limited \gset
+UPDATE gpualloc.jobs SET not_before = NULL, submitted_at = now() - interval '2 hours' WHERE job_id = :pin_limited;
+SELECT gpualloc.job_started(:pin_limited, 0, 2,
+	started_at => date_bin(current_setting('gpualloc.step')::interval, now(), '2000-01-01 00:00+00')
+				  - current_setting('gpualloc.step')::interval + interval '1 second');
+SELECT status FROM gpualloc.replan('fast');
+SELECT q.planned_start >= j.started_at + interval '1 hour' AS after_the_limited_one_is_stopped
+FROM gpualloc.queue_plan q, gpualloc.jobs j WHERE q.job_id = :pin_next AND j.job_id = :pin_limited;
+SELECT gpualloc.cancel_job(:pin_next), gpualloc.cancel_job(:pin_limited);
 SELECT gpualloc.remove_pool('pin');

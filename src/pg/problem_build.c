@@ -270,6 +270,7 @@ fill_job(GaBuild *build, int row, ga_job *job)
 	{
 		TimestampTz started = DatumGetTimestampTz(column(row, 11, &isnull));
 		int			rel;
+		int			inside;
 
 		job->pinned_size = int_column(row, 13, 1);
 		rel = ga_layout_to_planner(&build->layouts[job->pool], int_column(row, 12, 0));
@@ -282,15 +283,16 @@ fill_job(GaBuild *build, int row, ga_job *job)
 
 		/*
 		 * Steps are whole: a job started inside one runs into the step after
-		 * its duration counted from that step's start, so it holds that step
-		 * too (else the plan would hand its block on before it ends).
+		 * its duration (or its time limit) counted from that step's start, so
+		 * it holds that step too (else the plan would hand its block on
+		 * before it ends).
 		 */
+		inside = steps_from(build, started, true) > job->pinned_start ? 1 : 0;
 		job->pinned_end = ga_running_end_step(job->pinned_start,
-											  ga_job_duration(job, job->pool, job->pinned_size) +
-											  (steps_from(build, started, true) > job->pinned_start ? 1 : 0));
+											  ga_job_duration(job, job->pool, job->pinned_size) + inside);
 		/* stopped at its limit: held no longer (one step more when overdue, until stopped) */
 		if (job->time_limit_steps > 0)
-			job->pinned_end = Min(job->pinned_end, Max(1, job->pinned_start + job->time_limit_steps));
+			job->pinned_end = Min(job->pinned_end, Max(1, job->pinned_start + job->time_limit_steps + inside));
 		job->deadline_step = -1;
 		job->release_step = 0;
 		job->gpus_min = job->gpus_max = job->pinned_size;
