@@ -60,6 +60,9 @@ ga_pg_step_floor(TimestampTz ts, int step_minutes)
 /* Also in sql/install/03_allocations.sql (gpualloc_internal.commit_lock). */
 #define GPUALLOC_COMMIT_LOCK_KEY INT64CONST(0x67707562)
 
+/* Most work a job may have, submitted or estimated, on any of its pools. */
+#define GA_WORK_MAX_GPU_HOURS 1e7
+
 /*
  * A problem built from the tables, with what it takes to map the core's
  * indexes back to rows: GPU index -> gpu_id, pool index -> pool_id.

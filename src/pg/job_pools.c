@@ -22,8 +22,6 @@
 
 #include "gpualloc_pg.h"
 
-#define GA_WORK_MAX_GPU_HOURS 1e7
-
 /*
  * The pool named $1: its id, its peak throughput and that of pool $2 (the
  * first), and its usable GPUs counted up to $3 (a check reads no more GPUs

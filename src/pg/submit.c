@@ -30,7 +30,6 @@
 
 PG_FUNCTION_INFO_V1(gpualloc_submit_job);
 
-#define GA_WORK_MAX_GPU_HOURS 1e7
 #define GA_COMMAND_MAX_BYTES 8192
 
 /* The arguments, NULL where the caller passed NULL. */
