@@ -213,5 +213,8 @@ SELECT gpualloc.job_started(:pin_limited, 0, 2,
 SELECT status FROM gpualloc.replan('fast');
 SELECT q.planned_start >= j.started_at + interval '1 hour' AS after_the_limited_one_is_stopped
 FROM gpualloc.queue_plan q, gpualloc.jobs j WHERE q.job_id = :pin_next AND j.job_id = :pin_limited;
+-- and it is estimated to finish when it is stopped, not 20 hours after its start
+SELECT q.est_finish - q.started_at AS limited_runs_for, p.est_finish = q.est_finish AS plan_view_agrees
+FROM gpualloc.queue q JOIN gpualloc.queue_plan p USING (job_id) WHERE q.job_id = :pin_limited;
 SELECT gpualloc.cancel_job(:pin_next), gpualloc.cancel_job(:pin_limited);
 SELECT gpualloc.remove_pool('pin');

@@ -117,6 +117,17 @@ INSERT INTO gpualloc.plan_blocks (plan_id, pool_id, job_id, service_id, gpu_firs
 SELECT :plan, p.pool_id, NULL, s.service_id, 4, 2, 0, 8
 FROM gpualloc.pools p JOIN gpualloc.services s USING (pool_id) WHERE s.name = 'dash-chat';
 
+-- H (2 GPUs, 40 GPU-hours, stopped at its time limit of 3 hours, deadline 07:00) planned at step 2:
+-- it ends at 08:00 by its limit, not 20 hours after its start
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max, submitted_at,
+						   deadline, est_work_gpu_hours, time_limit)
+SELECT 'dash-h', 'training', 'dash_team_a', p.pool_id, 1, 2, 2, '2025-01-06 03:00+00', '2025-01-06 07:00+00',
+	   40, '3 hours'
+FROM gpualloc.pools p WHERE p.name = 'dash';
+INSERT INTO gpualloc.plan_blocks (plan_id, pool_id, job_id, service_id, gpu_first, gpu_count, step_first, step_count)
+SELECT :plan, p.pool_id, j.job_id, NULL, 6, 2, 2, 6
+FROM gpualloc.pools p JOIN gpualloc.jobs j ON j.name = 'dash-h' WHERE p.name = 'dash';
+
 SELECT name, status, gpus, block_first, planned_start, est_finish, misses_deadline, plan_id = :plan AS this_plan
 FROM gpualloc.queue_plan WHERE name LIKE 'dash%' ORDER BY name;
 SELECT mode, status, wall_ms, solve_ms, gap, planned_jobs, n_jobs

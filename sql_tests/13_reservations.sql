@@ -54,6 +54,18 @@ SELECT gpualloc.add_reservation('rv_a', 'rv', now(), now() + interval '1 hour', 
 :same
 SELECT gpualloc.add_reservation('rv_a', 'rv', now(), now() + interval '1 hour', reason => repeat('x', 1001));	-- reason bounded
 :same
+\set VERBOSITY terse
+SELECT gpualloc.add_reservation('rv_b', 'rv', now() + interval '4 hours', now() + interval '6 hours',
+	first_gpu => 2, gpus => 2);	-- another tenant's reservation holds those GPUs then
+\set VERBOSITY default
+:same
+-- one that only touches it, or of the same tenant, is not refused
+BEGIN;
+SELECT gpualloc.add_reservation('rv_b', 'rv', now() + interval '5 hours', now() + interval '6 hours') > 0 AS after_it;
+SELECT gpualloc.add_reservation('rv_a', 'rv', now() + interval '2 hours', now() + interval '3 hours', gpus => 1) > 0
+	AS same_tenant;
+ROLLBACK;
+:same
 SELECT gpualloc.remove_reservation(999999);	-- reservation must exist
 :same
 SELECT gpualloc.remove_reservation(NULL);	-- reservation must be given

@@ -28,7 +28,7 @@
  * scenario on stderr.  --seed-shift K (K > 0) writes only the scenarios
  * with tenant quotas, each drawn with its seed plus K: variants for tuning
  * constants on scenarios that are not the benchmark's own; with --all,
- * every synthetic scenario (01-07, 12-16) so drawn.
+ * every synthetic scenario (01-07, 11-16) so drawn.
  */
 #include "forecast/forecast_common.h"
 #include "model/calendar.h"
@@ -1155,9 +1155,8 @@ add_pipeline(rng *r, int64_t at, int pool_gpus, gen_job *jobs, int *n)
 }
 
 static bool
-generate_pipelines(const char *out, bool stats)
+generate_pipelines(const char *out, const scenario_spec *s, bool stats)
 {
-	const scenario_spec *s = &s11_spec;
 	char		dir[1024];
 	int			pool_gpus = s->nodes * s->gpus_per_node;
 	int64_t		start,
@@ -1983,6 +1982,17 @@ generate_tuning(const char *out, long shift, bool all, bool stats)
 			ok = false;
 		}
 	}
+	if (all)
+	{
+		scenario_spec s = s11_spec;
+
+		s.seed += (uint64_t) shift;
+		if (!generate_pipelines(out, &s, stats))
+		{
+			fprintf(stderr, "failed to write %s\n", s.dir);
+			ok = false;
+		}
+	}
 	return ok;
 }
 
@@ -2029,7 +2039,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "failed to write %s\n", scenarios[i].dir);
 			ok = false;
 		}
-	if (!generate_pipelines(out, stats))
+	if (!generate_pipelines(out, &s11_spec, stats))
 	{
 		fprintf(stderr, "failed to write %s\n", s11_spec.dir);
 		ok = false;

@@ -4,6 +4,42 @@
 -- another tenant and for every service, and as open GPUs for its tenant's
 -- jobs; the checks of its range are those of a window.
 
+-- Two tenants can't both be promised a GPU at once: a reservation that
+-- meets another tenant's on some GPU and moment is refused (as Slurm
+-- refuses overlapping reservations), one of the same tenant allowed.  The
+-- pool row is locked first, so two concurrent calls check one after the
+-- other (FOR NO KEY UPDATE: submissions, which only key-share it, go on).
+CREATE FUNCTION gpualloc_internal.check_reservation_overlap(p gpualloc.pools, tenant name,
+															starts_at timestamptz, ends_at timestamptz,
+															first_gpu integer, gpus integer)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS $$
+DECLARE
+	o gpualloc.advance_reservations;
+BEGIN
+	PERFORM 1 FROM gpualloc.pools x WHERE x.pool_id = p.pool_id FOR NO KEY UPDATE;
+	SELECT * INTO o FROM gpualloc.advance_reservations r
+	WHERE r.pool_id = p.pool_id AND r.tenant <> check_reservation_overlap.tenant
+	  AND r.starts_at < check_reservation_overlap.ends_at AND check_reservation_overlap.starts_at < r.ends_at
+	  AND pg_catalog.int4range(r.first_gpu, r.first_gpu + r.gpus)
+		  && pg_catalog.int4range(check_reservation_overlap.first_gpu,
+								  check_reservation_overlap.first_gpu + check_reservation_overlap.gpus)
+	ORDER BY r.starts_at, r.reservation_id LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'the reservation overlaps advance reservation % of tenant "%"', o.reservation_id, o.tenant
+			USING ERRCODE = 'exclusion_violation',
+				  DETAIL = pg_catalog.format('Reservation %s holds GPUs %s of pool %s from %s to %s.',
+											 o.reservation_id,
+											 CASE WHEN o.gpus IS NULL THEN o.first_gpu || ' to the last'
+												  ELSE o.first_gpu || '..' || (o.first_gpu + o.gpus - 1) END,
+											 p.name, o.starts_at, o.ends_at),
+				  HINT = 'Choose other GPUs or times, or remove that reservation first.';
+	END IF;
+END
+$$;
+
 -- Hold GPUs first_gpu .. first_gpu + gpus - 1 of a pool (topology indexes
 -- node * node_size + slot; gpus NULL: to the pool's end) for a registered
 -- tenant from starts_at to ends_at (admin).  Returns the reservation's id.
@@ -27,6 +63,7 @@ BEGIN
 	p := gpualloc_internal.pool(pool);
 	PERFORM gpualloc_internal.check_closed_range(p, starts_at, ends_at, first_gpu, gpus, 'reservation');
 	PERFORM gpualloc_internal.check_reason('reason', reason);
+	PERFORM gpualloc_internal.check_reservation_overlap(p, tenant, starts_at, ends_at, first_gpu, gpus);
 	INSERT INTO gpualloc.advance_reservations (tenant, pool_id, first_gpu, gpus, starts_at, ends_at, reason)
 	VALUES (tenant, p.pool_id, first_gpu, gpus, starts_at, ends_at, coalesce(reason, ''))
 	RETURNING reservation_id INTO new_id;

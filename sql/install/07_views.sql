@@ -121,9 +121,15 @@ WITH latest AS (
 		   j.est_gpus, j.est_hours_p50, j.est_hours_p90, j.est_work_gpu_hours,
 		   j.started_at, coalesce(j.block_first, b.block_first) AS block_first,
 		   coalesce(j.block_size, b.block_size) AS block_size,
+		   -- its estimated run on the pool it holds (an alternative pool's
+		   -- work is in job_pools), or its time limit where that stops it sooner
 		   CASE WHEN j.status IN ('running', 'booked') AND j.est_work_gpu_hours IS NOT NULL
 				THEN coalesce(j.started_at, j.booked_at)
-					 + make_interval(secs => 3600 * j.est_work_gpu_hours / coalesce(j.block_size, b.block_size))
+					 + least(make_interval(secs => 3600 * coalesce(
+								 (SELECT jp.est_work_gpu_hours FROM gpualloc.job_pools jp
+								  WHERE jp.job_id = j.job_id AND jp.pool_id = j.pool_id),
+								 j.est_work_gpu_hours) / coalesce(j.block_size, b.block_size)),
+							 j.time_limit)
 		   END AS est_finish,
 		   j.booked_at,
 		   -- several GPU models: pool above is the one the job is booked or runs

@@ -229,13 +229,9 @@ SELECT q.job_id, q.name, q.kind, q.tenant, q.pool, q.priority, q.status, q.submi
 	   CASE WHEN q.status IN ('running', 'booked') THEN q.block_first ELSE p.block_first END AS block_first,
 	   CASE WHEN q.status IN ('running', 'booked') THEN coalesce(q.started_at, q.booked_at)
 			ELSE p.planned_start END AS planned_start,
-	   CASE WHEN q.status IN ('running', 'booked') THEN q.est_finish
-			WHEN p.planned_start IS NOT NULL AND q.est_work_gpu_hours IS NOT NULL
-			THEN p.planned_start + make_interval(secs => 3600 * q.est_work_gpu_hours / p.gpus)
-	   END AS est_finish,
+	   f.est_finish,
 	   CASE WHEN q.status IN ('queued', 'booked') THEN now() - q.submitted_at END AS waiting,
-	   q.deadline IS NOT NULL AND p.planned_start IS NOT NULL AND q.est_work_gpu_hours IS NOT NULL
-		   AND p.planned_start + make_interval(secs => 3600 * q.est_work_gpu_hours / p.gpus) > q.deadline
+	   q.deadline IS NOT NULL AND p.planned_start IS NOT NULL AND f.est_finish > q.deadline
 		   AS misses_deadline,
 	   p.plan_id,
 	   q.pending_reason,
@@ -250,6 +246,19 @@ FROM gpualloc.queue q
 -- (views call no internal function: their callers may not; an internal view
 -- is read with the view owner's rights)
 LEFT JOIN gpualloc_internal.latest_planned_jobs p ON p.job_id = q.job_id
+-- a queued job's finish: its planned start plus its estimated work on the
+-- pool it is planned on over the planned GPUs, or its time limit where that
+-- stops it sooner
+CROSS JOIN LATERAL (
+	SELECT CASE WHEN q.status IN ('running', 'booked') THEN q.est_finish
+				WHEN p.planned_start IS NOT NULL AND q.est_work_gpu_hours IS NOT NULL
+				THEN p.planned_start
+					 + least(make_interval(secs => 3600 * coalesce(
+								 (SELECT jp.est_work_gpu_hours FROM gpualloc.job_pools jp
+								  WHERE jp.job_id = q.job_id AND jp.pool_id = p.pool_id),
+								 q.est_work_gpu_hours) / p.gpus),
+							 (SELECT j.time_limit FROM gpualloc.jobs j WHERE j.job_id = q.job_id))
+		   END AS est_finish) f
 -- its tenant's fair share in the pool (computed once for the query)
 LEFT JOIN gpualloc.fairshare(now()) fs ON fs.tenant = q.tenant AND fs.pool = q.pool
 ORDER BY CASE q.status WHEN 'running' THEN 0 WHEN 'booked' THEN 1 ELSE 2 END,

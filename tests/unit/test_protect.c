@@ -480,6 +480,44 @@ TEST(protect_next_job_on_a_running_block_counts_once)
 	}
 }
 
+/*
+ * A job with a time limit is stopped at it, so the protect rule lengthens
+ * its run by the overrun margin up to the limit, never past it.  A 2-GPU
+ * job of 4 steps, margin 1 (8 steps checked), and a demand of 7 of 8 GPUs
+ * from step 5: without a limit, or with a limit of 6 steps, its lengthened
+ * run meets the rise wherever it starts, and it waits; with a limit of 4 or
+ * 5 steps it cannot hold its GPUs into the rise, and it starts at once.
+ */
+TEST(protect_overrun_margin_stops_at_the_time_limit)
+{
+	int			demand[8] = {2, 2, 2, 2, 2, 7, 7, 7};
+	int			limits[4] = {0, 6, 4, 5};
+	ga_error	err;
+
+	for (int l = 0; l < 4; l++)
+		for (int full = 0; full < 2; full++)
+		{
+			ga_problem *p = protect_problem(8, 8, 1, 0);
+			ga_plan    *plan;
+
+			p->params.overrun_margin = 1;
+			tp_set_job(p, 0, 1, 2, 2, 8, 0, -1);
+			p->jobs[0].time_limit_steps = limits[l];
+			set_curves(p, demand, NULL);
+			CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+			CHECK_INT_EQ(ga_protect_steps(p, &p->jobs[0], 4), limits[l] ? limits[l] : 8);
+			plan = solve_mode(p, full);
+			if (plan != NULL && l >= 2)
+				CHECK_MSG(plan->job_start[0] == 0, "%s, limit %d: the job starts at %d",
+						  full ? "full" : "fast", limits[l], plan->job_start[0]);
+			if (plan != NULL && l < 2)
+				CHECK_MSG(plan->job_size[0] == -1, "%s, limit %d: the job started at %d",
+						  full ? "full" : "fast", limits[l], plan->job_start[0]);
+			ga_plan_destroy(plan);
+			ga_problem_destroy(p);
+		}
+}
+
 TEST(protect_curve_is_lifted_to_the_demand_and_headroom_checked)
 {
 	int			demand[4] = {3, 1, 4, 1};

@@ -584,14 +584,19 @@ ga_job_overrun_margin(const ga_problem *p, const ga_job *job)
 }
 
 /*
- * Steps of a run of `duration` steps that the protect rule checks: the run
- * lengthened by the job's overrun margin, rounded up.
+ * Steps of a run of `duration` steps (from the job's start) that the
+ * protect rule checks: the run lengthened by the job's overrun margin,
+ * rounded up, but never past the job's time limit, where it is stopped
+ * however long its work would take.
  */
 static inline int
 ga_protect_steps(const ga_problem *p, const ga_job *job, int duration)
 {
 	double		steps = ceil(duration * (1 + ga_job_overrun_margin(p, job)) - 1e-9);
+	int			limit = job->time_limit_steps > duration ? job->time_limit_steps : duration;
 
+	if (job->time_limit_steps > 0 && steps > limit)
+		return limit;
 	return steps > 1e8 ? 100000000 : (int) steps;
 }
 
