@@ -25,14 +25,14 @@
 /*
  * The pool named $1: its id, its peak throughput and that of pool $2 (the
  * first), and its usable GPUs counted up to $3 (a check reads no more GPUs
- * than it asks for).
+ * than it asks for).  Key-shared as it is read (see submit.c's pool_query).
  */
 static GaSavedQuery alt_pool_query = {
 	"SELECT p.pool_id, p.peak_tflops, "
 	"       (SELECT f.peak_tflops FROM gpualloc.pools f WHERE f.pool_id = $2), "
 	"       (SELECT pg_catalog.count(*)::integer FROM (SELECT 1 FROM gpualloc.gpus g "
 	"        WHERE g.pool_id = p.pool_id AND g.state <> 'down' LIMIT $3) u) "
-	"FROM gpualloc.pools p WHERE p.name = $1",
+	"FROM gpualloc.pools p WHERE p.name = $1 FOR KEY SHARE OF p",
 	3, {TEXTOID, INT4OID, INT4OID}, NULL
 };
 

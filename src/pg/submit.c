@@ -75,10 +75,15 @@ typedef struct QueuedJob
 	GaAltPools	alts;			/* further pools (job_pools.c) */
 } QueuedJob;
 
+/*
+ * The pool row is key-shared as it is read, as the job's foreign key will
+ * be: a remove_pool() in flight is waited for here, and then the pool is
+ * not found, rather than found now and failing the key check at the insert.
+ */
 static GaSavedQuery pool_query = {
 	"SELECT p.pool_id, p.node_size, "
 	"       (SELECT pg_catalog.max(g.node) + 1 FROM gpualloc.gpus g WHERE g.pool_id = p.pool_id) * p.node_size "
-	"FROM gpualloc.pools p WHERE p.name = $1",
+	"FROM gpualloc.pools p WHERE p.name = $1 FOR KEY SHARE OF p",
 	1, {TEXTOID}, NULL
 };
 
