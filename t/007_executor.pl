@@ -1,10 +1,13 @@
 # The reference executor, tools/gpualloc-executor (built by `make tools`),
-# when things are not as they should be: a role without gpualloc rights and a
-# database without the extension end it with status 1 and a hint, at once,
-# with no retry loop; a standby (a lost connection, again and again) is
-# retried with a delay that doubles; a job that exits while the server is
-# down is reported once it is back, and not taken for an orphan; a node in no
-# pool is warned about, and the executor keeps running until it is added.
+# when things are not as they should be: a role without gpualloc rights, a
+# database without the extension, and a login the server turns away (a
+# wrong password, a role or a database that does not exist) end it with
+# status 1 and a hint, at once, with no retry loop; no server on the port,
+# a standby (a lost connection, again and again) and a standby that takes
+# no connections are retried with a delay that doubles; a job that exits
+# while the server is down is reported once it is back, and not taken for an
+# orphan; a node in no pool is warned about, and the executor keeps running
+# until it is added.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -26,6 +29,13 @@ shared_preload_libraries = 'gpualloc'
 gpualloc.database = 'postgres'
 gpualloc.enabled = off
 });
+# pwexec gives a password on the Unix socket: its line goes ahead of the
+# node's "local all all trust"
+my $hba = $node->data_dir . '/pg_hba.conf';
+my $hba_rules = slurp_file($hba);
+open my $hba_fh, '>', $hba or die "cannot write $hba: $!";
+print $hba_fh "local all pwexec scram-sha-256\n", $hba_rules;
+close $hba_fh;
 $node->start;
 
 $node->safe_psql('postgres', q{
@@ -36,6 +46,8 @@ $node->safe_psql('postgres', q{
 	CREATE ROLE exec0 LOGIN IN ROLE gpualloc_executor;
 	CREATE ROLE noprivs LOGIN;
 	CREATE DATABASE noext;
+	SET password_encryption = 'scram-sha-256';
+	CREATE ROLE pwexec LOGIN PASSWORD 'right' IN ROLE gpualloc_executor;
 });
 
 my $dir = $PostgreSQL::Test::Utils::tmp_check;
@@ -123,6 +135,58 @@ sub stop_executor
 		'it says the extension is missing');
 }
 
+# ---- a login turned away: exit 1 at once, with the reason ----
+# libpq reports these while connecting, where there is no result to read a
+# SQLSTATE from; before, they were retried for ever like a server that is down.
+{
+	local $ENV{PGPASSWORD} = 'wrong';
+	my $e = start_executor($node, '-U', 'pwexec', '-d', 'postgres', '--node', '0');
+	my $status = wait_exit($e, 10);
+	my $log = slurp_log($e->{log});
+	is($status, 1, 'a wrong password: the executor exits with status 1')
+	  or diag($log);
+	like($log, qr/password authentication failed for user "pwexec" \(SQLSTATE 28P01\); check the password/,
+		'it names the authentication failure and says what to do');
+	unlike($log, qr/reconnecting|retrying/, 'and does not retry');
+}
+{
+	local $ENV{PGPASSWORD} = 'right';
+	my $e = start_executor($node, '-U', 'pwexec', '-d', 'postgres', '--node', '0');
+	ok(wait_for_log($e, qr/connected to .* as pwexec/), 'with the right password it connects')
+	  or diag(slurp_log($e->{log}));
+	is(stop_executor($e), 0, 'and exits with status 0 on SIGTERM');
+}
+{
+	my $e = start_executor($node, '-U', 'ghost', '-d', 'postgres', '--node', '0');
+	my $status = wait_exit($e, 10);
+	my $log = slurp_log($e->{log});
+	is($status, 1, 'a role that does not exist: the executor exits with status 1')
+	  or diag($log);
+	like($log, qr/role "ghost" does not exist \(SQLSTATE 28000\); check the user \(-U\)/,
+		'it says the role does not exist');
+}
+{
+	my $e = start_executor($node, '-U', 'exec0', '-d', 'nosuchdb', '--node', '0');
+	my $status = wait_exit($e, 10);
+	my $log = slurp_log($e->{log});
+	is($status, 1, 'a database that does not exist: the executor exits with status 1')
+	  or diag($log);
+	like($log, qr/database "nosuchdb" does not exist \(SQLSTATE 3D000\); name the database that has gpualloc \(-d\)/,
+		'it says the database does not exist');
+}
+
+# ---- no server on the port: retried, as a server that is down ----
+{
+	my $down = PostgreSQL::Test::Cluster->new('down');	# a free port, never started
+	my $e = start_executor($down, '-U', 'exec0', '-d', 'postgres', '--node', '0');
+	ok(wait_for_log($e, qr/could not connect: .*; retrying in 2\.00 s/, 10),
+		'no server on the port: the executor retries with a doubling delay')
+	  or diag(slurp_log($e->{log}));
+	sleep 1;
+	unlike(slurp_log($e->{log}), qr/exiting with status/, 'and does not give up');
+	is(stop_executor($e), 0, 'still running after seconds, it exits with status 0 on SIGTERM');
+}
+
 # ---- a standby: every connection is lost at LISTEN, the delay doubles ----
 {
 	$node->backup('base');
@@ -139,6 +203,15 @@ sub stop_executor
 	my $tries = () = $log =~ /reconnecting in/g;
 	ok($tries <= 5, "a few attempts, not one every 0.25 s ($tries)");
 	is(stop_executor($e), 0, 'the executor waiting for a primary stops on SIGTERM');
+
+	# the server's answer is not about the executor's set-up: keep trying
+	$standby->append_conf('postgresql.conf', 'hot_standby = off');
+	$standby->restart;
+	$e = start_executor($standby, '-U', 'exec0', '-d', 'postgres', '--node', '0');
+	ok(wait_for_log($e, qr/could not connect: .*FATAL:  57P03: .*; retrying in 1\.00 s/, 10),
+		'a standby taking no connections (57P03) is retried')
+	  or diag(slurp_log($e->{log}));
+	is(stop_executor($e), 0, 'and the executor stops on SIGTERM');
 	$standby->stop;
 }
 

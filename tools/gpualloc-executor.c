@@ -545,6 +545,41 @@ log_notice(void *arg, const char *message)
 	logmsg("server says: %s", line);
 }
 
+/*
+ * Open a connection, blocking, as PQconnectdbParams would.
+ *
+ * A server that turns the connection away (wrong password, no such role or
+ * database, starting up, too many clients) answers with an ErrorResponse
+ * carrying a SQLSTATE, but libpq keeps it to itself: a failed connection
+ * has no PGresult to ask, and PQerrorMessage is text in the server's
+ * language.  Only in verbose mode does libpq print the SQLSTATE into that
+ * text, and the mode must be set on the PGconn before the answer arrives.
+ * PQconnectdbParams leaves no such moment; PQconnectStartParams does, but
+ * then driving PQconnectPoll ourselves would lose connect_timeout (libpq
+ * ignores it in that mode), and with it the move past an unreachable host
+ * of a multi-host string.  So the connection is started, verbose mode set,
+ * and the attempt made afresh by PQreset, which runs the same blocking
+ * connection as PQconnectdbParams on this PGconn.  The started attempt has
+ * sent nothing (libpq sends its startup packet once the socket is writable,
+ * on the next poll), so a server sees at most a connection closed at once:
+ * a "connection received" line under log_connections, no error.
+ */
+static PGconn *
+db_connect_verbose(const char *const *keys, const char *const *vals)
+{
+	PGconn	   *conn = PQconnectStartParams(keys, vals, 1);
+
+	/* bad options or no host to try: PQreset would clear the reason */
+	if (PQstatus(conn) == CONNECTION_BAD)
+		return conn;
+	PQsetErrorVerbosity(conn, PQERRORS_VERBOSE);
+	PQreset(conn);
+	/* query errors are logged as they always were: no SQLSTATE, no LOCATION */
+	if (PQstatus(conn) == CONNECTION_OK)
+		PQsetErrorVerbosity(conn, PQERRORS_DEFAULT);
+	return conn;
+}
+
 static PGconn *
 db_open(const struct options *opt)
 {
@@ -565,7 +600,7 @@ db_open(const struct options *opt)
 	keys[n] = "port", vals[n++] = opt->port;
 	keys[n] = "user", vals[n++] = opt->user;
 	keys[n] = NULL, vals[n] = NULL;
-	return PQconnectdbParams(keys, vals, 1);
+	return db_connect_verbose(keys, vals);
 }
 
 static long long
@@ -605,8 +640,10 @@ configuration_hint(const char *sqlstate, const char *user, char *buf, size_t len
 				 " or connect to the one that has it (-d)");
 	else if (strncmp(sqlstate, "3D", 2) == 0)
 		snprintf(buf, len, "name the database that has gpualloc (-d)");
+	else if (strcmp(sqlstate, "28P01") == 0)
+		snprintf(buf, len, "check the password (PGPASSWORD, ~/.pgpass, or password= in -d)");
 	else
-		snprintf(buf, len, "check the user (-U) and its rights to log in");
+		snprintf(buf, len, "check the user (-U), its right to log in and the server's pg_hba.conf");
 }
 
 /* Stop the loop: the executor exits with `status` once its jobs are stopped. */
@@ -619,6 +656,19 @@ quit_with(struct executor *ex, int status)
 	ex->exit_status = status;
 }
 
+/* A configuration error: log the server's message and what to do, and stop. */
+static void
+quit_refused(struct executor *ex, const char *user, const char *db, const char *primary,
+			 const char *sqlstate)
+{
+	char		hint[256];
+
+	configuration_hint(sqlstate, user, hint, sizeof hint);
+	logmsg("the server refused the executor (user %s, database %s): %s (SQLSTATE %s); %s;"
+		   " exiting with status %d", user, db, primary, sqlstate, hint, EXIT_CONFIG);
+	quit_with(ex, EXIT_CONFIG);
+}
+
 /*
  * A statement setting up a new connection failed and the connection is
  * still there: the server refused it.  A configuration error ends the
@@ -627,15 +677,9 @@ quit_with(struct executor *ex, int status)
 static void
 setup_refused(struct executor *ex, const struct db_error *err)
 {
-	char		hint[256];
-
 	if (is_configuration_error(err->sqlstate))
 	{
-		configuration_hint(err->sqlstate, PQuser(ex->conn), hint, sizeof hint);
-		logmsg("the server refused the executor (user %s, database %s): %s (SQLSTATE %s); %s;"
-			   " exiting with status %d", PQuser(ex->conn), PQdb(ex->conn), err->primary,
-			   err->sqlstate, hint, EXIT_CONFIG);
-		quit_with(ex, EXIT_CONFIG);
+		quit_refused(ex, PQuser(ex->conn), PQdb(ex->conn), err->primary, err->sqlstate);
 		return;
 	}
 	PQfinish(ex->conn);
@@ -644,19 +688,99 @@ setup_refused(struct executor *ex, const struct db_error *err)
 		   err->primary, err->sqlstate, schedule_reconnect(ex));
 }
 
+/* Five characters that can be a SQLSTATE: digits and upper-case letters. */
+static bool
+is_sqlstate(const char *s)
+{
+	for (int i = 0; i < 5; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'Z')))
+			return false;
+	return true;
+}
+
 /*
- * The connection could not be opened.  Without a password to give, the next
- * attempt fails the same way: exit.  Otherwise the server may be down or
- * starting, so try again later.
+ * The server's answer in a connection error of verbose mode (db_open): libpq
+ * writes a server's report as "SEVERITY:  SQLSTATE: primary message", the
+ * severity in the server's language, the layout and the SQLSTATE in none.
+ * The last report is the answer that ended the attempt; earlier ones come
+ * from hosts tried before it, or from the SSL try of sslmode=prefer.  False
+ * when no server answered: refused, unreachable, timed out, or libpq itself
+ * gave up (no password to give, say).
+ */
+static bool
+server_answer(const char *err, char sqlstate[6], char *primary, size_t len)
+{
+	const char *found = NULL;
+
+	for (const char *line = err; *line;)
+	{
+		size_t		n = strcspn(line, "\n");
+		const char *p = strstr(line, ":  ");
+
+		if (p && p < line + n && is_sqlstate(p + 3) && p[8] == ':' && p[9] == ' ')
+			found = p + 3;
+		line += line[n] ? n + 1 : n;
+	}
+	if (!found)
+		return false;
+	snprintf(sqlstate, 6, "%.5s", found);
+	snprintf(primary, len, "%.*s", (int) strcspn(found + 7, "\n"), found + 7);
+	return true;
+}
+
+/*
+ * A login the server turned away for who we are or where we asked to go:
+ * class 28 (wrong password, no such role, not allowed to log in, no
+ * pg_hba.conf entry) and 3D (no such database).  Its other refusals at
+ * login are about its state (57P03 starting up or shutting down, 53300 too
+ * many connections) and pass with time.
+ */
+static bool
+is_login_refusal(const char *sqlstate)
+{
+	return strncmp(sqlstate, "28", 2) == 0 || strncmp(sqlstate, "3D", 2) == 0;
+}
+
+/* A connection error on one line, without the source locations of the
+ * server's code that verbose mode adds. */
+static void
+connect_error_line(const char *err, char *buf, size_t len)
+{
+	size_t		used = 0;
+
+	buf[0] = '\0';
+	for (const char *line = err; *line && used + 1 < len;)
+	{
+		size_t		n = strcspn(line, "\n");
+
+		n += line[n] ? 1 : 0;
+		if (strncmp(line, "LOCATION:  ", 11) != 0)
+			used += (size_t) snprintf(buf + used, len - used, "%.*s", (int) n, line);
+		line += n;
+	}
+	flatten(buf);
+}
+
+/*
+ * The connection could not be opened.  Without a password to give, or
+ * turned away for its credentials or database, the next attempt fails the
+ * same way: exit.  Otherwise the server may be down, starting or full, so
+ * try again later.
  */
 static void
 connect_failed(struct executor *ex, PGconn *conn)
 {
-	char		msg[512];
+	char		msg[512], sqlstate[6], primary[512];
 	bool		no_password = PQconnectionNeedsPassword(conn);
 
-	snprintf(msg, sizeof msg, "%s", PQerrorMessage(conn));
-	flatten(msg);
+	if (server_answer(PQerrorMessage(conn), sqlstate, primary, sizeof primary) &&
+		is_login_refusal(sqlstate))
+	{
+		quit_refused(ex, PQuser(conn), PQdb(conn), primary, sqlstate);
+		PQfinish(conn);
+		return;
+	}
+	connect_error_line(PQerrorMessage(conn), msg, sizeof msg);
 	PQfinish(conn);
 	if (no_password)
 	{
@@ -1821,7 +1945,7 @@ usage(FILE *out)
 			"  --help                   this text\n"
 			"\n"
 			"Exit status: 0 stopped by SIGTERM/SIGINT or --once done; 1 the server refused\n"
-			"the set-up (role, rights, database, extension); 2 bad usage.\n");
+			"the set-up (password, role, database, rights, extension); 2 bad usage.\n");
 }
 
 static double
