@@ -174,6 +174,17 @@ sub stop_executor
 	like($log, qr/database "nosuchdb" does not exist \(SQLSTATE 3D000\); name the database that has gpualloc \(-d\)/,
 		'it says the database does not exist');
 }
+# ---- a malformed connection string: bad usage, before any connection ----
+{
+	my $e = start_executor($node, '-U', 'exec0', '-d', 'dbname=postgres bogus=1', '--node', '0');
+	my $status = wait_exit($e, 10);
+	my $log = slurp_log($e->{log});
+	is($status, 2, 'a connection string with an unknown keyword: the executor exits with status 2')
+	  or diag($log);
+	like($log, qr/--dbname: invalid connection option "bogus"/, 'it names the keyword');
+	my $u = start_executor($node, '-U', 'exec0', '-d', 'postgresql://[::1', '--node', '0');
+	is(wait_exit($u, 10), 2, 'a malformed URI: status 2');
+}
 
 # ---- no server on the port: retried, as a server that is down ----
 {

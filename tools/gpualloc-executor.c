@@ -1977,6 +1977,33 @@ parse_node(const char *arg)
 	return (int) v;
 }
 
+/*
+ * A --dbname that is a connection string or URI must parse: libpq refuses
+ * a misspelt keyword or a broken URI before it tries any server, with no
+ * SQLSTATE, and the executor would retry it forever as a server that is
+ * down.  A plain database name is left to the server.
+ */
+static void
+check_conninfo(const char *dbname)
+{
+	char	   *err = NULL;
+	PQconninfoOption *parsed;
+
+	if (dbname == NULL || (strchr(dbname, '=') == NULL &&
+						   strncmp(dbname, "postgresql://", 13) != 0 &&
+						   strncmp(dbname, "postgres://", 11) != 0))
+		return;
+	parsed = PQconninfoParse(dbname, &err);
+	if (parsed == NULL)
+	{
+		fprintf(stderr, "gpualloc-executor: --dbname: %s%s", err ? err : "out of memory",
+				err ? "" : "\n");
+		PQfreemem(err);
+		exit(2);
+	}
+	PQconninfoFree(parsed);
+}
+
 static void
 parse_options(int argc, char **argv, struct options *opt)
 {
@@ -2018,6 +2045,7 @@ parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (optind < argc && !opt->dbname)
 		opt->dbname = argv[optind++];	/* psql-style: a trailing database name */
+	check_conninfo(opt->dbname);
 	if (optind < argc || opt->node < 0)
 	{
 		fprintf(stderr, optind < argc ? "gpualloc-executor: unexpected argument \"%s\"\n"
