@@ -8,6 +8,7 @@
 use strict;
 use warnings;
 use B;
+use Encode ();
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -560,6 +561,38 @@ $node->safe_psql('postgres', "SELECT gpualloc.cancel_job($full)") if $full ne ''
 	}
 	is(scalar(@bad), 0, "$runs runs with arguments at random: each exits 0 to 5, saying why it fails")
 	  or diag(join("\n", @bad[ 0 .. ($#bad < 4 ? $#bad : 4) ]));
+}
+
+# ---- names wider than their characters: columns stay aligned ----
+{
+	# tenants are roles, whose names may be in any script: two Chinese
+	# characters take four columns on a terminal, and an accented letter
+	# written with a combining mark one
+	my @tenants = (Encode::encode('UTF-8', "\x{7814}\x{7A76}"), Encode::encode('UTF-8', "cafe\x{301}"));
+	for my $t (@tenants)
+	{
+		$node->safe_psql('postgres', qq{CREATE ROLE "$t" LOGIN IN ROLE gpualloc_submitter;
+										SELECT gpualloc.add_tenant('$t');});
+		my ($code, $o, $e) = run_cli('-U', $t, 'submit', 'wide-name', '--kind', 'training',
+			'--pool', 'a100', '--gpus', '1', '--work-gpu-hours', '1');
+		is($code, 0, 'a tenant with a multi-byte name submits') or diag($e);
+	}
+	my ($code, $o) = run_cli('queue', '--all');
+	my @rows = split /\n/, Encode::decode('UTF-8', $o);
+	my $at = index($rows[0], 'POOL');
+	# the column each of their lines' POOL starts at, counting wide characters twice
+	my @starts = map {
+		my ($w, $i, $line) = (0, 0, $_);
+		$line =~ s/\x{301}//g;	# a combining mark takes no column
+		for (; $i < length($line) && $w < $at; $i++)
+		{
+			$w += substr($line, $i, 1) =~ /[\x{4E00}-\x{9FFF}]/ ? 2 : 1;
+		}
+		$w == $at && substr($line, $i - 2, 3) =~ /^  \S/ ? 'aligned' : "off: $_";
+	} grep { /wide-name/ } @rows;
+	is_deeply(\@starts, [ 'aligned', 'aligned' ], 'wide and combining characters keep the columns aligned')
+	  or diag($o);
+	$node->safe_psql('postgres', "SELECT gpualloc.cancel_job(job_id) FROM gpualloc.jobs WHERE name = 'wide-name'");
 }
 
 $node->stop;

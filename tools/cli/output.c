@@ -8,13 +8,16 @@
  * and aligned right, times without their fraction of a second, control
  * characters as spaces so that a message cannot break the alignment.
  */
+#define _XOPEN_SOURCE 700		/* wcwidth */
 #include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 /* Built-in type OIDs: fixed by PostgreSQL, so no server header is needed. */
 #define OID_BOOL		16
@@ -157,15 +160,59 @@ cell_text(const PGresult *res, int row, int col)
 	return s;
 }
 
-/* Width on the terminal: UTF-8 continuation bytes take no column. */
+/*
+ * Columns a character takes on a terminal: two for East Asian wide ones
+ * (a job named in Chinese, say), none for combining marks.  wcwidth knows
+ * them only under a UTF-8 character type, so it is asked under C.UTF-8
+ * (built into glibc), whatever the user's locale; one column when that
+ * locale is missing or the character unknown.
+ */
+static int
+char_columns(unsigned int cp)
+{
+	static locale_t utf8;
+	static bool tried;
+	int			w = -1;
+
+	if (!tried)
+	{
+		tried = true;
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t) 0);
+	}
+	if (utf8 != (locale_t) 0)
+	{
+		locale_t	old = uselocale(utf8);
+
+		w = wcwidth((wchar_t) cp);
+		uselocale(old);
+	}
+	return w < 0 ? 1 : w;
+}
+
+/* Width on the terminal of UTF-8 text; a malformed byte takes one column. */
 static size_t
 display_width(const char *s)
 {
+	const unsigned char *p = (const unsigned char *) s;
 	size_t		w = 0;
 
-	for (; *s; s++)
-		if (((unsigned char) *s & 0xC0) != 0x80)
-			w++;
+	while (*p)
+	{
+		int			n = *p >= 0xF0 ? 3 : *p >= 0xE0 ? 2 : *p >= 0xC0 ? 1 : 0;
+		unsigned int cp = n == 0 ? *p : *p & (0x3F >> n);
+		int			i;
+
+		for (i = 1; i <= n && (p[i] & 0xC0) == 0x80; i++)
+			cp = (cp << 6) | (p[i] & 0x3F);
+		if (i <= n || *p >= 0xF8 || (*p & 0xC0) == 0x80)
+		{
+			w++;				/* not a whole character: a byte, a column */
+			p++;
+			continue;
+		}
+		w += (size_t) char_columns(cp);
+		p += n + 1;
+	}
 	return w;
 }
 
