@@ -134,13 +134,63 @@ $node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.replan_interval = '1h'; 
 sleep 3;
 $last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
 $node->safe_psql('postgres', "SELECT gpualloc.set_gpu_state('a100', 0, 7, 'down')");
+# a worker run after $last, then no service on a GPU that is down
+sub replans_around_down_gpus
+{
+	my ($after, $ran, $served) = @_;
+	ok($node->poll_query_until('postgres',
+		"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $after AND trigger = 'worker'"), $ran);
+	is($node->safe_psql('postgres', q{
+		SELECT count(*) FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
+		WHERE g.state = 'down' AND upper_inf(a.during) AND a.service_id IS NOT NULL}), '0', $served);
+}
+replans_around_down_gpus($last, 'a GPU going down wakes the planner before its interval',
+	'no service keeps a GPU that went down');
+
+# a wake-up from another database is not this planner's: it is not woken,
+# and request_replan() says no planner serves the caller
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+is($node->safe_psql('not_planned', 'SELECT gpualloc.request_replan()'), 'f',
+	'request_replan() in a database the planner does not serve says so');
+sleep 3;
+is($node->safe_psql('postgres', "SELECT count(*) FROM gpualloc.plan_runs WHERE plan_id > $last"),
+	'0', 'and wakes no planner');
+
+# a wake-up asked for in a transaction is sent when it commits: a run woken
+# before would plan without the change, and none would follow it
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+my ($tx_out, $tx_err) = ('', '');
+IPC::Run::run(
+	[ 'psql', '-X', '-d', $node->connstr('postgres'), '-c',
+	  "BEGIN; SELECT gpualloc.set_gpu_state('a100', 0, 6, 'down'); SELECT pg_sleep(4); COMMIT;" ],
+	'>', \$tx_out, '2>', \$tx_err, IPC::Run::timeout(60));
+my $committed = $node->safe_psql('postgres', 'SELECT now()');
+is($node->safe_psql('postgres',
+	"SELECT count(*) FROM gpualloc.plan_runs WHERE plan_id > $last AND started_at < '$committed'"),
+	'0', 'no run starts while the transaction that woke the planner is open');
+replans_around_down_gpus($last, 'the planner runs once it commits',
+	'and the GPU that went down in it serves nothing');
+
+# a cancel between runs has nothing to cancel: the planner goes on
+my $planner = $node->safe_psql('postgres', 'SELECT gpualloc.planner_pid()');
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($planner)");
+sleep 2;
+is($node->safe_psql('postgres', 'SELECT gpualloc.planner_pid()'), $planner,
+	'a cancel while the planner waits does not end it');
+
+# settings of the database do not break the planner's runs: it plans in
+# READ COMMITTED whatever default_transaction_isolation says
+$node->safe_psql('postgres', q{
+	ALTER DATABASE postgres SET default_transaction_isolation = 'serializable';
+	ALTER DATABASE postgres SET session_replication_role = 'replica';});
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($planner)");
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
 ok($node->poll_query_until('postgres',
-	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker'"),
-	'a GPU going down wakes the planner before its interval');
-is($node->safe_psql('postgres', q{
-	SELECT count(*) FROM gpualloc.allocations a JOIN gpualloc.gpus g USING (gpu_id)
-	WHERE g.state = 'down' AND upper_inf(a.during) AND a.service_id IS NOT NULL}),
-	'0', 'no service keeps a GPU that went down');
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker' AND status IN ('succeeded', 'fallback')"),
+	'with serializable and replica as the database defaults the planner still plans');
+$node->safe_psql('postgres', q{
+	ALTER DATABASE postgres RESET default_transaction_isolation;
+	ALTER DATABASE postgres RESET session_replication_role;});
 
 # a wake-up while a replan() call holds the planner lock is not lost: the
 # worker skips that run, then runs once the lock is free, not an hour later
@@ -177,10 +227,25 @@ cmp_ok(time - $turned_on, '<', 60, 'and soon, not a whole interval later');
 my $pid = $node->safe_psql('postgres',
 	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'gpualloc planner'");
 ok($pid =~ /^\d+$/, 'the planner runs');
+my $killed_at = $node->safe_psql('postgres', 'SELECT now()');
 $node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
 ok($node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'gpualloc planner' AND pid <> $pid"),
 	'a killed planner is restarted');
+
+# the extension dropped and created again while the planner waits out a 1 h
+# interval: it plans soon after, not an interval later (first the restarted
+# planner's own first run, so that no run of its finds the extension gone)
+$node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE trigger = 'worker' AND started_at > '$killed_at'");
+# (at once, so that it never finds the extension missing, and nothing added
+# after it, which would wake it)
+$node->safe_psql('postgres', 'DROP EXTENSION gpualloc CASCADE; CREATE EXTENSION gpualloc CASCADE;');
+my $created = time;
+ok($node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE trigger = 'worker'"),
+	'after DROP and CREATE EXTENSION the planner plans again');
+cmp_ok(time - $created, '<', 60, 'soon, not a whole interval later');
 
 # on a standby the planner does not run; it starts once promoted
 $node->backup('bk');

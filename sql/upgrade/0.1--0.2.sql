@@ -50,6 +50,24 @@ CREATE TABLE gpualloc.tenants (
 	max_priority double precision CHECK (max_priority > 0 AND max_priority <= 1e6),
 	created_at	timestamptz NOT NULL DEFAULT now()
 );
+-- 0.1 let an admin submit for any role, the shared ones too; 0.2 never lets
+-- a gpualloc_* or pg_* role be a tenant (every submitter is a member of
+-- gpualloc_submitter, so its jobs would be every submitter's to see and
+-- cancel): refuse rather than register one.
+DO $$
+DECLARE
+	bad text;
+BEGIN
+	SELECT pg_catalog.string_agg(DISTINCT pg_catalog.quote_ident(tenant::text), ', ') INTO bad
+	FROM gpualloc.jobs WHERE tenant LIKE 'gpualloc\_%' OR tenant LIKE 'pg\_%';
+	IF bad IS NOT NULL THEN
+		RAISE EXCEPTION 'jobs are owned by %, which 0.2 does not allow as a tenant', bad
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'The gpualloc_* and predefined pg_* roles are shared by many users.',
+				  HINT = 'At version 0.1, give those jobs a team role (UPDATE gpualloc.jobs SET tenant = ''team_x'' WHERE tenant = ...), then update again.';
+	END IF;
+END
+$$;
 INSERT INTO gpualloc.tenants (tenant) SELECT DISTINCT tenant FROM gpualloc.jobs;
 
 -- Jobs: the booked status, the executor's command, lost runs.
@@ -107,10 +125,54 @@ ALTER TABLE gpualloc.jobs
 -- demand hours whole UTC hours in any session time zone (0.1 took an hour of
 -- a +05:30 zone, which no forecast can use: dropped)
 UPDATE gpualloc.jobs SET est_work_gpu_hours = 1e7 WHERE est_work_gpu_hours > 1e7;
+-- priorities bounded as 0.2 bounds what it plans (0.1 took any finite one,
+-- and two near the double's limit make every plan's objective infinite):
+-- waiting jobs at most gpualloc.max_priority, as set_tenant lowers them;
+-- services at most 1e6, as add_service takes them
+DO $$
+DECLARE
+	cap double precision := coalesce(nullif(pg_catalog.current_setting('gpualloc.max_priority', true), ''), '10')::double precision;
+	n bigint;
+BEGIN
+	UPDATE gpualloc.jobs SET priority = cap WHERE status IN ('queued', 'booked') AND priority > cap;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n > 0 THEN
+		RAISE WARNING '% waiting jobs lowered to priority % (gpualloc.max_priority)', n, cap;
+	END IF;
+	UPDATE gpualloc.services SET priority = 1e6 WHERE priority > 1e6;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n > 0 THEN
+		RAISE WARNING '% services lowered to priority 1e6', n;
+	END IF;
+END
+$$;
 ALTER TABLE gpualloc.jobs DROP CONSTRAINT jobs_estimate_positive,
 	ADD CONSTRAINT jobs_estimate_positive
 		CHECK (est_work_gpu_hours IS NULL OR (est_work_gpu_hours > 0 AND est_work_gpu_hours <= 1e7));
-DELETE FROM gpualloc.demand_history WHERE date_trunc('hour', hour, 'UTC') <> hour;
+-- 0.1 checked the hour in the session's time zone, so demand recorded in a
+-- zone of a half-hour offset (Asia/Kolkata: every row) is at :30 UTC: such
+-- a row moves to the UTC hour it starts in (a row already there wins), so
+-- the history is not lost, and the operator is told.
+DO $$
+DECLARE
+	moved bigint;
+	dropped bigint;
+BEGIN
+	WITH off AS (
+		DELETE FROM gpualloc.demand_history WHERE date_trunc('hour', hour, 'UTC') <> hour
+		RETURNING service_id, date_trunc('hour', hour, 'UTC') AS hour, traffic),
+	ins AS (
+		INSERT INTO gpualloc.demand_history (service_id, hour, traffic)
+		SELECT DISTINCT ON (service_id, hour) service_id, hour, traffic FROM off ORDER BY service_id, hour
+		ON CONFLICT (service_id, hour) DO NOTHING
+		RETURNING 1)
+	SELECT (SELECT count(*) FROM off), (SELECT count(*) FROM ins) INTO dropped, moved;
+	IF dropped > 0 THEN
+		RAISE WARNING '% demand rows were not on a whole UTC hour: % moved to the UTC hour they start in, % dropped (that hour had a row)',
+			dropped, moved, dropped - moved;
+	END IF;
+END
+$$;
 ALTER TABLE gpualloc.demand_history DROP CONSTRAINT demand_hour_aligned,
 	ADD CONSTRAINT demand_hour_aligned CHECK (date_trunc('hour', hour, 'UTC') = hour);
 

@@ -128,18 +128,69 @@ ga_worker_register(void)
 	RegisterBackgroundWorker(&worker);
 }
 
-/* Ask the worker for a run soon; a no-op when no worker runs. */
+static PGPROC *planner_here(void);
+
+/* Wake the worker now, if it plans this database. */
+static void
+wake_planner_now(void)
+{
+	PGPROC	   *proc = planner_here();
+
+	if (proc == NULL)
+		return;
+	pg_atomic_write_u32(&ga_shared->wake_requested, 1);
+	SetLatch(&proc->procLatch);
+}
+
+/* A wake-up asked for in the current transaction, sent at its commit. */
+static bool wake_at_commit = false;
+
+static void
+wake_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			if (wake_at_commit)
+				wake_planner_now();
+			wake_at_commit = false;
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			wake_at_commit = false;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Ask the worker for a run soon; a no-op when no worker plans this database.
+ * Inside a transaction the request is sent when it commits: a run woken
+ * earlier would plan without the change that asked for it (a GPU gone down
+ * in a transaction still open after gpualloc.replan_debounce), and nothing
+ * would wake the worker again.
+ */
 void
 ga_request_replan(void)
 {
-	int			procno;
+	static bool callback_registered = false;
 
 	if (ga_shared == NULL)
 		return;
-	pg_atomic_write_u32(&ga_shared->wake_requested, 1);
-	procno = ga_shared->worker_pgprocno;
-	if (procno >= 0)
-		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
+	if (!IsTransactionState())
+	{
+		wake_planner_now();
+		return;
+	}
+	if (!callback_registered)
+	{
+		RegisterXactCallback(wake_xact_callback, NULL);
+		callback_registered = true;
+	}
+	wake_at_commit = true;
 }
 
 /*
@@ -200,7 +251,7 @@ Datum
 gpualloc_request_replan(PG_FUNCTION_ARGS)
 {
 	ga_request_replan();
-	PG_RETURN_BOOL(ga_shared != NULL && ga_shared->worker_pgprocno >= 0);
+	PG_RETURN_BOOL(planner_here() != NULL);
 }
 
 static void
@@ -214,6 +265,15 @@ detach_from_shared(int code, Datum arg)
 }
 
 /*
+ * The extension this planner last found ready (InvalidOid: none), and
+ * whether it has found another since: created after it was missing or at
+ * another version, or dropped and created again between two looks (a new
+ * OID).  The main loop then plans soon, not an interval after the last run.
+ */
+static Oid	extension_ready_oid = InvalidOid;
+static bool extension_appeared = false;
+
+/*
  * Whether the extension is installed at the version this library serves: a
  * database still at an older version (before ALTER EXTENSION gpualloc
  * UPDATE) lacks what the planner calls, so it is left alone, once logged.
@@ -224,10 +284,12 @@ extension_installed(void)
 	static bool warned = false;
 	bool		ready = false;
 	char	   *version = NULL;
+	Oid			ext;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	if (OidIsValid(get_extension_oid("gpualloc", true)))
+	ext = get_extension_oid("gpualloc", true);
+	if (OidIsValid(ext))
 	{
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
@@ -245,6 +307,9 @@ extension_installed(void)
 		PopActiveSnapshot();
 	}
 	CommitTransactionCommand();
+	if (ready && ext != extension_ready_oid)
+		extension_appeared = true;
+	extension_ready_oid = ready ? ext : InvalidOid;
 	return ready;
 }
 
@@ -444,6 +509,15 @@ gpualloc_worker_main(Datum arg)
 	 * would cost hundreds of milliseconds for nothing.
 	 */
 	SetConfigOption("jit", "off", PGC_SUSET, PGC_S_OVERRIDE);
+	/*
+	 * ALTER DATABASE/ROLE ... SET reaches the worker too: a database-wide
+	 * default_transaction_isolation of repeatable read or serializable would
+	 * fail every run (the commit re-reads under its lock what changed during
+	 * the solve), and session_replication_role = replica would skip the
+	 * extension's triggers and foreign keys on what the worker writes.
+	 */
+	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("session_replication_role", "origin", PGC_SUSET, PGC_S_OVERRIDE);
 	pgstat_report_appname("gpualloc planner");
 
 	if (ga_shared != NULL)
@@ -472,6 +546,12 @@ gpualloc_worker_main(Datum arg)
 							 wait_ms, PG_WAIT_EXTENSION);
 			ResetLatch(MyLatch);
 		}
+
+		/*
+		 * pg_cancel_backend() between runs has no run to cancel: raised here,
+		 * outside any transaction, it would end the worker.
+		 */
+		QueryCancelPending = false;
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
@@ -492,6 +572,17 @@ gpualloc_worker_main(Datum arg)
 			if (expire_bookings(run_ctx) + stop_overdue_jobs(run_ctx) > 0 && woken_at == 0)
 				woken_at = GetCurrentTimestamp();
 			MemoryContextSwitchTo(TopMemoryContext);
+		}
+
+		/*
+		 * The extension created again after DROP EXTENSION, or updated to
+		 * this library's version, while the worker ran: plan now, not a
+		 * whole interval after the last run.
+		 */
+		if (extension_appeared)
+		{
+			extension_appeared = false;
+			last_run = 0;
 		}
 		if (ms_until_next_run(last_run, woken_at) > 0)
 			continue;
