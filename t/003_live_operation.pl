@@ -28,6 +28,10 @@ sql(q{
 	SELECT gpualloc.add_node('a100', 1);
 	CREATE ROLE exec_node0 LOGIN IN ROLE gpualloc_executor;
 });
+# the planner's first run, woken by the new nodes and soon after it finds the
+# extension, comes before the checks below, which time its later runs
+ok($node->poll_query_until('postgres', "SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE trigger = 'worker'"),
+	'the planner plans the new cluster');
 
 # a consumer's snapshot: every GPU's workload, and the sequence it is at
 sub snapshot {

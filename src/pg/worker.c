@@ -596,6 +596,8 @@ gpualloc_worker_main(Datum arg)
 			MemoryContextSwitchTo(run_ctx);
 			run = run_once(run_ctx);
 			MemoryContextSwitchTo(TopMemoryContext);
+			/* a run that found the extension has planned it: no second one */
+			extension_appeared = false;
 
 			/*
 			 * A replan() call held the lock: it may have read the tables
