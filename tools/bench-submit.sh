@@ -56,13 +56,18 @@ run_pgbench() {
 	echo "| $1 | $3 | $processed | ${failed:-0} | $tps | $p50 | $p99 |"
 }
 
-# replans alongside the submissions, as the background planner would run them
+# replans alongside the submissions, as the background planner runs them:
+# one session that keeps its connection (and its cached query plans), a
+# fast re-plan, a second's pause, until the time is up
 replan_loop() {
 	end=$(($(date +%s) + $1))
-	while [ "$(date +%s)" -lt "$end" ]; do
-		$PSQL -c "SELECT status FROM gpualloc.replan('fast')" >/dev/null 2>"$TMP/replan.err" || { echo "replan failed:" >&2; head -n 3 "$TMP/replan.err" >&2; }
-		sleep 1
-	done
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		printf '%s\n' "SELECT extract(epoch FROM clock_timestamp()) < $end AS go \\gset" '\if :go' \
+			"SELECT status FROM gpualloc.replan('fast');" 'SELECT pg_catalog.pg_sleep(1);' '\endif'
+		i=$((i + 1))
+	done | $PSQL -v ON_ERROR_STOP=1 >/dev/null 2>"$TMP/replan.err" ||
+		{ echo "replan failed:" >&2; head -n 3 "$TMP/replan.err" >&2; }
 }
 
 echo "| run | clients | transactions | failed | tps | p50 ms | p99 ms |"

@@ -158,6 +158,7 @@ typedef struct GaReplanResult
 	char		message[GA_ERROR_MESSAGE_LEN * 2];
 } GaReplanResult;
 
+extern void ga_log_phase(const char *what, TimestampTz *since);
 extern bool ga_run_replan(const char *mode, double limit_ms, const char *trigger,
 						  bool wait_for_lock, GaReplanResult *r);
 

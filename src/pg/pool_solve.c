@@ -450,6 +450,7 @@ static bool
 solve_parts(PoolRun *run, char *errbuf, size_t errlen)
 {
 	bool		ok;
+	TimestampTz phase_start;
 
 	run->n_solvers = processes_wanted(run->split->n_parts) - 1;
 	if (run->n_solvers == 0)
@@ -458,11 +459,16 @@ solve_parts(PoolRun *run, char *errbuf, size_t errlen)
 		return solve_mine(run, errbuf, errlen);
 	}
 	run->handles = palloc0(sizeof(BackgroundWorkerHandle *) * run->n_solvers);
+	phase_start = GetCurrentTimestamp();
 	create_segment(run);
+	ga_log_phase("wrote the parts into shared memory", &phase_start);
 	start_solvers(run);
+	ga_log_phase("started the pool solvers", &phase_start);
 	ok = solve_claimed(run, errbuf, errlen);
+	ga_log_phase("solved the parts the planner claimed", &phase_start);
 	if (ok)
 		ok = collect_solvers(run, errbuf, errlen);
+	ga_log_phase("took the pool solvers' plans", &phase_start);
 	if (ok)
 		ok = solve_mine(run, errbuf, errlen);
 	if (!ok)
@@ -477,6 +483,7 @@ merge_plans(PoolRun *run, GaBuild *build, double t0, char *errbuf, size_t errlen
 	ga_plan    *plan = NULL;
 	ga_error	err;
 	MemoryContextCallback *cb;
+	TimestampTz phase_start = GetCurrentTimestamp();
 
 	if (ga_plan_merge(build->problem, run->split, run->plans, &plan, &err) != GA_OK)
 	{
@@ -484,12 +491,14 @@ merge_plans(PoolRun *run, GaBuild *build, double t0, char *errbuf, size_t errlen
 				 err.message);
 		return NULL;
 	}
+	ga_log_phase("merged the parts' plans", &phase_start);
 	if (ga_validate(build->problem, plan, &err) != GA_OK)
 	{
 		ga_plan_destroy(plan);
 		snprintf(errbuf, errlen, "%s solve produced an illegal plan: %s", run->mode, err.message);
 		return NULL;
 	}
+	ga_log_phase("validated the merged plan", &phase_start);
 	plan->solve_ms = ga_now_ms() - t0;
 	cb = palloc0(sizeof(MemoryContextCallback));
 	cb->func = destroy_plan_callback;

@@ -13,6 +13,7 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
@@ -205,18 +206,22 @@ load_gpus(GaBuild *build)
 	JOBS_NOT_BLOCKED \
 	"UNION ALL " \
 	JOBS_COLUMNS \
-	"JOIN pg_catalog.unnest($1::bigint[]) AS c(job_id) ON c.job_id = j.job_id " \
-	"WHERE j.status = 'queued' AND j.est_work_gpu_hours IS NOT NULL " \
+	"WHERE j.job_id = ANY ($1::bigint[]) AND j.status = 'queued' AND j.est_work_gpu_hours IS NOT NULL " \
 	JOBS_NOT_BLOCKED \
 	"ORDER BY 1"
 
-/* Links between unfinished jobs: (job, predecessor, after_ok). */
+/*
+ * Links of the planned jobs ($1) to unfinished predecessors: (job,
+ * predecessor, after_ok).  Each predecessor is looked up by its key (the
+ * LATERAL with OFFSET 0 keeps the lookup a probe): joined as a table, an
+ * unanalysed job_dependencies (an empty one is never analysed) made the
+ * planner hash every active job at each run.
+ */
 #define LINKS_SQL \
 	"SELECT d.job_id, d.after_job_id, d.kind = 'after_ok' " \
 	"FROM gpualloc.job_dependencies d " \
-	"JOIN gpualloc.jobs s ON s.job_id = d.job_id " \
-	"JOIN gpualloc.jobs p ON p.job_id = d.after_job_id " \
-	"WHERE s.status IN ('queued', 'booked') AND p.status IN ('queued', 'booked', 'running')"
+	"CROSS JOIN LATERAL (SELECT p.status FROM gpualloc.jobs p WHERE p.job_id = d.after_job_id OFFSET 0) p " \
+	"WHERE d.job_id = ANY ($1::bigint[]) AND p.status IN ('queued', 'booked', 'running')"
 
 /* The further pools of the queued and booked jobs, in preference order. */
 #define ALT_POOLS_SQL \
@@ -365,8 +370,15 @@ static void
 load_links(GaBuild *build)
 {
 	ga_problem *p = build->problem;
+	Datum	   *ids = palloc(sizeof(Datum) * (p->n_jobs + 1));
+	Datum		arg;
+	Oid			type = INT8ARRAYOID;
 
-	run_query(LINKS_SQL, 0, NULL, NULL);
+	for (int j = 0; j < p->n_jobs; j++)
+		ids[j] = Int64GetDatum(p->jobs[j].id);
+	arg = PointerGetDatum(construct_array(ids, p->n_jobs, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+										  TYPALIGN_DOUBLE));
+	run_query(LINKS_SQL, 1, &type, &arg);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		bool		isnull;

@@ -65,8 +65,8 @@ take_planner_lock(bool wait)
  * How long a phase of a run took, at DEBUG1 (log_min_messages = debug1 or
  * client_min_messages = debug1 shows where a slow run spends its time).
  */
-static void
-log_phase(const char *what, TimestampTz *since)
+void
+ga_log_phase(const char *what, TimestampTz *since)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
@@ -101,7 +101,7 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 		return false;
 	phase_start = GetCurrentTimestamp();
 	build = ga_build_problem(now);
-	log_phase("built the problem", &phase_start);
+	ga_log_phase("built the problem", &phase_start);
 	r->plan_id = ga_store_plan_run(mode, trigger);
 	r->mode = mode;
 	r->status = "succeeded";
@@ -113,7 +113,7 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 		r->status = "fallback";
 		r->plan = ga_pg_solve_pools(build, "fast", GA_FAST_DEFAULT_MS, why, sizeof(why));
 	}
-	log_phase("solved", &phase_start);
+	ga_log_phase("solved", &phase_start);
 	if (r->plan != NULL && !(isfinite(r->plan->objective)))
 	{
 		/* a plan whose value is not a number ranks nothing: never commit it */
@@ -135,9 +135,9 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 		snprintf(r->message, sizeof(r->message), "%d queued jobs have no work estimate and were not planned",
 				 build->jobs_without_estimate);
 	ga_store_plan_result(r->plan_id, build, r->plan, r->status, r->message[0] ? r->message : NULL);
-	log_phase("stored the plan", &phase_start);
+	ga_log_phase("stored the plan", &phase_start);
 	r->gpus_changed = ga_commit_current_step(r->plan_id, build, r->plan);
-	log_phase("committed the current step", &phase_start);
+	ga_log_phase("committed the current step", &phase_start);
 	return true;
 }
 
