@@ -1,6 +1,7 @@
 # The background planner: it plans on its interval and commits a plan, a
 # LISTEN connection hears about it, an injected failure is recorded and
-# survived with the allocation untouched, a GPU going down wakes it early, a
+# survived with the allocation untouched (and tried again soon, however long
+# the interval), a GPU going down wakes it early, a
 # killed planner is restarted, old plan runs are deleted after the
 # retention, and on a standby it does not run.
 use strict;
@@ -192,6 +193,16 @@ $node->safe_psql('postgres', q{
 	ALTER DATABASE postgres RESET default_transaction_isolation;
 	ALTER DATABASE postgres RESET session_replication_role;});
 
+# the planner plans (a worker run matching the condition), and within a
+# minute of $since: soon, not a whole interval (1 h) later
+sub worker_plans_soon
+{
+	my ($condition, $since, $plans, $soon) = @_;
+	ok($node->poll_query_until('postgres',
+		"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE trigger = 'worker' AND $condition"), $plans);
+	cmp_ok(time - $since, '<', 60, $soon);
+}
+
 # a wake-up while a replan() call holds the planner lock is not lost: the
 # worker skips that run, then runs once the lock is free, not an hour later
 $last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
@@ -211,6 +222,29 @@ ok($node->poll_query_until('postgres',
 	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker'"),
 	'and plans once it is free');
 
+# a failed run is tried again after gpualloc.replan_retry, the delay
+# doubling with each failure in a row, not an interval (1 h) later; once the
+# cause is gone, the next try plans without any wake-up
+$node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.replan_retry = '2s'; SELECT pg_reload_conf();");
+$last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
+$log_offset = -s $node->logfile;
+$node->safe_psql('postgres',
+	'ALTER TABLE gpualloc.plan_blocks ADD CONSTRAINT injected_failure CHECK (gpu_count < 0) NOT VALID');
+$node->safe_psql('postgres', 'SELECT gpualloc.request_replan()');
+ok($node->wait_for_log(qr/gpualloc planner: 1 failed run in a row; trying again in 2 s/, $log_offset),
+	'a failed run is tried again after gpualloc.replan_retry');
+ok($node->wait_for_log(qr/gpualloc planner: 2 failed runs in a row; trying again in 4 s/, $log_offset),
+	'the delay doubles with each failure in a row');
+cmp_ok($node->safe_psql('postgres',
+	"SELECT count(*) FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker' AND status = 'failed'"),
+	'>=', 2, 'each try is recorded as a failed run');
+$node->safe_psql('postgres', 'ALTER TABLE gpualloc.plan_blocks DROP CONSTRAINT injected_failure');
+worker_plans_soon("plan_id > $last AND status IN ('succeeded', 'fallback')", time,
+	'once the cause is gone, a retry plans', 'within the retry delay, not the interval');
+ok($node->poll_query_until('postgres', 'SELECT consecutive_failures = 0 FROM gpualloc.planner_status'),
+	'and the failures in a row are over');
+$node->safe_psql('postgres', "ALTER SYSTEM RESET gpualloc.replan_retry; SELECT pg_reload_conf();");
+
 # turned off and on again with a 1 h interval: it plans soon after, not an
 # hour later
 $node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.enabled = off; SELECT pg_reload_conf();");
@@ -218,10 +252,8 @@ sleep 2;
 $last = $node->safe_psql('postgres', 'SELECT max(plan_id) FROM gpualloc.plan_runs');
 my $turned_on = time;
 $node->safe_psql('postgres', "ALTER SYSTEM SET gpualloc.enabled = on; SELECT pg_reload_conf();");
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE plan_id > $last AND trigger = 'worker'"),
-	'gpualloc.enabled turned on plans again');
-cmp_ok(time - $turned_on, '<', 60, 'and soon, not a whole interval later');
+worker_plans_soon("plan_id > $last", $turned_on, 'gpualloc.enabled turned on plans again',
+	'and soon, not a whole interval later');
 
 # a killed planner is restarted by the postmaster
 my $pid = $node->safe_psql('postgres',
@@ -241,11 +273,8 @@ $node->poll_query_until('postgres',
 # (at once, so that it never finds the extension missing, and nothing added
 # after it, which would wake it)
 $node->safe_psql('postgres', 'DROP EXTENSION gpualloc CASCADE; CREATE EXTENSION gpualloc CASCADE;');
-my $created = time;
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) > 0 FROM gpualloc.plan_runs WHERE trigger = 'worker'"),
-	'after DROP and CREATE EXTENSION the planner plans again');
-cmp_ok(time - $created, '<', 60, 'soon, not a whole interval later');
+worker_plans_soon('true', time, 'after DROP and CREATE EXTENSION the planner plans again',
+	'soon, not a whole interval later');
 
 # on a standby the planner does not run; it starts once promoted
 $node->backup('bk');

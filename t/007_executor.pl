@@ -174,6 +174,16 @@ sub stop_executor
 	like($log, qr/database "nosuchdb" does not exist \(SQLSTATE 3D000\); name the database that has gpualloc \(-d\)/,
 		'it says the database does not exist');
 }
+{
+	$node->safe_psql('postgres', 'CREATE DATABASE noconnect; REVOKE CONNECT ON DATABASE noconnect FROM PUBLIC;');
+	my $e = start_executor($node, '-U', 'exec0', '-d', 'noconnect', '--node', '0');
+	my $status = wait_exit($e, 10);
+	my $log = slurp_log($e->{log});
+	is($status, 1, 'a database the role may not connect to: the executor exits with status 1')
+	  or diag($log);
+	like($log, qr/permission denied for database "noconnect" \(SQLSTATE 42501\); grant the role the right to connect \(GRANT CONNECT ON DATABASE "noconnect" TO "exec0"\)/,
+		'it says the role lacks CONNECT and how to grant it');
+}
 # ---- a malformed connection string: bad usage, before any connection ----
 {
 	my $e = start_executor($node, '-U', 'exec0', '-d', 'dbname=postgres bogus=1', '--node', '0');

@@ -629,11 +629,18 @@ is_configuration_error(const char *sqlstate)
 		|| strncmp(sqlstate, "42", 2) == 0; /* no privilege, function or view */
 }
 
-/* What to do about a configuration error, for the log. */
+/*
+ * What to do about a configuration error, for the log.  At login, 42501 is
+ * the database's CONNECT privilege; once connected, the extension's rights.
+ */
 static void
-configuration_hint(const char *sqlstate, const char *user, char *buf, size_t len)
+configuration_hint(const char *sqlstate, const char *user, const char *db, bool at_login,
+				   char *buf, size_t len)
 {
-	if (strcmp(sqlstate, "42501") == 0)
+	if (strcmp(sqlstate, "42501") == 0 && at_login)
+		snprintf(buf, len, "grant the role the right to connect (GRANT CONNECT ON DATABASE \"%s\" TO \"%s\")",
+				 db, user);
+	else if (strcmp(sqlstate, "42501") == 0)
 		snprintf(buf, len, "grant the role gpualloc_executor (GRANT gpualloc_executor TO \"%s\")", user);
 	else if (strncmp(sqlstate, "3F", 2) == 0 || strncmp(sqlstate, "42", 2) == 0)
 		snprintf(buf, len, "install gpualloc in this database (CREATE EXTENSION gpualloc CASCADE),"
@@ -659,11 +666,11 @@ quit_with(struct executor *ex, int status)
 /* A configuration error: log the server's message and what to do, and stop. */
 static void
 quit_refused(struct executor *ex, const char *user, const char *db, const char *primary,
-			 const char *sqlstate)
+			 const char *sqlstate, bool at_login)
 {
 	char		hint[256];
 
-	configuration_hint(sqlstate, user, hint, sizeof hint);
+	configuration_hint(sqlstate, user, db, at_login, hint, sizeof hint);
 	logmsg("the server refused the executor (user %s, database %s): %s (SQLSTATE %s); %s;"
 		   " exiting with status %d", user, db, primary, sqlstate, hint, EXIT_CONFIG);
 	quit_with(ex, EXIT_CONFIG);
@@ -679,7 +686,7 @@ setup_refused(struct executor *ex, const struct db_error *err)
 {
 	if (is_configuration_error(err->sqlstate))
 	{
-		quit_refused(ex, PQuser(ex->conn), PQdb(ex->conn), err->primary, err->sqlstate);
+		quit_refused(ex, PQuser(ex->conn), PQdb(ex->conn), err->primary, err->sqlstate, false);
 		return;
 	}
 	PQfinish(ex->conn);
@@ -731,14 +738,16 @@ server_answer(const char *err, char sqlstate[6], char *primary, size_t len)
 /*
  * A login the server turned away for who we are or where we asked to go:
  * class 28 (wrong password, no such role, not allowed to log in, no
- * pg_hba.conf entry) and 3D (no such database).  Its other refusals at
- * login are about its state (57P03 starting up or shutting down, 53300 too
- * many connections) and pass with time.
+ * pg_hba.conf entry), 3D (no such database) and 42501 (no CONNECT
+ * privilege on it).  Its other refusals at login are about its state
+ * (57P03 starting up or shutting down, 53300 too many connections) and pass
+ * with time.
  */
 static bool
 is_login_refusal(const char *sqlstate)
 {
-	return strncmp(sqlstate, "28", 2) == 0 || strncmp(sqlstate, "3D", 2) == 0;
+	return strncmp(sqlstate, "28", 2) == 0 || strncmp(sqlstate, "3D", 2) == 0 ||
+		strcmp(sqlstate, "42501") == 0;
 }
 
 /* A connection error on one line, without the source locations of the
@@ -776,7 +785,7 @@ connect_failed(struct executor *ex, PGconn *conn)
 	if (server_answer(PQerrorMessage(conn), sqlstate, primary, sizeof primary) &&
 		is_login_refusal(sqlstate))
 	{
-		quit_refused(ex, PQuser(conn), PQdb(conn), primary, sqlstate);
+		quit_refused(ex, PQuser(conn), PQdb(conn), primary, sqlstate, true);
 		PQfinish(conn);
 		return;
 	}

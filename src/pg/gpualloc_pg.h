@@ -166,6 +166,7 @@ extern bool ga_run_replan(const char *mode, double limit_ms, const char *trigger
 extern bool gpualloc_enabled;
 extern int	gpualloc_replan_interval_s;
 extern int	gpualloc_replan_debounce_s;
+extern int	gpualloc_replan_retry_s;
 extern void ga_worker_register(void);
 extern void ga_request_replan(void);
 

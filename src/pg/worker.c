@@ -47,6 +47,7 @@ PG_FUNCTION_INFO_V1(gpualloc_planner_pid);
 bool		gpualloc_enabled = true;
 int			gpualloc_replan_interval_s = 30 * 60;
 int			gpualloc_replan_debounce_s = 10;
+int			gpualloc_replan_retry_s = 60;
 
 /* What backends share with the worker: its latch and a pending wake-up. */
 typedef struct GaShared
@@ -102,6 +103,12 @@ define_worker_gucs(void)
 							"Delay between a wake-up request and the run it triggers.",
 							"Requests arriving within it are served by one run.",
 							&gpualloc_replan_debounce_s, 10, 0, 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpualloc.replan_retry",
+							"Delay before the background planner tries again after a failed run.",
+							"Doubles with each failure in a row, up to gpualloc.replan_interval; "
+							"0 waits for the interval.",
+							&gpualloc_replan_retry_s, 60, 0, 24 * 3600,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 }
 
@@ -408,7 +415,8 @@ stop_overdue_jobs(MemoryContext run_ctx)
 typedef enum WorkerRun
 {
 	RUN_NOTHING_TO_PLAN,		/* a standby, or the extension not installed yet */
-	RUN_DONE,					/* planned, or failed and recorded */
+	RUN_DONE,					/* planned and committed */
+	RUN_FAILED,					/* failed (an error, or no plan), and recorded */
 	RUN_SKIPPED					/* another planner (a replan() call) held the lock */
 } WorkerRun;
 
@@ -462,7 +470,9 @@ run_once(MemoryContext run_ctx)
 	failure = in_transaction(plan_body, &a, "run", run_ctx);
 	if (failure != NULL)
 		(void) in_transaction(record_failure_body, failure, "recording a failed run", run_ctx);
-	return failure == NULL && a.skipped ? RUN_SKIPPED : RUN_DONE;
+	if (failure != NULL || (!a.skipped && strcmp(a.result.status, "failed") == 0))
+		return RUN_FAILED;
+	return a.skipped ? RUN_SKIPPED : RUN_DONE;
 }
 
 /* Milliseconds to wait before the next run is due. */
@@ -484,6 +494,34 @@ ms_until_next_run(TimestampTz last_run, TimestampTz woken_at)
 	return (long) ((due - now) / 1000);
 }
 
+/*
+ * A last_run that makes the next run due ms from now (an interval from now
+ * at most): the loop counts the interval from last_run.
+ */
+static TimestampTz
+next_run_in(int64 ms)
+{
+	int64		interval_ms = (int64) gpualloc_replan_interval_s * 1000;
+
+	return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Min(ms, interval_ms) - interval_ms);
+}
+
+/*
+ * After the n-th failed run in a row: gpualloc.replan_retry, doubled for
+ * each earlier failure in the row.  A lock timeout or a transient error is
+ * planned again within a minute rather than an interval later, and a
+ * failure that persists (bad data) is retried ever less often.
+ */
+static int64
+retry_ms(int failures)
+{
+	int64		ms = (int64) gpualloc_replan_retry_s * 1000;
+
+	for (int i = 1; i < failures && ms < (int64) gpualloc_replan_interval_s * 1000; i++)
+		ms *= 2;
+	return ms;
+}
+
 void
 gpualloc_worker_main(Datum arg)
 {
@@ -491,6 +529,7 @@ gpualloc_worker_main(Datum arg)
 	TimestampTz last_run = 0;
 	TimestampTz woken_at = 0;
 	TimestampTz next_housekeeping = 0;
+	int			failures = 0;	/* failed runs in a row */
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -615,10 +654,22 @@ gpualloc_worker_main(Datum arg)
 			 * EXTENSION closely.
 			 */
 			if (run == RUN_NOTHING_TO_PLAN)
-				last_run = TimestampTzPlusMilliseconds(last_run,
-													   -(int64) gpualloc_replan_interval_s * 1000 +
-													   Min((int64) gpualloc_replan_interval_s * 1000,
-														   EXTENSION_RECHECK_MS));
+				last_run = next_run_in(EXTENSION_RECHECK_MS);
+
+			/*
+			 * The last committed allocation stays in force after a failure;
+			 * plan again soon rather than an interval later.
+			 */
+			failures = run == RUN_FAILED ? failures + 1 : run == RUN_DONE ? 0 : failures;
+			if (run == RUN_FAILED && gpualloc_replan_retry_s > 0)
+			{
+				int64		ms = retry_ms(failures);
+
+				last_run = next_run_in(ms);
+				elog(LOG, "gpualloc planner: %d failed run%s in a row; trying again in %lld s",
+					 failures, failures == 1 ? "" : "s",
+					 (long long) (Min(ms, (int64) gpualloc_replan_interval_s * 1000) / 1000));
+			}
 		}
 	}
 }
