@@ -776,6 +776,8 @@ RESET ROLE;
 SET ROLE sec_sub;
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1); :same -- tenant: sec_sub itself is not registered
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'sec_other_team'); :same -- tenant: not a member
+SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'sec_nobody'); :same -- tenant: neither registered nor a member: refused for the membership, which does not tell whether it is registered
+SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'sec_no_such_role'); :same -- tenant: no such role: refused the same way
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'gpualloc_submitter'); :same -- tenant: the shared role, not registered
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'postgres'); :same -- tenant: registered, not a member
 SELECT gpualloc.submit_job('x', 'training', 'sec', 1, work_gpu_hours => 1, tenant => 'sec_team', priority => 5.5); :same -- priority: above 5

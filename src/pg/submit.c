@@ -404,8 +404,10 @@ ga_pg_can_act_for(Oid caller, const char *tenant)
 }
 
 /*
- * The tenant: registered, the caller may act for it, the priority within
- * its cap, and the name free among its active jobs (checked in that order).
+ * The tenant: the caller may act for it, it is registered, the priority
+ * within its cap, and the name free among its active jobs (checked in that
+ * order: whether another tenant is registered is not the caller's to learn,
+ * as submitters cannot read gpualloc.tenants).
  */
 static void
 check_tenant(const char *tenant, double priority, text *name)
@@ -415,6 +417,12 @@ check_tenant(const char *tenant, double priority, text *name)
 	bool		isnull;
 	double		cap;
 
+	/* the common case: a role submits for itself */
+	if (strcmp(tenant, GetUserNameFromId(caller, false)) != 0 && !ga_pg_can_act_for(caller, tenant))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to submit jobs for tenant \"%s\"", tenant),
+				 errhint("Submit as a member of the tenant's role.")));
 	ga_saved_query_expect(&tenant_query, args, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		ereport(ERROR,
@@ -426,12 +434,6 @@ check_tenant(const char *tenant, double priority, text *name)
 	cap = DatumGetFloat8(first_value(&isnull));
 	if (isnull)
 		cap = gpualloc_max_priority;
-	/* the common case: a role submits for itself */
-	if (strcmp(tenant, GetUserNameFromId(caller, false)) != 0 && !ga_pg_can_act_for(caller, tenant))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to submit jobs for tenant \"%s\"", tenant),
-				 errhint("Submit as a member of the tenant's role.")));
 	if (priority > cap)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
