@@ -265,8 +265,7 @@ book(const GaFastPathJob *job, const FreeGpus *f, const Block *b)
 	for (int i = 0; i < b->size; i++)
 		jobs[i] = Int64GetDatum(job->job_id);
 	args[0] = int4_array(f->gpu_id + b->first, b->size);
-	args[1] = PointerGetDatum(construct_array(jobs, b->size, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
-											  TYPALIGN_DOUBLE));
+	args[1] = ga_pg_int8_array(jobs, b->size);
 	ga_saved_query_expect(&book_query, args, NULL, SPI_OK_SELECT);
 }
 

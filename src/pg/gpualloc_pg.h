@@ -6,6 +6,7 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
@@ -49,6 +50,14 @@ ga_pg_step_floor(TimestampTz ts, int step_minutes)
 	int64		step_usecs = (int64) step_minutes * USECS_PER_MINUTE;
 
 	return ts - (ts % step_usecs + step_usecs) % step_usecs;
+}
+
+/* A bigint[] Datum of n Int64 Datums (a query's argument). */
+static inline Datum
+ga_pg_int8_array(Datum *values, int n)
+{
+	return PointerGetDatum(construct_array(values, n, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+										   TYPALIGN_DOUBLE));
 }
 
 /* One advisory lock key for every planner: replan() and the worker. */

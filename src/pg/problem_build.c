@@ -13,7 +13,6 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
@@ -376,8 +375,7 @@ load_links(GaBuild *build)
 
 	for (int j = 0; j < p->n_jobs; j++)
 		ids[j] = Int64GetDatum(p->jobs[j].id);
-	arg = PointerGetDatum(construct_array(ids, p->n_jobs, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
-										  TYPALIGN_DOUBLE));
+	arg = ga_pg_int8_array(ids, p->n_jobs);
 	run_query(LINKS_SQL, 1, &type, &arg);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{

@@ -135,5 +135,5 @@ ga_queue_candidates(const GaPoolLayout *layouts, int n_pools)
 			take_class(layouts[i].pool_id, sizes[k], bound, &ids);
 		pfree(sizes);
 	}
-	return PointerGetDatum(construct_array(ids.ids, ids.n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
+	return ga_pg_int8_array(ids.ids, ids.n);
 }

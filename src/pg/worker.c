@@ -475,12 +475,18 @@ run_once(MemoryContext run_ctx)
 	return a.skipped ? RUN_SKIPPED : RUN_DONE;
 }
 
+static int64
+interval_ms(void)
+{
+	return (int64) gpualloc_replan_interval_s * 1000;
+}
+
 /* Milliseconds to wait before the next run is due. */
 static long
 ms_until_next_run(TimestampTz last_run, TimestampTz woken_at)
 {
 	TimestampTz now = GetCurrentTimestamp();
-	TimestampTz due = TimestampTzPlusMilliseconds(last_run, (int64) gpualloc_replan_interval_s * 1000);
+	TimestampTz due = TimestampTzPlusMilliseconds(last_run, interval_ms());
 
 	if (woken_at != 0)
 	{
@@ -501,25 +507,24 @@ ms_until_next_run(TimestampTz last_run, TimestampTz woken_at)
 static TimestampTz
 next_run_in(int64 ms)
 {
-	int64		interval_ms = (int64) gpualloc_replan_interval_s * 1000;
-
-	return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Min(ms, interval_ms) - interval_ms);
+	return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Min(ms, interval_ms()) - interval_ms());
 }
 
 /*
  * After the n-th failed run in a row: gpualloc.replan_retry, doubled for
- * each earlier failure in the row.  A lock timeout or a transient error is
- * planned again within a minute rather than an interval later, and a
- * failure that persists (bad data) is retried ever less often.
+ * each earlier failure in the row, an interval at most.  A lock timeout or
+ * a transient error is planned again within a minute rather than an
+ * interval later, and a failure that persists (bad data) is retried ever
+ * less often.
  */
 static int64
 retry_ms(int failures)
 {
 	int64		ms = (int64) gpualloc_replan_retry_s * 1000;
 
-	for (int i = 1; i < failures && ms < (int64) gpualloc_replan_interval_s * 1000; i++)
+	for (int i = 1; i < failures && ms < interval_ms(); i++)
 		ms *= 2;
-	return ms;
+	return Min(ms, interval_ms());
 }
 
 void
@@ -660,15 +665,17 @@ gpualloc_worker_main(Datum arg)
 			 * The last committed allocation stays in force after a failure;
 			 * plan again soon rather than an interval later.
 			 */
-			failures = run == RUN_FAILED ? failures + 1 : run == RUN_DONE ? 0 : failures;
+			if (run == RUN_DONE)
+				failures = 0;
+			if (run == RUN_FAILED)
+				failures++;
 			if (run == RUN_FAILED && gpualloc_replan_retry_s > 0)
 			{
 				int64		ms = retry_ms(failures);
 
 				last_run = next_run_in(ms);
 				elog(LOG, "gpualloc planner: %d failed run%s in a row; trying again in %lld s",
-					 failures, failures == 1 ? "" : "s",
-					 (long long) (Min(ms, (int64) gpualloc_replan_interval_s * 1000) / 1000));
+					 failures, failures == 1 ? "" : "s", (long long) (ms / 1000));
 			}
 		}
 	}
