@@ -3,7 +3,9 @@
 # databases.  A fast re-plan solved by four processes, or by two that share
 # the four pools, commits the same allocation as one solved by the planner
 # alone; by default no more processes solve than the machine has CPUs;
-# the pool solvers show in
+# the solvers start while the problem is built and wait for their parts
+# (cancelled then, or given nothing to solve when the problem does not
+# split, they exit); the pool solvers show in
 # pg_stat_activity while they run; a re-plan cancelled by statement_timeout
 # leaves the last committed allocation in force and no solver behind; the
 # part of a solver terminated mid-solve is solved by the planner; with
@@ -65,6 +67,29 @@ sub solvers
 		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'");
 }
 
+# Run a re-plan in the background in database par, see three pool solvers
+# in the state given, see the run cancelled by its statement_timeout and
+# no solver left behind.
+sub replan_seen_then_cancelled
+{
+	my ($sql, $state, $seen, $cancelled, $gone) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start([ 'psql', '-X', '-d', $node->connstr('par'), '-c', $sql ],
+		'>', \$out, '2>', \$err, IPC::Run::timeout(120));
+	ok($node->poll_query_until('postgres', qq{
+		SELECT count(*) = 3 AND bool_and($state)
+		FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'}), $seen);
+	$h->finish;
+	like($err, qr/canceling statement due to statement timeout/, $cancelled);
+	ok(no_solver_left(), $gone);
+}
+
+sub no_solver_left
+{
+	return $node->poll_query_until('postgres',
+		"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'");
+}
+
 make_cluster('par');
 make_cluster('ser');
 
@@ -108,32 +133,69 @@ unlike(slurp_file($node->logfile), qr/exited without a plan/,
 # statement_timeout cancels it
 my $before = allocation('par');
 my $runs = $node->safe_psql('par', 'SELECT count(*) FROM gpualloc.plan_runs');
-my ($out, $err) = ('', '');
-my $h = IPC::Run::start(
-	[ 'psql', '-X', '-d', $node->connstr('par'), '-c', q{
+replan_seen_then_cancelled(q{
 		SET gpualloc.max_parallel_pools = 4;
 		SET statement_timeout = '8s';
-		SELECT * FROM gpualloc.replan('full', '120 seconds')} ],
-	'>', \$out, '2>', \$err, IPC::Run::timeout(120));
-ok($node->poll_query_until('postgres', q{
-	SELECT count(*) = 3 AND bool_and(query LIKE 'solving part % of 4 (full)')
-	FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'}),
-	'three pool solvers run beside the planner, each on its part');
-$h->finish;
-like($err, qr/canceling statement due to statement timeout/, 'the re-plan is cancelled by statement_timeout');
-ok($node->poll_query_until('postgres',
-	"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'gpualloc pool solver'"),
-	'no pool solver is left behind');
+		SELECT * FROM gpualloc.replan('full', '120 seconds')},
+	"query LIKE 'solving part % of 4 (full)'",
+	'three pool solvers run beside the planner, each on its part',
+	'the re-plan is cancelled by statement_timeout', 'no pool solver is left behind');
 is(allocation('par'), $before, 'the last committed allocation stays in force');
 is($node->safe_psql('par', 'SELECT count(*) FROM gpualloc.plan_runs'), $runs,
 	'the cancelled run left nothing behind');
+
+# the solvers start while the problem is built: with the planner's read of
+# the queue held up by a lock, they wait for the parts; cancelled there,
+# the run leaves no solver behind
+my $locker = IPC::Run::start(
+	[ 'psql', '-X', '-d', $node->connstr('par'), '-c',
+	  'BEGIN; LOCK TABLE gpualloc.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT;' ],
+	'>', \my $lock_out, '2>', \my $lock_err, IPC::Run::timeout(60));
+ok($node->poll_query_until('par', q{
+	SELECT count(*) > 0 FROM pg_locks WHERE relation = 'gpualloc.jobs'::regclass AND mode = 'AccessExclusiveLock'}),
+	'a session holds the queue');
+replan_seen_then_cancelled(q{
+		SET gpualloc.max_parallel_pools = 4;
+		SET statement_timeout = '3s';
+		SELECT * FROM gpualloc.replan('fast', '30 seconds')},
+	"query = 'waiting for the parts of the plan run'",
+	'three pool solvers wait for the parts while the planner builds the problem',
+	'the run is cancelled while it builds', 'the waiting solvers exit with it');
+$locker->finish;
+is(allocation('par'), $before, 'the last committed allocation still stays in force');
+
+# a problem that does not split (a job may run on any of two pools): the
+# solvers started ahead are given up and the planner solves it in one piece
+$node->safe_psql('postgres', 'CREATE DATABASE joined');
+$node->safe_psql('joined', q{
+	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_tenant('postgres');
+	SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 1) q;
+	SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 1) q, generate_series(0, 1) n;
+	SELECT gpualloc.submit_job('both', 'training', 'p0', 8, 8, work_gpu_hours => 16, alt_pools => ARRAY['p1']);
+	SELECT gpualloc.submit_job('more-' || i, 'training', 'p' || (i % 2), 4, 4, work_gpu_hours => 8)
+	FROM generate_series(0, 9) i;
+});
+my $log_at = -s $node->logfile;
+is($node->safe_psql('joined', q{
+	SET gpualloc.max_parallel_pools = 2;
+	SET log_min_messages = debug1;
+	SELECT status FROM gpualloc.replan('fast', '30 seconds')}), 'succeeded',
+	'a problem in one piece is planned with solvers started ahead');
+my $log = substr(slurp_file($node->logfile), $log_at);
+like($log, qr/started 1 pool solver\(s\) before building the problem/, 'a solver was started ahead');
+unlike($log, qr/wrote the parts into shared memory/, 'and was handed no part');
+ok(no_solver_left(), 'the solver started ahead exits');
+is($node->safe_psql('joined', q{
+	SELECT count(DISTINCT job_name) > 2 FROM gpualloc.current_allocation}), 't',
+	'and its plan books jobs');
 
 # the default (-1): a process per pool but no more than the online CPUs,
 # the planner counting as one
 chomp(my $cpus = `getconf _NPROCESSORS_ONLN`);
 my $want = ($cpus < 4 ? $cpus : 4) - 1;
-($out, $err) = ('', '');
-$h = IPC::Run::start(
+my ($out, $err) = ('', '');
+my $h = IPC::Run::start(
 	[ 'psql', '-X', '-d', $node->connstr('par'), '-c', q{
 		SET gpualloc.max_parallel_pools = -1;
 		SET statement_timeout = '6s';
@@ -164,7 +226,7 @@ is(solvers(), '0', 'its solvers exited');
 # a solver terminated in the middle of its part: the planner solves that
 # part itself with what is left of the time limit, and the run commits
 $before = $node->safe_psql('par', "SELECT count(*) FROM gpualloc.plan_runs WHERE status = 'succeeded'");
-my $log_at = -s $node->logfile;
+$log_at = -s $node->logfile;
 ($out, $err) = ('', '');
 $h = IPC::Run::start(
 	[ 'psql', '-X', '-qAt', '-d', $node->connstr('par'), '-c', q{

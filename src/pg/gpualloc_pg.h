@@ -282,8 +282,24 @@ extern void ga_pg_check_features(const char *kind, Jsonb *features);
 extern ga_plan *ga_pg_solve(GaBuild *build, const char *mode, double time_limit_ms,
 							char *errbuf, size_t errlen);
 
-/* pool_solve.c: the same, independent pools solved apart and at once */
+/* pool_launch.c: a run's pool solvers, started before its parts exist */
+typedef struct GaPoolSolvers GaPoolSolvers;
+struct dsm_segment;
+extern GaPoolSolvers *ga_pool_solvers_start(int n);
+extern GaPoolSolvers *ga_pg_pool_solvers_ahead(void);
+extern int	ga_pool_solvers_count(const GaPoolSolvers *s);
+extern void ga_pool_solvers_publish(GaPoolSolvers *s, struct dsm_segment *parts);
+extern bool ga_pool_solvers_running(const GaPoolSolvers *s);
+extern void ga_pool_solvers_signal(GaPoolSolvers *s);
+extern void ga_pool_solvers_finish(GaPoolSolvers *s);
+
+/*
+ * pool_solve.c: the same, independent pools solved apart and at once, by
+ * the solvers given (NULL: started once the problem is split), which the
+ * call finishes
+ */
+extern int	ga_pool_processes_wanted(int n_parts);
 extern ga_plan *ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
-								  char *errbuf, size_t errlen);
+								  GaPoolSolvers *solvers, char *errbuf, size_t errlen);
 
 #endif

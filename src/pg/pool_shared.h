@@ -3,8 +3,8 @@
  * solvers (pool_solve.c, the leader; pool_worker.c, the solvers).
  *
  * One segment per run: a header, one slot per part (heaviest first), then
- * each slot's serialised problem (written by the leader before any solver
- * starts) and room for its serialised plan (written by the solver that
+ * each slot's serialised problem (written by the leader before it publishes
+ * the segment to the solvers) and room for its serialised plan (written by the solver that
  * claims it).  Every process, the leader included, claims the next slot
  * when it is free (ga_pool_claim), so a process that other load slows down
  * solves fewer parts instead of holding the run up.  A solver writes only
@@ -23,6 +23,27 @@
 #include "model/common.h"
 
 #define GA_POOL_SHARED_MAGIC 0x67706f6f	/* "gpoo" */
+#define GA_POOL_LAUNCH_MAGIC 0x67706c61	/* "gpla" */
+
+/*
+ * The segment a solver is started with (pool_launch.c).  Solvers are
+ * started while the leader still builds the problem, before the parts
+ * exist: each attaches, writes its process number (plus one) into its
+ * entry, and waits on its latch until the leader publishes the handle of
+ * the parts' segment, or gives up on them (abandoned: the leader left, or
+ * the problem did not split).  Both sides write, issue a full barrier, then
+ * read what the other wrote, so a solver either sees the handle or has its
+ * latch set.
+ */
+typedef struct GaPoolLaunch
+{
+	uint32		magic;
+	pg_atomic_uint32 abandoned; /* no parts will come: exit */
+	pg_atomic_uint32 parts;		/* dsm_handle of GaPoolShared; 0: not yet */
+	int			n_solvers;
+	pg_atomic_uint32 solver_procno[FLEXIBLE_ARRAY_MEMBER];	/* pgprocno + 1;
+															 * 0: not attached */
+} GaPoolLaunch;
 
 /* What a solver left in its slot. */
 #define GA_SLOT_WAITING 0		/* not solved: unclaimed, or its solver stopped */

@@ -7,9 +7,11 @@
  * gpualloc.replan() or the background planner) cuts the problem into its
  * parts and always solves the parts separately, so the plan does not depend
  * on how many processes solved them.  Up to gpualloc.max_parallel_pools
- * processes solve them at once: the leader counts as one and starts a pool
- * solver (pool_worker.c) for each of the others.  The leader writes every
- * part, heaviest first, into one dynamic shared memory segment, and each
+ * processes solve them at once: the leader counts as one and there is a
+ * pool solver (pool_worker.c) for each of the others, started while the
+ * problem was built (pool_launch.c) or, failing that, once it is split.
+ * The leader writes every part, heaviest first, into one dynamic shared
+ * memory segment, hands it to the solvers, and each
  * process, the leader included, claims the next part whenever it is free
  * and solves it.  Parts are not dealt out beforehand: on a machine whose
  * CPUs are shared, one process may run at half the speed of another for a
@@ -61,10 +63,10 @@ typedef struct PoolRun
 	ga_split   *split;
 	ga_plan   **plans;			/* [n_parts] */
 	int		   *order;			/* parts, heaviest first */
+	GaPoolSolvers *solvers;		/* NULL: the leader alone */
 	int			n_solvers;		/* processes besides the leader */
 	dsm_segment *seg;
 	GaPoolShared *shared;
-	BackgroundWorkerHandle **handles;	/* [n_solvers], NULL: not running */
 	bool	   *mine;			/* [n_parts] the leader's to solve */
 	const char *mode;
 	double		deadline_ms;	/* the run's time limit, on ga_now_ms */
@@ -149,8 +151,8 @@ order_parts(PoolRun *run)
  * Each part is solved alone whoever claims it, so the number leaves the
  * plan as it is.
  */
-static int
-processes_wanted(int n_parts)
+int
+ga_pool_processes_wanted(int n_parts)
 {
 	int			at_once = gpualloc_max_parallel_pools;
 
@@ -211,34 +213,6 @@ create_segment(PoolRun *run)
 		slot->plan_cap = ga_plan_serial_size(p);
 		at += MAXALIGN(slot->plan_cap);
 		slot->state = GA_SLOT_WAITING;
-	}
-}
-
-/* Start the solvers; the parts one that cannot start would have claimed, the others claim. */
-static void
-start_solvers(PoolRun *run)
-{
-	for (int i = 0; i < run->n_solvers; i++)
-	{
-		BackgroundWorker worker = {0};
-
-		worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-		worker.bgw_start_time = BgWorkerStart_ConsistentState;
-		worker.bgw_restart_time = BGW_NEVER_RESTART;
-		snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpualloc");
-		snprintf(worker.bgw_function_name, BGW_MAXLEN, "gpualloc_pool_worker_main");
-		snprintf(worker.bgw_name, BGW_MAXLEN, "gpualloc pool solver %d", i + 1);
-		snprintf(worker.bgw_type, BGW_MAXLEN, "gpualloc pool solver");
-		worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(run->seg));
-		worker.bgw_notify_pid = MyProcPid;
-		memcpy(worker.bgw_extra, &i, sizeof(int));
-		if (!RegisterDynamicBackgroundWorker(&worker, &run->handles[i]))
-		{
-			run->handles[i] = NULL;
-			ereport(DEBUG1,
-					(errmsg("gpualloc: no free worker slot for pool solver %d; the planner solves its parts itself",
-							i + 1)));
-		}
 	}
 }
 
@@ -344,21 +318,6 @@ take_slot(PoolRun *run, GaPoolSlot *slot, char *errbuf, size_t errlen)
 	return true;
 }
 
-/* Whether some solver has not exited yet (or not started). */
-static bool
-solver_running(PoolRun *run)
-{
-	for (int s = 0; s < run->n_solvers; s++)
-	{
-		pid_t		pid;
-
-		if (run->handles[s] != NULL &&
-			GetBackgroundWorkerPid(run->handles[s], &pid) != BGWH_STOPPED)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Take the plan of each part a solver settled and the leader has not taken
  * yet; with `stopped` (no solver runs any more), a part still waiting too,
@@ -400,7 +359,7 @@ collect_solvers(PoolRun *run, char *errbuf, size_t errlen)
 			return false;
 		if (!waiting)
 			return true;
-		if (!solver_running(run))
+		if (!ga_pool_solvers_running(run->solvers))
 			return take_settled(run, true, &waiting, errbuf, errlen);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
@@ -408,62 +367,46 @@ collect_solvers(PoolRun *run, char *errbuf, size_t errlen)
 	}
 }
 
-/* Wait until every solver has exited (they exit once nothing is left to claim). */
-static void
-await_solvers(PoolRun *run)
-{
-	for (int i = 0; i < run->n_solvers; i++)
-		if (run->handles[i] != NULL)
-		{
-			(void) WaitForBackgroundWorkerShutdown(run->handles[i]);
-			run->handles[i] = NULL;
-		}
-}
-
 /* Tell every solver still running to stop, without waiting. */
 static void
 signal_solvers(PoolRun *run)
 {
-	if (run->shared == NULL)
-		return;
-	pg_atomic_write_u32(&run->shared->abandoned, 1);
-	for (int i = 0; i < run->n_solvers; i++)
-		if (run->handles[i] != NULL)
-			TerminateBackgroundWorker(run->handles[i]);
+	if (run->shared != NULL)
+		pg_atomic_write_u32(&run->shared->abandoned, 1);
+	ga_pool_solvers_signal(run->solvers);
 }
 
 /* Stop every solver still running and wait until it has exited. */
 static void
 stop_solvers(PoolRun *run)
 {
-	if (run->shared == NULL)
-		return;
 	signal_solvers(run);
-	await_solvers(run);
+	ga_pool_solvers_finish(run->solvers);
 }
 
 /*
- * The parallel part of the run: write the parts, start the solvers, claim
- * and solve parts beside them, collect, solve what a solver left.
+ * The parallel part of the run: start the solvers unless they were started
+ * ahead, write the parts and hand them over, claim and solve parts beside
+ * the solvers, collect, solve what a solver left.
  */
 static bool
 solve_parts(PoolRun *run, char *errbuf, size_t errlen)
 {
 	bool		ok;
-	TimestampTz phase_start;
+	TimestampTz phase_start = GetCurrentTimestamp();
 
-	run->n_solvers = processes_wanted(run->split->n_parts) - 1;
+	if (run->solvers == NULL &&
+		(run->solvers = ga_pool_solvers_start(ga_pool_processes_wanted(run->split->n_parts) - 1)) != NULL)
+		ga_log_phase("started the pool solvers", &phase_start);
+	run->n_solvers = ga_pool_solvers_count(run->solvers);
 	if (run->n_solvers == 0)
 	{
 		memset(run->mine, true, sizeof(bool) * run->split->n_parts);
 		return solve_mine(run, errbuf, errlen);
 	}
-	run->handles = palloc0(sizeof(BackgroundWorkerHandle *) * run->n_solvers);
-	phase_start = GetCurrentTimestamp();
 	create_segment(run);
+	ga_pool_solvers_publish(run->solvers, run->seg);
 	ga_log_phase("wrote the parts into shared memory", &phase_start);
-	start_solvers(run);
-	ga_log_phase("started the pool solvers", &phase_start);
 	ok = solve_claimed(run, errbuf, errlen);
 	ga_log_phase("solved the parts the planner claimed", &phase_start);
 	if (ok)
@@ -514,7 +457,7 @@ merge_plans(PoolRun *run, GaBuild *build, double t0, char *errbuf, size_t errlen
  */
 ga_plan *
 ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
-				  char *errbuf, size_t errlen)
+				  GaPoolSolvers *solvers, char *errbuf, size_t errlen)
 {
 	double		t0 = ga_now_ms();
 	PoolRun    *run = palloc0(sizeof(PoolRun));
@@ -522,8 +465,10 @@ ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
 	ga_plan    *volatile plan = NULL;
 	ga_error	err;
 
+	run->solvers = solvers;
 	if (ga_problem_split(build->problem, &run->split, &err) != GA_OK)
 	{
+		ga_pool_solvers_finish(solvers);
 		snprintf(errbuf, errlen, "splitting the problem into independent pools failed: %s", err.message);
 		return NULL;
 	}
@@ -532,6 +477,7 @@ ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 	if (run->split->n_parts < 2)
 	{
+		ga_pool_solvers_finish(solvers);
 		free_run(run);
 		return ga_pg_solve(build, mode, time_limit_ms, errbuf, errlen);
 	}
@@ -545,8 +491,7 @@ ga_pg_solve_pools(GaBuild *build, const char *mode, double time_limit_ms,
 		if (solve_parts(run, errbuf, errlen))
 			plan = merge_plans(run, build, t0, errbuf, errlen);
 		/* merged while the solvers exit: none is left behind the run */
-		if (run->handles != NULL)
-			await_solvers(run);
+		ga_pool_solvers_finish(run->solvers);
 	}
 	PG_CATCH();
 	{

@@ -2,8 +2,10 @@
  * pool_worker.c — a pool solver: a dynamic background worker that solves
  * independent parts of a plan run's problem and hands their plans back.
  *
- * The leader (pool_solve.c) starts it with the handle of the run's shared
- * segment and its solver number.  Until every part is claimed, it claims
+ * The leader (pool_launch.c) starts it, often before the parts exist, with
+ * the handle of the run's launch segment and its solver number; it waits
+ * there until the leader publishes the parts' segment (or gives the
+ * solvers up: then it exits).  Until every part is claimed, it claims
  * the next one, reads it, solves it in the run's mode with its share of
  * what is left of the run's time limit, writes the plan (or why it failed)
  * back into the part's slot and wakes the leader.  It runs no SQL and
@@ -37,12 +39,20 @@
 
 PGDLLEXPORT void gpualloc_pool_worker_main(Datum main_arg);
 
+/* What a solver watches: the launch until the parts come, then both. */
+typedef struct SolverSegments
+{
+	GaPoolLaunch *launch;
+	GaPoolShared *shared;		/* NULL until published */
+} SolverSegments;
+
 static bool
 solver_should_stop(void *arg)
 {
-	GaPoolShared *shared = (GaPoolShared *) arg;
+	SolverSegments *segs = (SolverSegments *) arg;
 
-	return ProcDiePending || pg_atomic_read_u32(&shared->abandoned) != 0;
+	return ProcDiePending || pg_atomic_read_u32(&segs->launch->abandoned) != 0 ||
+		(segs->shared != NULL && pg_atomic_read_u32(&segs->shared->abandoned) != 0);
 }
 
 /*
@@ -70,8 +80,9 @@ fail_slot(GaPoolShared *shared, GaPoolSlot *slot, ga_status rc, const char *what
  * left and write its plan, or the failure, into the slot.
  */
 static void
-solve_slot(GaPoolShared *shared, int i)
+solve_slot(SolverSegments *segs, int i)
 {
+	GaPoolShared *shared = segs->shared;
 	GaPoolSlot *slot = &shared->slots[i];
 	char	   *base = (char *) shared;
 	ga_solve_options options = {0};
@@ -89,7 +100,7 @@ solve_slot(GaPoolShared *shared, int i)
 	}
 	options.time_limit_ms = ga_pool_time_share(shared, i, ga_now_ms());
 	options.cancel = solver_should_stop;
-	options.cancel_arg = shared;
+	options.cancel_arg = segs;
 	if (strcmp(shared->mode, "full") == 0)
 		rc = ga_solve_full(problem, &options, &plan, &err);
 	else
@@ -107,14 +118,66 @@ solve_slot(GaPoolShared *shared, int i)
 	ga_problem_destroy(problem);
 }
 
+/*
+ * Attach the launch segment and wait until the leader publishes the parts'
+ * segment: its handle, or 0 when the leader gave the solvers up.
+ */
+static dsm_handle
+await_parts(SolverSegments *segs, int solver_no)
+{
+	dsm_handle	parts;
+
+	if (segs->launch->magic != GA_POOL_LAUNCH_MAGIC || solver_no < 0 ||
+		solver_no >= segs->launch->n_solvers)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpualloc pool solver: the launch segment of the plan run is not what it expects")));
+	pg_atomic_write_u32(&segs->launch->solver_procno[solver_no], MyProc->pgprocno + 1);
+	pg_memory_barrier();
+	pgstat_report_activity(STATE_RUNNING, "waiting for the parts of the plan run");
+	for (;;)
+	{
+		ResetLatch(MyLatch);
+		if (solver_should_stop(segs))
+			return 0;
+		if ((parts = pg_atomic_read_u32(&segs->launch->parts)) != 0)
+		{
+			pg_read_barrier();
+			return parts;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000,
+						 PG_WAIT_EXTENSION);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Until every part is claimed: claim the next one and solve it. */
+static void
+solve_claims(SolverSegments *segs)
+{
+	GaPoolShared *shared = segs->shared;
+	char		activity[128];
+	int			i;
+
+	while (!solver_should_stop(segs) && (i = ga_pool_claim(shared)) >= 0)
+	{
+		GaPoolSlot *slot = &shared->slots[i];
+
+		snprintf(activity, sizeof(activity), "solving part %d of %d (%s)",
+				 slot->part + 1, shared->n_parts, shared->mode);
+		pgstat_report_activity(STATE_RUNNING, activity);
+		solve_slot(segs, i);
+	}
+}
+
 void
 gpualloc_pool_worker_main(Datum main_arg)
 {
-	dsm_segment *seg;
-	GaPoolShared *shared;
+	dsm_segment *launch_seg;
+	dsm_segment *parts_seg;
+	SolverSegments segs = {0};
 	int			solver_no;
-	int			i;
-	char		activity[128];
+	dsm_handle	parts;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
@@ -125,24 +188,23 @@ gpualloc_pool_worker_main(Datum main_arg)
 	SetConfigOption("search_path", GPUALLOC_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
 
 	CurrentResourceOwner = ResourceOwnerCreate(NULL, "gpualloc pool solver");
-	seg = dsm_attach(DatumGetUInt32(main_arg));
-	if (seg == NULL)
+	launch_seg = dsm_attach(DatumGetUInt32(main_arg));
+	if (launch_seg == NULL)
 		proc_exit(0);			/* the leader is gone already: nothing to do */
-	shared = (GaPoolShared *) dsm_segment_address(seg);
-	if (shared->magic != GA_POOL_SHARED_MAGIC || solver_no < 0 || solver_no >= shared->n_solvers)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("gpualloc pool solver: the shared memory of the plan run is not what it expects")));
-	while (!solver_should_stop(shared) && (i = ga_pool_claim(shared)) >= 0)
+	segs.launch = (GaPoolLaunch *) dsm_segment_address(launch_seg);
+	parts = await_parts(&segs, solver_no);
+	parts_seg = parts != 0 ? dsm_attach(parts) : NULL;
+	if (parts_seg != NULL)
 	{
-		GaPoolSlot *slot = &shared->slots[i];
-
-		snprintf(activity, sizeof(activity), "solving part %d of %d (%s)",
-				 slot->part + 1, shared->n_parts, shared->mode);
-		pgstat_report_activity(STATE_RUNNING, activity);
-		solve_slot(shared, i);
+		segs.shared = (GaPoolShared *) dsm_segment_address(parts_seg);
+		if (segs.shared->magic != GA_POOL_SHARED_MAGIC || segs.shared->n_solvers != segs.launch->n_solvers)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpualloc pool solver: the shared memory of the plan run is not what it expects")));
+		solve_claims(&segs);
+		dsm_detach(parts_seg);
 	}
 	pgstat_report_activity(STATE_IDLE, NULL);
-	dsm_detach(seg);
+	dsm_detach(launch_seg);
 	proc_exit(0);
 }

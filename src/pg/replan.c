@@ -85,6 +85,7 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 {
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 	GaBuild    *build;
+	GaPoolSolvers *solvers;
 	TimestampTz phase_start;
 	char		why[GA_ERROR_MESSAGE_LEN * 2];
 
@@ -100,18 +101,20 @@ ga_run_replan(const char *mode, double limit_ms, const char *trigger, bool wait_
 	if (!take_planner_lock(wait_for_lock))
 		return false;
 	phase_start = GetCurrentTimestamp();
+	/* the solvers' process starts overlap the build */
+	solvers = ga_pg_pool_solvers_ahead();
 	build = ga_build_problem(now);
 	ga_log_phase("built the problem", &phase_start);
 	r->plan_id = ga_store_plan_run(mode, trigger);
 	r->mode = mode;
 	r->status = "succeeded";
 	r->message[0] = '\0';
-	r->plan = ga_pg_solve_pools(build, mode, limit_ms, why, sizeof(why));
+	r->plan = ga_pg_solve_pools(build, mode, limit_ms, solvers, why, sizeof(why));
 	if (r->plan == NULL && strcmp(mode, "full") == 0)
 	{
 		snprintf(r->message, sizeof(r->message), "%s; used the fast plan", why);
 		r->status = "fallback";
-		r->plan = ga_pg_solve_pools(build, "fast", GA_FAST_DEFAULT_MS, why, sizeof(why));
+		r->plan = ga_pg_solve_pools(build, "fast", GA_FAST_DEFAULT_MS, NULL, why, sizeof(why));
 	}
 	ga_log_phase("solved", &phase_start);
 	if (r->plan != NULL && !(isfinite(r->plan->objective)))
