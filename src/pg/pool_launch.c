@@ -182,8 +182,8 @@ ga_pool_solvers_running(const GaPoolSolvers *s)
 void
 ga_pool_solvers_signal(GaPoolSolvers *s)
 {
-	if (s == NULL)
-		return;
+	if (s == NULL || s->seg == NULL)
+		return;					/* finished: none is left */
 	pg_atomic_write_u32(&s->launch->abandoned, 1);
 	wake_solvers(s->launch);
 	for (int i = 0; i < s->n; i++)
