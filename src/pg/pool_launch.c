@@ -148,11 +148,18 @@ ga_pg_pool_solvers_ahead(void)
 	return s;
 }
 
-/* The solvers asked for (those that could not start included). */
+/*
+ * The solvers that got a worker slot: the processes besides the leader
+ * that share the parts, and so the run's time limit.
+ */
 int
 ga_pool_solvers_count(const GaPoolSolvers *s)
 {
-	return s == NULL ? 0 : s->n;
+	int			n = 0;
+
+	for (int i = 0; s != NULL && i < s->n; i++)
+		n += s->handles[i] != NULL;
+	return n;
 }
 
 /* Hand the solvers the parts' segment, written in full. */

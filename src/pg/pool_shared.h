@@ -72,7 +72,7 @@ typedef struct GaPoolShared
 	double		deadline_ms;	/* the run's end, on ga_now_ms (a monotonic
 								 * clock every process of the machine shares) */
 	int			n_parts;		/* parts of the whole split */
-	int			n_solvers;		/* solvers started, numbered 0..n_solvers-1 */
+	int			n_solvers;		/* solvers that got a worker slot */
 	pg_atomic_uint32 next_slot; /* the next slot to claim */
 	GaPoolSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GaPoolShared;

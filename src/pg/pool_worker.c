@@ -197,7 +197,7 @@ gpualloc_pool_worker_main(Datum main_arg)
 	if (parts_seg != NULL)
 	{
 		segs.shared = (GaPoolShared *) dsm_segment_address(parts_seg);
-		if (segs.shared->magic != GA_POOL_SHARED_MAGIC || segs.shared->n_solvers != segs.launch->n_solvers)
+		if (segs.shared->magic != GA_POOL_SHARED_MAGIC)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("gpualloc pool solver: the shared memory of the plan run is not what it expects")));
