@@ -18,8 +18,6 @@
  */
 #include "postgres.h"
 
-#include <unistd.h>
-
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
@@ -128,7 +126,7 @@ ga_pool_solvers_start(int n)
 
 /*
  * Solvers for the coming run, started before its problem is built: as many
- * as processes_wanted would give a problem split into one part per pool
+ * as ga_pool_processes_wanted would give a problem split into one part per pool
  * (the leader counting as one).  NULL when that is the leader alone.
  */
 GaPoolSolvers *
