@@ -43,6 +43,9 @@ PG_FUNCTION_INFO_V1(gpualloc_planner_pid);
 
 /* How often expired bookings are looked for between runs. */
 #define HOUSEKEEPING_MS 5000
+/* waits before opening a database that could not be opened twice in a row */
+#define CONNECT_RETRY_FIRST_MS 5000
+#define CONNECT_RETRY_MAX_MS (5 * 60 * 1000)
 
 bool		gpualloc_enabled = true;
 int			gpualloc_replan_interval_s = 30 * 60;
@@ -55,6 +58,8 @@ typedef struct GaShared
 	pg_atomic_uint32 wake_requested;
 	int			worker_pgprocno;	/* -1 while no worker runs */
 	pg_atomic_uint64 next_run_due;	/* TimestampTz of the next run; 0 unknown */
+	pg_atomic_uint32 connect_attempts;	/* to open gpualloc.database, in a row
+										 * without success */
 } GaShared;
 
 static GaShared *ga_shared = NULL;
@@ -82,6 +87,7 @@ ga_shmem_startup(void)
 	{
 		pg_atomic_init_u32(&ga_shared->wake_requested, 0);
 		pg_atomic_init_u64(&ga_shared->next_run_due, 0);
+		pg_atomic_init_u32(&ga_shared->connect_attempts, 0);
 		ga_shared->worker_pgprocno = -1;
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -527,6 +533,56 @@ retry_ms(int failures)
 	return Min(ms, interval_ms());
 }
 
+/* Sleep ms milliseconds; a shutdown (SIGTERM) ends the process at once. */
+static void
+wait_interruptibly(int64 ms)
+{
+	TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ms);
+	long		left;
+
+	while ((left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), until)) > 0)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, left, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Open gpualloc.database.  When it cannot be opened (it does not exist yet,
+ * or was dropped with FORCE), the connection ends the process with FATAL
+ * and the postmaster starts it again 5 s later; left at that, the log would
+ * gain a FATAL line every 5 s for as long as the setting names no database.
+ * So the attempts in a row are counted in shared memory, and after the
+ * second one the worker waits before trying again, beyond the postmaster's
+ * 5 s: 5 s, doubling each time, up to 5 minutes (each wait announced in the
+ * log).  A
+ * database created early is still found within seconds, and the first plan
+ * follows its CREATE EXTENSION as before.
+ */
+static void
+open_planner_database(void)
+{
+	uint32		attempts = ga_shared != NULL ? pg_atomic_read_u32(&ga_shared->connect_attempts) : 0;
+
+	if (attempts >= 2)
+	{
+		int64		wait_ms = CONNECT_RETRY_FIRST_MS;
+
+		for (uint32 i = 2; i < attempts && wait_ms < CONNECT_RETRY_MAX_MS; i++)
+			wait_ms *= 2;
+		wait_ms = Min(wait_ms, CONNECT_RETRY_MAX_MS);
+		elog(LOG, "gpualloc planner: database \"%s\" could not be opened %u times in a row; trying again in %lld s",
+			 gpualloc_database, attempts, (long long) wait_ms / 1000);
+		wait_interruptibly(wait_ms);
+	}
+	if (ga_shared != NULL)
+		pg_atomic_fetch_add_u32(&ga_shared->connect_attempts, 1);
+	BackgroundWorkerInitializeConnection(gpualloc_database, NULL, 0);
+	if (ga_shared != NULL)
+		pg_atomic_write_u32(&ga_shared->connect_attempts, 0);
+}
+
 void
 gpualloc_worker_main(Datum arg)
 {
@@ -539,7 +595,7 @@ gpualloc_worker_main(Datum arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(gpualloc_database, NULL, 0);
+	open_planner_database();
 
 	/*
 	 * The worker runs as the bootstrap superuser: only the extension's own
