@@ -1,8 +1,9 @@
 # The reference executor, tools/gpualloc-executor (built by `make tools`),
 # when things are not as they should be: a role without gpualloc rights, a
 # database without the extension, and a login the server turns away (a
-# wrong password, a role or a database that does not exist) end it with
-# status 1 and a hint, at once, with no retry loop; no server on the port,
+# wrong password, a role or a database that does not exist) and an SSL
+# set-up that cannot work (sslmode=require, no SSL on the server) end it
+# with status 1 and a hint, at once, with no retry loop; no server on the port,
 # a standby (a lost connection, again and again) and a standby that takes
 # no connections are retried with a delay that doubles; a job that exits
 # while the server is down is reported once it is back, and not taken for an
@@ -183,6 +184,26 @@ sub stop_executor
 	  or diag($log);
 	like($log, qr/permission denied for database "noconnect" \(SQLSTATE 42501\); grant the role the right to connect \(GRANT CONNECT ON DATABASE "noconnect" TO "exec0"\)/,
 		'it says the role lacks CONNECT and how to grant it');
+}
+# ---- an SSL set-up that cannot work: sslmode=require against a server
+# without SSL (over TCP: libpq uses no SSL on a Unix socket) ----
+{
+	$node->append_conf('postgresql.conf', "listen_addresses = '127.0.0.1'");
+	$node->restart;
+	my $e = start_executor($node, '-U', 'exec0', '-h', '127.0.0.1', '-d', 'dbname=postgres sslmode=require',
+		'--node', '0');
+	my $status = wait_exit($e, 10);
+	my $log = slurp_log($e->{log});
+	is($status, 1, 'sslmode=require against a server without SSL: the executor exits with status 1')
+	  or diag($log);
+	like($log, qr/server does not support SSL, but SSL was required; the SSL settings of the connection .* do not fit together/,
+		'it quotes libpq and names the settings to check');
+	unlike($log, qr/retrying/, 'and does not retry');
+	my $p = start_executor($node, '-U', 'exec0', '-h', '127.0.0.1', '-d', 'dbname=postgres sslmode=prefer',
+		'--node', '0');
+	ok(wait_for_log($p, qr/connected to 127\.0\.0\.1 .* as exec0/), 'with sslmode=prefer it connects')
+	  or diag(slurp_log($p->{log}));
+	is(stop_executor($p), 0, 'and stops on SIGTERM');
 }
 # ---- a malformed connection string: bad usage, before any connection ----
 {

@@ -771,10 +771,69 @@ connect_error_line(const char *err, char *buf, size_t len)
 }
 
 /*
+ * libpq's reports of an SSL set-up that cannot work (sslmode and the
+ * server's ssl setting disagree, a certificate or key file missing or
+ * unreadable, a server certificate that does not verify): they carry no
+ * SQLSTATE, and the next attempt fails the same way.  A connection lost
+ * during the handshake ("SSL SYSCALL error", "SSL connection has been
+ * closed unexpectedly") is not among them: a restarting server causes it.
+ * libpq's messages in English; in another language they are retried.
+ */
+static const char *const ssl_setup_errors[] = {
+	"server does not support SSL, but SSL was required",
+	"root certificate file",
+	"certificate file \"",
+	"private key file \"",
+	"certificate verify failed",
+	"does not match host name",
+	NULL
+};
+
+static bool
+is_ssl_setup_error(const char *text, size_t len)
+{
+	for (int i = 0; ssl_setup_errors[i] != NULL; i++)
+	{
+		const char *hit = strstr(text, ssl_setup_errors[i]);
+
+		if (hit != NULL && hit < text + len)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether every server tried refused the SSL set-up: libpq reports each
+ * host of a multi-host connection string in its own "connection to server"
+ * section, and one host that is only down (another's SSL refusal beside
+ * it) may come back, so the executor keeps trying then.
+ */
+static bool
+ssl_setup_refused(const char *err)
+{
+	static const char section[] = "connection to server ";
+	int			sections = 0;
+	int			refused = 0;
+
+	for (const char *at = strstr(err, section); at != NULL;)
+	{
+		const char *next = strstr(at + 1, section);
+		size_t		len = next ? (size_t) (next - at) : strlen(at);
+
+		sections++;
+		refused += is_ssl_setup_error(at, len);
+		at = next;
+	}
+	if (sections == 0)
+		return is_ssl_setup_error(err, strlen(err));
+	return refused == sections;
+}
+
+/*
  * The connection could not be opened.  Without a password to give, or
- * turned away for its credentials or database, the next attempt fails the
- * same way: exit.  Otherwise the server may be down, starting or full, so
- * try again later.
+ * turned away for its credentials or database, or for an SSL set-up that
+ * cannot work, the next attempt fails the same way: exit.  Otherwise the
+ * server may be down, starting or full, so try again later.
  */
 static void
 connect_failed(struct executor *ex, PGconn *conn)
@@ -790,6 +849,15 @@ connect_failed(struct executor *ex, PGconn *conn)
 		return;
 	}
 	connect_error_line(PQerrorMessage(conn), msg, sizeof msg);
+	if (ssl_setup_refused(PQerrorMessage(conn)))
+	{
+		logmsg("could not connect: %s; the SSL settings of the connection (sslmode, sslrootcert, sslcert,"
+			   " sslkey in -d or PGSSLMODE and the like) and the server's ssl setting do not fit together;"
+			   " exiting with status %d", msg, EXIT_CONFIG);
+		PQfinish(conn);
+		quit_with(ex, EXIT_CONFIG);
+		return;
+	}
 	PQfinish(conn);
 	if (no_password)
 	{
