@@ -556,9 +556,8 @@ wait_interruptibly(int64 ms)
  * So the attempts in a row are counted in shared memory, and after the
  * second one the worker waits before trying again, beyond the postmaster's
  * 5 s: 5 s, doubling each time, up to 5 minutes (each wait announced in the
- * log).  A
- * database created early is still found within seconds, and the first plan
- * follows its CREATE EXTENSION as before.
+ * log).  A database created early is still found within seconds, and the
+ * first plan follows its CREATE EXTENSION as before.
  */
 static void
 open_planner_database(void)
