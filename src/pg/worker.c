@@ -516,6 +516,17 @@ next_run_in(int64 ms)
 	return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Min(ms, interval_ms()) - interval_ms());
 }
 
+/* first_ms doubled `doublings` times, cap_ms at most. */
+static int64
+doubled_delay(int64 first_ms, int doublings, int64 cap_ms)
+{
+	int64		ms = first_ms;
+
+	for (int i = 0; i < doublings && ms < cap_ms; i++)
+		ms *= 2;
+	return Min(ms, cap_ms);
+}
+
 /*
  * After the n-th failed run in a row: gpualloc.replan_retry, doubled for
  * each earlier failure in the row, an interval at most.  A lock timeout or
@@ -526,11 +537,7 @@ next_run_in(int64 ms)
 static int64
 retry_ms(int failures)
 {
-	int64		ms = (int64) gpualloc_replan_retry_s * 1000;
-
-	for (int i = 1; i < failures && ms < interval_ms(); i++)
-		ms *= 2;
-	return Min(ms, interval_ms());
+	return doubled_delay((int64) gpualloc_replan_retry_s * 1000, failures - 1, interval_ms());
 }
 
 /* Sleep ms milliseconds; a shutdown (SIGTERM) ends the process at once. */
@@ -566,11 +573,9 @@ open_planner_database(void)
 
 	if (attempts >= 2)
 	{
-		int64		wait_ms = CONNECT_RETRY_FIRST_MS;
+		int64		wait_ms = doubled_delay(CONNECT_RETRY_FIRST_MS, (int) (attempts - 2),
+											CONNECT_RETRY_MAX_MS);
 
-		for (uint32 i = 2; i < attempts && wait_ms < CONNECT_RETRY_MAX_MS; i++)
-			wait_ms *= 2;
-		wait_ms = Min(wait_ms, CONNECT_RETRY_MAX_MS);
 		elog(LOG, "gpualloc planner: database \"%s\" could not be opened %u times in a row; trying again in %lld s",
 			 gpualloc_database, attempts, (long long) wait_ms / 1000);
 		wait_interruptibly(wait_ms);
