@@ -114,3 +114,37 @@ SELECT status FROM gpualloc.jobs WHERE job_id = 5;
 SELECT gpualloc.allocation_seq() > 0 AS has_changes;
 SELECT change, count(*) FROM gpualloc.allocation_changes(0) GROUP BY change ORDER BY change;
 SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
+
+-- the table's rules hold for rows written around the API too (as the
+-- owner): each broken rule is named, and a row keeping them all is written
+INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max)
+SELECT 'rules-probe', 'training', (SELECT min(tenant) FROM gpualloc.tenants), min(pool_id), 1, 1, 1
+FROM gpualloc.pools RETURNING job_id AS queued_job \gset
+UPDATE gpualloc.jobs SET kind = 'serving' WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET priority = 'NaN' WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET priority = 0 WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET gpus_min = 3 WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET gpus_max = 0 WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET gpus_min = 8, gpus_max = 4 WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET features = '[1]' WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET command = repeat('x', 8193) WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET time_limit = '0 s' WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET not_before = now(), deadline = now() WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET est_work_gpu_hours = 'NaN' WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET est_work_gpu_hours = 1.1e7 WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET status = 'paused' WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET block_size = 4, block_first = 2 WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET block_size = 3, block_first = 0 WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET status = 'running', started_at = now() WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET booked_at = now() WHERE job_id = :queued_job;
+UPDATE gpualloc.jobs SET status = 'failed', started_at = now(), finished_at = now() - interval '1 s'
+WHERE job_id = :queued_job;
+-- NULLs pass as in SQL, and a row within every rule is written
+BEGIN;
+UPDATE gpualloc.jobs SET block_size = 4, block_first = NULL, command = repeat('x', 8192), time_limit = '1 s',
+	est_work_gpu_hours = 1e7, deadline = NULL
+WHERE job_id = :queued_job;
+ROLLBACK;
+DELETE FROM gpualloc.jobs WHERE job_id = :queued_job;
+-- its id given back: the files after this one number their jobs as before
+SELECT setval('gpualloc.jobs_job_id_seq', :queued_job - 1) IS NOT NULL AS id_given_back;

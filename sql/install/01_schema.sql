@@ -101,20 +101,35 @@ CREATE TABLE gpualloc.tenants (
 	created_at	timestamptz NOT NULL DEFAULT now()
 );
 
+-- The rules of a row of gpualloc.jobs, in C (src/pg/job_rules.c): the
+-- table's one CHECK calls it.  Here with the tables rather than with the
+-- code (02 to 99), as the constraint needs it before the table exists.
+CREATE FUNCTION gpualloc_internal.job_row_rules(kind text, priority double precision, gpus_min integer,
+												gpus_max integer, features jsonb, status text,
+												started_at timestamptz, finished_at timestamptz,
+												block_first integer, block_size integer, booked_at timestamptz,
+												command text, time_limit interval, not_before timestamptz,
+												deadline timestamptz, est_work_gpu_hours double precision)
+RETURNS boolean
+-- it runs no SQL, but every function pins its search_path
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS 'MODULE_PATHNAME', 'gpualloc_job_row_rules'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT;
+
 -- Batch work: training, batch inference, quantization.
 CREATE TABLE gpualloc.jobs (
 	job_id		bigserial PRIMARY KEY,
 	name		text NOT NULL,
-	kind		text NOT NULL CHECK (kind IN ('training', 'batch_inference', 'quantization')),
+	kind		text NOT NULL,
 	tenant		name NOT NULL REFERENCES gpualloc.tenants,
 	pool_id		integer NOT NULL REFERENCES gpualloc.pools,
-	priority	double precision NOT NULL CHECK (priority > 0 AND priority < 'Infinity'),
-	gpus_min	integer NOT NULL CHECK (gpus_min > 0 AND (gpus_min & (gpus_min - 1)) = 0),
-	gpus_max	integer NOT NULL CHECK (gpus_max > 0 AND (gpus_max & (gpus_max - 1)) = 0),
+	priority	double precision NOT NULL,
+	gpus_min	integer NOT NULL,
+	gpus_max	integer NOT NULL,
 	submitted_at timestamptz NOT NULL DEFAULT now(),
 	not_before	timestamptz,
 	deadline	timestamptz,
-	features	jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(features) = 'object'),
+	features	jsonb NOT NULL DEFAULT '{}',
 	-- what the duration forecaster expects, at est_gpus GPUs
 	est_gpus	integer,
 	est_hours_p10 double precision,
@@ -124,8 +139,7 @@ CREATE TABLE gpualloc.jobs (
 	est_method	text,
 	-- queued: waiting; booked: the allocation gives it a block and the
 	-- executor has not started it yet; running; then one of the three ends
-	status		text NOT NULL DEFAULT 'queued'
-				CHECK (status IN ('queued', 'booked', 'running', 'succeeded', 'failed', 'cancelled')),
+	status		text NOT NULL DEFAULT 'queued',
 	started_at	timestamptz,
 	finished_at	timestamptz,
 	-- the block the job runs on: topology indexes [block_first, block_first + block_size)
@@ -135,7 +149,7 @@ CREATE TABLE gpualloc.jobs (
 	-- since 0.2 (appended, so an upgraded table has the same shape):
 	booked_at	timestamptz,
 	-- what the executor runs (a shell command line); NULL: the executor knows
-	command		text CHECK (octet_length(command) <= 8192),
+	command		text,
 	-- runs lost to a failed GPU: how many, and their GPU-hours
 	requeues	integer NOT NULL DEFAULT 0,
 	lost_gpu_hours double precision NOT NULL DEFAULT 0,
@@ -146,15 +160,15 @@ CREATE TABLE gpualloc.jobs (
 	-- its alternative pools (gpualloc.job_pools; pool_id then names the pool
 	-- it is on); NULL while pool_id is its first choice
 	requested_pool_id integer REFERENCES gpualloc.pools ON DELETE SET NULL,
-	CONSTRAINT jobs_time_limit_positive CHECK (time_limit IS NULL OR time_limit > interval '0'),
-	CONSTRAINT jobs_size_range CHECK (gpus_min <= gpus_max),
-	CONSTRAINT jobs_deadline_after_not_before CHECK (deadline IS NULL OR not_before IS NULL OR deadline > not_before),
-	CONSTRAINT jobs_block_aligned CHECK (block_size IS NULL OR
-		(block_size > 0 AND (block_size & (block_size - 1)) = 0 AND block_first >= 0 AND block_first % block_size = 0)),
-	CONSTRAINT jobs_running_has_block CHECK (status <> 'running' OR (started_at IS NOT NULL AND block_size IS NOT NULL)),
-	CONSTRAINT jobs_booked_has_time CHECK ((status = 'booked') = (booked_at IS NOT NULL)),
-	CONSTRAINT jobs_finished_after_start CHECK (finished_at IS NULL OR started_at IS NULL OR finished_at >= started_at),
-	CONSTRAINT jobs_estimate_positive CHECK (est_work_gpu_hours IS NULL OR (est_work_gpu_hours > 0 AND est_work_gpu_hours <= 1e7))
+	-- every rule of a row in one call: kind, status and features of their
+	-- kinds; priority positive and finite; gpus_min and gpus_max powers of
+	-- two, in order; command at most 8 kB; time_limit positive; deadline
+	-- after not_before; est_work_gpu_hours in (0, 1e7]; the block aligned;
+	-- a running job started on a block; booked_at set exactly while booked;
+	-- finished_at not before started_at (src/pg/job_rules.c, and why one call)
+	CONSTRAINT jobs_rules CHECK (gpualloc_internal.job_row_rules(kind, priority, gpus_min, gpus_max, features,
+		status, started_at, finished_at, block_first, block_size, booked_at, command, time_limit,
+		not_before, deadline, est_work_gpu_hours))
 );
 CREATE INDEX jobs_status_idx ON gpualloc.jobs (status, priority DESC, submitted_at);
 CREATE INDEX jobs_tenant_idx ON gpualloc.jobs (tenant);

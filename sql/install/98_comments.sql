@@ -39,6 +39,7 @@ COMMENT ON COLUMN gpualloc.job_dependencies.kind IS 'after_ok: runs only if that
 COMMENT ON FUNCTION gpualloc_internal.check_dependencies_met(bigint) IS 'Refuse to start a job while a job it waits for has not ended (after_ok: succeeded).';
 COMMENT ON FUNCTION gpualloc_internal.cancel_unsatisfiable_dependents() IS 'Trigger: a failed or cancelled job cancels the queued jobs that wait for it with after_ok.';
 COMMENT ON TRIGGER jobs_cancel_unsatisfiable_dependents ON gpualloc.jobs IS 'A failed or cancelled job cancels its queued after_ok dependents.';
+COMMENT ON FUNCTION gpualloc_internal.job_row_rules(text, double precision, integer, integer, jsonb, text, timestamptz, timestamptz, integer, integer, timestamptz, text, interval, timestamptz, timestamptz, double precision) IS 'The rules every row of gpualloc.jobs keeps (its CHECK constraint jobs_rules): true, or an error naming the rule a row breaks.';
 COMMENT ON FUNCTION gpualloc_internal.stop_overdue_jobs() IS 'Stop running jobs past their time limit: failed, GPUs freed (NOTIFY reason time_limit).';
 COMMENT ON TABLE gpualloc.services IS 'Real-time inference services: a demand curve in GPUs (traffic / capacity_per_gpu) the planner covers within a churn limit.';
 COMMENT ON COLUMN gpualloc.services.capacity_per_gpu IS 'Traffic one GPU serves per hour, in the unit of demand_history.traffic.';

@@ -339,4 +339,32 @@ CREATE POLICY job_pools_submitter_own_tenant ON gpualloc.job_pools FOR SELECT TO
 	USING (job_id IN (SELECT j.job_id FROM gpualloc.jobs j));
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.job_pools', '');
 
+-- The rules of a job row: one CHECK calling C (src/pg/job_rules.c) in place
+-- of the CHECK per rule that 0.1 and the steps above gave the table; every
+-- row already keeps each of them.
+CREATE FUNCTION gpualloc_internal.job_row_rules(kind text, priority double precision, gpus_min integer,
+												gpus_max integer, features jsonb, status text,
+												started_at timestamptz, finished_at timestamptz,
+												block_first integer, block_size integer, booked_at timestamptz,
+												command text, time_limit interval, not_before timestamptz,
+												deadline timestamptz, est_work_gpu_hours double precision)
+RETURNS boolean
+-- it runs no SQL, but every function pins its search_path
+SET search_path = pg_catalog, gpualloc, pg_temp
+AS 'MODULE_PATHNAME', 'gpualloc_job_row_rules'
+LANGUAGE C IMMUTABLE PARALLEL SAFE CALLED ON NULL INPUT;
+DO $$
+DECLARE
+	c name;
+BEGIN
+	FOR c IN SELECT k.conname FROM pg_catalog.pg_constraint k
+			 WHERE k.conrelid = 'gpualloc.jobs'::pg_catalog.regclass AND k.contype = 'c' LOOP
+		EXECUTE pg_catalog.format('ALTER TABLE gpualloc.jobs DROP CONSTRAINT %I', c);
+	END LOOP;
+END
+$$;
+ALTER TABLE gpualloc.jobs ADD CONSTRAINT jobs_rules CHECK (gpualloc_internal.job_row_rules(kind, priority, gpus_min,
+	gpus_max, features, status, started_at, finished_at, block_first, block_size, booked_at, command, time_limit,
+	not_before, deadline, est_work_gpu_hours));
+
 -- 0.2's code follows.
