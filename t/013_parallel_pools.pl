@@ -145,15 +145,15 @@ is($node->safe_psql('par', 'SELECT count(*) FROM gpualloc.plan_runs'), $runs,
 	'the cancelled run left nothing behind');
 
 # the solvers start while the problem is built: with the planner's read of
-# the queue held up by a lock, they wait for the parts; cancelled there,
+# the GPUs held up by a lock, they wait for the parts; cancelled there,
 # the run leaves no solver behind
 my $locker = IPC::Run::start(
 	[ 'psql', '-X', '-d', $node->connstr('par'), '-c',
-	  'BEGIN; LOCK TABLE gpualloc.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT;' ],
+	  'BEGIN; LOCK TABLE gpualloc.gpus IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT;' ],
 	'>', \my $lock_out, '2>', \my $lock_err, IPC::Run::timeout(60));
 ok($node->poll_query_until('par', q{
-	SELECT count(*) > 0 FROM pg_locks WHERE relation = 'gpualloc.jobs'::regclass AND mode = 'AccessExclusiveLock'}),
-	'a session holds the queue');
+	SELECT count(*) > 0 FROM pg_locks WHERE relation = 'gpualloc.gpus'::regclass AND mode = 'AccessExclusiveLock'}),
+	'a session holds the GPUs');
 replan_seen_then_cancelled(q{
 		SET gpualloc.max_parallel_pools = 4;
 		SET statement_timeout = '3s';
@@ -164,8 +164,8 @@ replan_seen_then_cancelled(q{
 $locker->finish;
 is(allocation('par'), $before, 'the last committed allocation still stays in force');
 
-# a problem that does not split (a job may run on any of two pools): the
-# solvers started ahead are given up and the planner solves it in one piece
+# pools a job of several pools joins are one group: no solver is started
+# for them, and the planner solves the problem in one piece
 $node->safe_psql('postgres', 'CREATE DATABASE joined');
 $node->safe_psql('joined', q{
 	CREATE EXTENSION gpualloc CASCADE;
@@ -181,12 +181,40 @@ is($node->safe_psql('joined', q{
 	SET gpualloc.max_parallel_pools = 2;
 	SET log_min_messages = debug1;
 	SELECT status FROM gpualloc.replan('fast', '30 seconds')}), 'succeeded',
-	'a problem in one piece is planned with solvers started ahead');
+	'pools joined by a job of both are planned');
 my $log = substr(slurp_file($node->logfile), $log_at);
+unlike($log, qr/pool solver\(s\) before building the problem/, 'no solver is started for them');
+unlike($log, qr/wrote the parts into shared memory/, 'and no part is written');
+is($node->safe_psql('joined', q{
+	SELECT count(DISTINCT job_name) > 2 FROM gpualloc.current_allocation}), 't',
+	'and the plan books jobs');
+
+# a problem that does not split for a reason seen only in the problem (a
+# job waits for one of the other pool): the solver started ahead is given
+# up and the planner solves the problem in one piece
+$node->safe_psql('postgres', 'CREATE DATABASE chained');
+$node->safe_psql('chained', q{
+	CREATE EXTENSION gpualloc CASCADE;
+	SELECT gpualloc.add_tenant('postgres');
+	SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 1) q;
+	SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 1) q, generate_series(0, 1) n;
+	SELECT gpualloc.submit_job('first', 'training', 'p0', 8, 8, work_gpu_hours => 16);
+	SELECT gpualloc.submit_job('then', 'training', 'p1', 8, 8, work_gpu_hours => 16,
+							   after_ok => ARRAY[(SELECT job_id FROM gpualloc.jobs WHERE name = 'first')]);
+	SELECT gpualloc.submit_job('more-' || i, 'training', 'p' || (i % 2), 4, 4, work_gpu_hours => 8)
+	FROM generate_series(0, 9) i;
+});
+$log_at = -s $node->logfile;
+is($node->safe_psql('chained', q{
+	SET gpualloc.max_parallel_pools = 2;
+	SET log_min_messages = debug1;
+	SELECT status FROM gpualloc.replan('fast', '30 seconds')}), 'succeeded',
+	'a problem in one piece is planned with a solver started ahead');
+$log = substr(slurp_file($node->logfile), $log_at);
 like($log, qr/started 1 pool solver\(s\) before building the problem/, 'a solver was started ahead');
 unlike($log, qr/wrote the parts into shared memory/, 'and was handed no part');
 ok(no_solver_left(), 'the solver started ahead exits');
-is($node->safe_psql('joined', q{
+is($node->safe_psql('chained', q{
 	SELECT count(DISTINCT job_name) > 2 FROM gpualloc.current_allocation}), 't',
 	'and its plan books jobs');
 

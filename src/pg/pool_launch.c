@@ -36,9 +36,22 @@ struct GaPoolSolvers
 	BackgroundWorkerHandle **handles;	/* [n], NULL: not running */
 };
 
-/* The pools of the cluster: a run splits into at most as many parts. */
-static GaSavedQuery pool_count_query = {
-	"SELECT pg_catalog.count(*)::integer FROM gpualloc.pools", 0, {0}, NULL
+/* The pools of the cluster, in id order. */
+static GaSavedQuery pool_ids_query = {
+	"SELECT p.pool_id FROM gpualloc.pools p ORDER BY p.pool_id", 0, {0}, NULL
+};
+
+/*
+ * The pairs of pools that a waiting or running job of several pools joins:
+ * its first pool and each further one.  A row per such job's further pool,
+ * found from job_pools by key, so the cost follows those jobs, not the
+ * queue.
+ */
+static GaSavedQuery pool_links_query = {
+	"SELECT DISTINCT COALESCE(j.requested_pool_id, j.pool_id), jp.pool_id "
+	"FROM gpualloc.job_pools jp JOIN gpualloc.jobs j ON j.job_id = jp.job_id "
+	"WHERE j.status IN ('queued', 'booked', 'running')",
+	0, {0}, NULL
 };
 
 /* Wake every solver that has attached, so it looks at the launch again. */
@@ -124,23 +137,103 @@ ga_pool_solvers_start(int n)
 	return s;
 }
 
+/* The root of pool i in a forest of pool indexes, halving the path. */
+static int
+group_root(int *parent, int i)
+{
+	while (parent[i] != i)
+	{
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+/* The index of pool_id among the sorted ids, or -1. */
+static int
+pool_index(const int *ids, int n, int pool_id)
+{
+	int			lo = 0,
+				hi = n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] == pool_id)
+			return mid;
+		if (ids[mid] < pool_id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/*
+ * How many parts the coming run's problem can split into at most: the
+ * cluster's pools, those a job of several pools joins counted as one
+ * (ga_problem_split's groups).  A dependency between jobs of two pools
+ * joins them too; finding those would read every waiting job's links, so
+ * they are left to the split, and a solver started for such a pool is
+ * given up.
+ */
+static int
+pool_groups(void)
+{
+	int			n;
+	int		   *ids;
+	int		   *parent;
+	int			groups;
+
+	ga_saved_query_expect(&pool_ids_query, NULL, NULL, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	ids = palloc(sizeof(int) * (n + 1));
+	parent = palloc(sizeof(int) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		parent[i] = i;
+	}
+	groups = n;
+	ga_saved_query_expect(&pool_links_query, NULL, NULL, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		null_a,
+					null_b;
+		Datum		a = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &null_a);
+		Datum		b = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &null_b);
+		int			ia = null_a ? -1 : pool_index(ids, n, DatumGetInt32(a));
+		int			ib = null_b ? -1 : pool_index(ids, n, DatumGetInt32(b));
+
+		/* a pool removed since, or the two already one group */
+		if (ia < 0 || ib < 0)
+			continue;
+		ia = group_root(parent, ia);
+		ib = group_root(parent, ib);
+		if (ia == ib)
+			continue;
+		parent[ia] = ib;
+		groups--;
+	}
+	return groups;
+}
+
 /*
  * Solvers for the coming run, started before its problem is built: as many
- * as ga_pool_processes_wanted would give a problem split into one part per pool
- * (the leader counting as one).  NULL when that is the leader alone.
+ * as ga_pool_processes_wanted would give a problem split into pool_groups()
+ * parts (the leader counting as one).  NULL when that is the leader alone.
  */
 GaPoolSolvers *
 ga_pg_pool_solvers_ahead(void)
 {
-	bool		isnull;
-	int			pools;
 	GaPoolSolvers *s;
 
 	if (gpualloc_max_parallel_pools == 1)
 		return NULL;
-	ga_saved_query_expect(&pool_count_query, NULL, NULL, SPI_OK_SELECT);
-	pools = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	s = ga_pool_solvers_start(ga_pool_processes_wanted(pools) - 1);
+	s = ga_pool_solvers_start(ga_pool_processes_wanted(pool_groups()) - 1);
 	if (s != NULL)
 		elog(DEBUG1, "gpualloc: started %d pool solver(s) before building the problem", s->n);
 	return s;
