@@ -26,6 +26,7 @@
 #include "storage/proc.h"
 
 #include "gpualloc_pg.h"
+#include "model/problem_split.h"
 #include "pool_shared.h"
 
 struct GaPoolSolvers
@@ -137,18 +138,6 @@ ga_pool_solvers_start(int n)
 	return s;
 }
 
-/* The root of pool i in a forest of pool indexes, halving the path. */
-static int
-group_root(int *parent, int i)
-{
-	while (parent[i] != i)
-	{
-		parent[i] = parent[parent[i]];
-		i = parent[i];
-	}
-	return i;
-}
-
 /* The index of pool_id among the sorted ids, or -1. */
 static int
 pool_index(const int *ids, int n, int pool_id)
@@ -208,15 +197,9 @@ pool_groups(void)
 		int			ia = null_a ? -1 : pool_index(ids, n, DatumGetInt32(a));
 		int			ib = null_b ? -1 : pool_index(ids, n, DatumGetInt32(b));
 
-		/* a pool removed since, or the two already one group */
-		if (ia < 0 || ib < 0)
-			continue;
-		ia = group_root(parent, ia);
-		ib = group_root(parent, ib);
-		if (ia == ib)
-			continue;
-		parent[ia] = ib;
-		groups--;
+		/* not a pool removed since, nor two of one group already */
+		if (ia >= 0 && ib >= 0 && ga_pool_groups_join(parent, ia, ib))
+			groups--;
 	}
 	return groups;
 }

@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Union-find over pool indexes, the smaller index as the root. */
-static int
-root_of(int *parent, int q)
+int
+ga_pool_group_root(int *parent, int q)
 {
 	while (parent[q] != q)
 	{
@@ -22,6 +21,20 @@ root_of(int *parent, int q)
 	return q;
 }
 
+bool
+ga_pool_groups_join(int *parent, int a, int b)
+{
+	a = ga_pool_group_root(parent, a);
+	b = ga_pool_group_root(parent, b);
+	if (a == b)
+		return false;
+	if (a < b)
+		parent[b] = a;
+	else
+		parent[a] = b;
+	return true;
+}
+
 /*
  * Link every pool a workload may use with the first of them.
  */
@@ -29,15 +42,7 @@ static void
 link_pools(int *parent, const int *pools, int n)
 {
 	for (int i = 1; i < n; i++)
-	{
-		int			a = root_of(parent, pools[0]);
-		int			b = root_of(parent, pools[i]);
-
-		if (a < b)
-			parent[b] = a;
-		else if (b < a)
-			parent[a] = b;
-	}
+		(void) ga_pool_groups_join(parent, pools[0], pools[i]);
 }
 
 /* part[q]: the part of pool q, parts numbered by their first pool. */
@@ -68,7 +73,7 @@ pool_parts(const ga_problem *p, int *parent, int *part)
 		link_pools(parent, &p->services[s].pool, 1);
 	for (int q = 0; q < p->n_pools; q++)
 	{
-		int			r = root_of(parent, q);
+		int			r = ga_pool_group_root(parent, q);
 
 		part[q] = r == q ? n_parts++ : part[r];
 	}

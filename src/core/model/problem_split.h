@@ -54,6 +54,14 @@ ga_status	ga_problem_split(const ga_problem *problem, ga_split **out,
 void		ga_split_destroy(ga_split *split);
 
 /*
+ * The groups of pools as a union-find over pool indexes (parent[q] = q for
+ * every pool to start): a pool's group is named by its root, the smallest
+ * index of the group.  Join returns whether the two were apart.
+ */
+int			ga_pool_group_root(int *parent, int q);
+bool		ga_pool_groups_join(int *parent, int a, int b);
+
+/*
  * One plan of the whole problem from a plan of each part (plans[i] for
  * split->parts[i]): the grids and placements mapped back, the objective
  * recomputed on the whole, the bound the sum of the parts' bounds (NAN when
