@@ -43,15 +43,14 @@ static GaSavedQuery pool_ids_query = {
 };
 
 /*
- * The pairs of pools that a waiting or running job of several pools joins:
- * its first pool and each further one.  A row per such job's further pool,
- * found from job_pools by key, so the cost follows those jobs, not the
- * queue.
+ * The pairs of pools that a queued or booked job of several pools joins:
+ * its first pool and each further one.  The jobs the problem build reads
+ * further pools for (ALT_POOLS_SQL in problem_build.c), by the same join.
  */
 static GaSavedQuery pool_links_query = {
 	"SELECT DISTINCT COALESCE(j.requested_pool_id, j.pool_id), jp.pool_id "
 	"FROM gpualloc.job_pools jp JOIN gpualloc.jobs j ON j.job_id = jp.job_id "
-	"WHERE j.status IN ('queued', 'booked', 'running')",
+	"WHERE j.status IN ('queued', 'booked')",
 	0, {0}, NULL
 };
 
