@@ -164,25 +164,40 @@ replan_seen_then_cancelled(q{
 $locker->finish;
 is(allocation('par'), $before, 'the last committed allocation still stays in force');
 
+# two pools of 4 GPUs with a database of their own, the jobs given, and ten
+# more jobs of 4 GPUs spread over both
+sub two_pools {
+	my ($db, $jobs) = @_;
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, qq{
+		CREATE EXTENSION gpualloc CASCADE;
+		SELECT gpualloc.add_tenant('postgres');
+		SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 1) q;
+		SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 1) q, generate_series(0, 1) n;
+		$jobs
+		SELECT gpualloc.submit_job('more-' || i, 'training', 'p' || (i % 2), 4, 4, work_gpu_hours => 8)
+		FROM generate_series(0, 9) i;
+	});
+}
+
+# a fast re-plan of $db in up to two processes, logged at DEBUG1: its
+# status, and what the server logged meanwhile
+sub replan_logged {
+	my ($db) = @_;
+	my $log_at = -s $node->logfile;
+	my $status = $node->safe_psql($db, q{
+		SET gpualloc.max_parallel_pools = 2;
+		SET log_min_messages = debug1;
+		SELECT status FROM gpualloc.replan('fast', '30 seconds')});
+	return ($status, substr(slurp_file($node->logfile), $log_at));
+}
+
 # pools a job of several pools joins are one group: no solver is started
 # for them, and the planner solves the problem in one piece
-$node->safe_psql('postgres', 'CREATE DATABASE joined');
-$node->safe_psql('joined', q{
-	CREATE EXTENSION gpualloc CASCADE;
-	SELECT gpualloc.add_tenant('postgres');
-	SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 1) q;
-	SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 1) q, generate_series(0, 1) n;
-	SELECT gpualloc.submit_job('both', 'training', 'p0', 8, 8, work_gpu_hours => 16, alt_pools => ARRAY['p1']);
-	SELECT gpualloc.submit_job('more-' || i, 'training', 'p' || (i % 2), 4, 4, work_gpu_hours => 8)
-	FROM generate_series(0, 9) i;
-});
-my $log_at = -s $node->logfile;
-is($node->safe_psql('joined', q{
-	SET gpualloc.max_parallel_pools = 2;
-	SET log_min_messages = debug1;
-	SELECT status FROM gpualloc.replan('fast', '30 seconds')}), 'succeeded',
-	'pools joined by a job of both are planned');
-my $log = substr(slurp_file($node->logfile), $log_at);
+two_pools('joined', q{
+	SELECT gpualloc.submit_job('both', 'training', 'p0', 8, 8, work_gpu_hours => 16, alt_pools => ARRAY['p1']);});
+my ($status, $log) = replan_logged('joined');
+is($status, 'succeeded', 'pools joined by a job of both are planned');
 unlike($log, qr/pool solver\(s\) before building the problem/, 'no solver is started for them');
 unlike($log, qr/wrote the parts into shared memory/, 'and no part is written');
 is($node->safe_psql('joined', q{
@@ -192,25 +207,12 @@ is($node->safe_psql('joined', q{
 # a problem that does not split for a reason seen only in the problem (a
 # job waits for one of the other pool): the solver started ahead is given
 # up and the planner solves the problem in one piece
-$node->safe_psql('postgres', 'CREATE DATABASE chained');
-$node->safe_psql('chained', q{
-	CREATE EXTENSION gpualloc CASCADE;
-	SELECT gpualloc.add_tenant('postgres');
-	SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 1) q;
-	SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 1) q, generate_series(0, 1) n;
+two_pools('chained', q{
 	SELECT gpualloc.submit_job('first', 'training', 'p0', 8, 8, work_gpu_hours => 16);
 	SELECT gpualloc.submit_job('then', 'training', 'p1', 8, 8, work_gpu_hours => 16,
-							   after_ok => ARRAY[(SELECT job_id FROM gpualloc.jobs WHERE name = 'first')]);
-	SELECT gpualloc.submit_job('more-' || i, 'training', 'p' || (i % 2), 4, 4, work_gpu_hours => 8)
-	FROM generate_series(0, 9) i;
-});
-$log_at = -s $node->logfile;
-is($node->safe_psql('chained', q{
-	SET gpualloc.max_parallel_pools = 2;
-	SET log_min_messages = debug1;
-	SELECT status FROM gpualloc.replan('fast', '30 seconds')}), 'succeeded',
-	'a problem in one piece is planned with a solver started ahead');
-$log = substr(slurp_file($node->logfile), $log_at);
+							   after_ok => ARRAY[(SELECT job_id FROM gpualloc.jobs WHERE name = 'first')]);});
+($status, $log) = replan_logged('chained');
+is($status, 'succeeded', 'a problem in one piece is planned with a solver started ahead');
 like($log, qr/started 1 pool solver\(s\) before building the problem/, 'a solver was started ahead');
 unlike($log, qr/wrote the parts into shared memory/, 'and was handed no part');
 ok(no_solver_left(), 'the solver started ahead exits');
@@ -254,7 +256,7 @@ is(solvers(), '0', 'its solvers exited');
 # a solver terminated in the middle of its part: the planner solves that
 # part itself with what is left of the time limit, and the run commits
 $before = $node->safe_psql('par', "SELECT count(*) FROM gpualloc.plan_runs WHERE status = 'succeeded'");
-$log_at = -s $node->logfile;
+my $log_at = -s $node->logfile;
 ($out, $err) = ('', '');
 $h = IPC::Run::start(
 	[ 'psql', '-X', '-qAt', '-d', $node->connstr('par'), '-c', q{
