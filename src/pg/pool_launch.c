@@ -45,12 +45,18 @@ static GaSavedQuery pool_ids_query = {
 /*
  * The pairs of pools that a queued or booked job of several pools joins:
  * its first pool and each further one.  The jobs the problem build reads
- * further pools for (ALT_POOLS_SQL in problem_build.c), by the same join.
+ * further pools for (ALT_POOLS_SQL in problem_build.c).  Each row of
+ * job_pools looks its job up by its key (the LATERAL with OFFSET 0 keeps the
+ * lookup a probe), so the cost follows the jobs of several pools, never the
+ * queue: joined as a table, the plan this session kept from a short queue
+ * probed job_pools once per queued job, 100 ms a run at 45,000 queued.
  */
 static GaSavedQuery pool_links_query = {
-	"SELECT DISTINCT COALESCE(j.requested_pool_id, j.pool_id), jp.pool_id "
-	"FROM gpualloc.job_pools jp JOIN gpualloc.jobs j ON j.job_id = jp.job_id "
-	"WHERE j.status IN ('queued', 'booked')",
+	"SELECT DISTINCT j.first_pool, jp.pool_id "
+	"FROM gpualloc.job_pools jp "
+	"CROSS JOIN LATERAL (SELECT COALESCE(j.requested_pool_id, j.pool_id) AS first_pool "
+	"                    FROM gpualloc.jobs j WHERE j.job_id = jp.job_id "
+	"                      AND j.status IN ('queued', 'booked') OFFSET 0) j",
 	0, {0}, NULL
 };
 
