@@ -254,7 +254,11 @@ CREATE TABLE gpualloc.plan_blocks (
 	step_count	integer NOT NULL CHECK (step_count > 0),
 	CONSTRAINT plan_blocks_one_workload CHECK (num_nonnulls(job_id, service_id) = 1)
 );
-CREATE INDEX plan_blocks_plan_idx ON gpualloc.plan_blocks (plan_id);
+-- A plan's blocks, and a job's among them (the planned queue, plan
+-- history, the plan picture): one index, as every reader names the plan; a
+-- second on job_id alone cost a fifth of storing a plan (9 of 31 ms for
+-- 8,000 jobs' blocks).
+CREATE INDEX plan_blocks_plan_idx ON gpualloc.plan_blocks (plan_id, job_id);
 
 -- Every change to the allocation is one change set: a sequence number, the
 -- commit moment it took effect, and why.  Consumers read changes by sequence
@@ -302,7 +306,6 @@ CREATE UNIQUE INDEX jobs_active_name_idx ON gpualloc.jobs (tenant, name)
 CREATE INDEX allocations_during_idx ON gpualloc.allocations USING gist (during);
 CREATE INDEX allocations_lower_idx ON gpualloc.allocations (lower(during));
 CREATE INDEX demand_history_hour_idx ON gpualloc.demand_history (hour);
-CREATE INDEX plan_blocks_job_idx ON gpualloc.plan_blocks (job_id) WHERE job_id IS NOT NULL;
 
 -- A job waits for earlier jobs (Slurm's --dependency=afterok/afterany): it is
 -- placed only once each has ended (after_ok: succeeded).  A job may only wait

@@ -191,6 +191,10 @@ CREATE INDEX jobs_without_estimate_idx ON gpualloc.jobs (job_id)
 ALTER TABLE gpualloc.plan_blocks
 	DROP CONSTRAINT plan_blocks_plan_id_fkey,
 	DROP CONSTRAINT plan_blocks_pool_id_fkey;
+-- one index for a plan's blocks and a job's among them
+DROP INDEX gpualloc.plan_blocks_job_idx;
+DROP INDEX gpualloc.plan_blocks_plan_idx;
+CREATE INDEX plan_blocks_plan_idx ON gpualloc.plan_blocks (plan_id, job_id);
 
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.tenants', '');
 SELECT pg_catalog.pg_extension_config_dump('gpualloc.allocation_commits', '');
