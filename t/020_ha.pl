@@ -663,8 +663,19 @@ unlike($log_after_kill, qr/gpualloc planner started/, 'and no planner started af
 my @submit_failures = read_lines($submit_errors);
 diag(sprintf('submit failed at kill%+.3f s: %s', $_->[0] - $killed_at, join(' ', @$_[ 2 .. $#$_ ])))
   for @submit_failures;
-my ($last_before) = sort { $b <=> $a } map { $_->[0] } grep { $_->[0] <= $killed_at } @submit_acks;
-my ($first_after) = sort { $a <=> $b } map { $_->[0] } @after_kill;
+# How long submits went unacknowledged: the longest wait between two
+# consecutive acknowledgements, the later one after the kill.  Not the
+# first acknowledgement after the kill against the last before: a submit
+# the old leader answered in the instant before it died counts as after
+# the kill, and the gap would read a few hundred milliseconds.
+my @ack_times = sort { $a <=> $b } map { $_->[0] } @submit_acks;
+my $submit_gap;
+for my $i (1 .. $#ack_times)
+{
+	next unless $ack_times[$i] > $killed_at;
+	my $gap = $ack_times[$i] - $ack_times[ $i - 1 ];
+	$submit_gap = $gap if !defined $submit_gap || $gap > $submit_gap;
+}
 my $r3 = sub { defined $_[0] ? 0 + sprintf('%.3f', $_[0]) : undef };
 my %figures = (
 	members => $MEMBERS,
@@ -679,7 +690,7 @@ my %figures = (
 	kill_to_first_committed_plan_s => $r3->($first_plan_seen_at ? $first_plan_seen_at - $killed_at : undef),
 	kill_to_first_plan_finished_s => $r3->($first_plan_finished_at ? $first_plan_finished_at - $killed_at : undef),
 	target_first_committed_plan_s => 30,
-	submit_gap_s => $r3->($last_before && $first_after ? $first_after - $last_before : undef),
+	submit_gap_s => $r3->($submit_gap),
 	old_leader_restarted_s => $r3->($restarted_at - $killed_at),
 	old_leader_rejoined_s => $r3->($rejoined_at ? $rejoined_at - $killed_at : undef),
 	killed => 'the leader\'s Patroni and postmaster (SIGKILL)',
