@@ -5,7 +5,8 @@
 # alone; by default no more processes solve than the machine has CPUs;
 # the solvers start while the problem is built and wait for their parts
 # (cancelled then, or given nothing to solve when the problem does not
-# split, they exit); the pool solvers show in
+# split, they exit); counting those groups costs what the jobs of several
+# pools cost, not the queue; the pool solvers show in
 # pg_stat_activity while they run; a re-plan cancelled by statement_timeout
 # leaves the last committed allocation in force and no solver behind; the
 # part of a solver terminated mid-solve is solved by the planner; with
@@ -219,6 +220,37 @@ ok(no_solver_left(), 'the solver started ahead exits');
 is($node->safe_psql('chained', q{
 	SELECT count(DISTINCT job_name) > 2 FROM gpualloc.current_allocation}), 't',
 	'and its plan books jobs');
+
+# the count of groups before a run costs what the jobs of several pools
+# cost, not the queue: in one session, as the background planner keeps its
+# query plans, a run on a short queue and then one on a long one (3,000
+# more queued jobs, none of several pools) scan gpualloc.job_pools a
+# handful of times, never once per queued job
+sub job_pools_scans {
+	return qq{
+		SELECT pg_catalog.pg_stat_force_next_flush() \\gset
+		SELECT pg_catalog.pg_stat_clear_snapshot() \\gset
+		SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans
+		FROM pg_catalog.pg_stat_user_tables WHERE relid = 'gpualloc.job_pools'::regclass \\gset
+		\\echo :scans
+	};
+}
+make_cluster('deep');
+my $scans = $node->safe_psql('deep', join('', q{
+	SET gpualloc.max_parallel_pools = 2;
+	SELECT status FROM gpualloc.replan('fast', '30 seconds') \\gset
+	INSERT INTO gpualloc.jobs (name, kind, tenant, pool_id, priority, gpus_min, gpus_max,
+							   est_gpus, est_hours_p10, est_hours_p50, est_hours_p90, est_work_gpu_hours, est_method)
+	SELECT 'deep-' || p.pool_id || '-' || i, 'batch_inference', 'postgres', p.pool_id, 1, 1, 1, 1, 2, 2, 2, 2, 'submitted'
+	FROM gpualloc.pools p, generate_series(1, 750) i;
+	}, job_pools_scans(), q{
+	SELECT status FROM gpualloc.replan('fast', '30 seconds') \\gset
+	\\echo :status
+	}, job_pools_scans()));
+my ($scans_before, $status_deep, $scans_after) = split /\n/, $scans;
+is($status_deep, 'succeeded', 'a re-plan with 3,000 more queued jobs succeeds');
+cmp_ok($scans_after - $scans_before, '<', 100,
+	'and scans gpualloc.job_pools a handful of times, not once per queued job');
 
 # the default (-1): a process per pool but no more than the online CPUs,
 # the planner counting as one
