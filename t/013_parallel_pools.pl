@@ -26,17 +26,27 @@ max_worker_processes = 8
 });
 $node->start;
 
+# A database of its own with the extension, the tenant postgres and pools
+# p0.. of $nodes nodes of 8 GPUs each, then the SQL given.
+sub make_pools
+{
+	my ($db, $pools, $nodes, $sql) = @_;
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, qq{
+		CREATE EXTENSION gpualloc CASCADE;
+		SELECT gpualloc.add_tenant('postgres');
+		SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, $pools - 1) q;
+		SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, $pools - 1) q, generate_series(0, $nodes - 1) n;
+		$sql
+	});
+}
+
 # Four pools of 64 GPUs, a service and 30 queued jobs in each, the same in
 # every database this makes.
 sub make_cluster
 {
 	my ($db) = @_;
-	$node->safe_psql('postgres', "CREATE DATABASE $db");
-	$node->safe_psql($db, q{
-		CREATE EXTENSION gpualloc CASCADE;
-		SELECT gpualloc.add_tenant('postgres');
-		SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 3) q;
-		SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 3) q, generate_series(0, 7) n;
+	make_pools($db, 4, 8, q{
 		SELECT gpualloc.add_service('svc' || q, 'p' || q, 100, 32, churn_limit => 4) FROM generate_series(0, 3) q;
 		INSERT INTO gpualloc.demand_staging
 		SELECT 'svc' || q, h, 600 + 400 * sin(extract(hour FROM h) / 24.0 * 2 * pi()) + 50 * q
@@ -165,16 +175,11 @@ replan_seen_then_cancelled(q{
 $locker->finish;
 is(allocation('par'), $before, 'the last committed allocation still stays in force');
 
-# two pools of 4 GPUs with a database of their own, the jobs given, and ten
+# two pools of 16 GPUs with a database of their own, the jobs given, and ten
 # more jobs of 4 GPUs spread over both
 sub two_pools {
 	my ($db, $jobs) = @_;
-	$node->safe_psql('postgres', "CREATE DATABASE $db");
-	$node->safe_psql($db, qq{
-		CREATE EXTENSION gpualloc CASCADE;
-		SELECT gpualloc.add_tenant('postgres');
-		SELECT gpualloc.add_pool('p' || q, 'A100-80GB', 80, 312) FROM generate_series(0, 1) q;
-		SELECT gpualloc.add_node('p' || q, n) FROM generate_series(0, 1) q, generate_series(0, 1) n;
+	make_pools($db, 2, 2, qq{
 		$jobs
 		SELECT gpualloc.submit_job('more-' || i, 'training', 'p' || (i % 2), 4, 4, work_gpu_hours => 8)
 		FROM generate_series(0, 9) i;

@@ -37,9 +37,9 @@ struct GaPoolSolvers
 	BackgroundWorkerHandle **handles;	/* [n], NULL: not running */
 };
 
-/* The pools of the cluster, in id order. */
+/* The pools of the cluster. */
 static GaSavedQuery pool_ids_query = {
-	"SELECT p.pool_id FROM gpualloc.pools p ORDER BY p.pool_id", 0, {0}, NULL
+	"SELECT p.pool_id FROM gpualloc.pools p", 0, {0}, NULL
 };
 
 /*
@@ -143,24 +143,13 @@ ga_pool_solvers_start(int n)
 	return s;
 }
 
-/* The index of pool_id among the sorted ids, or -1. */
+/* The index of pool_id among the cluster's ids, or -1 (a pool removed since). */
 static int
 pool_index(const int *ids, int n, int pool_id)
 {
-	int			lo = 0,
-				hi = n - 1;
-
-	while (lo <= hi)
-	{
-		int			mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] == pool_id)
-			return mid;
-		if (ids[mid] < pool_id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
+	for (int i = 0; i < n; i++)
+		if (ids[i] == pool_id)
+			return i;
 	return -1;
 }
 
