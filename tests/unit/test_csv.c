@@ -88,6 +88,27 @@ TEST(csv_header_finds_columns_and_tolerates_extra_ones)
 	unlink(path);
 }
 
+/* A UTF-8 byte-order mark before the header is not part of its first name. */
+TEST(csv_skips_a_byte_order_mark)
+{
+	static const char *const names[] = {"pool", "gpus"};
+	char		path[64];
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+
+	write_csv(path, sizeof(path), "\xEF\xBB\xBFpool,gpus\r\n\xEF\xBB\xBFh100,8\r\n");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 2, &err), GA_OK);
+	CHECK_INT_EQ(cols.pos[0], 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(r.line, 2);
+	/* only the file's first bytes: a mark inside a row is data */
+	CHECK(strcmp(ga_csv_field(&r, &cols, 0), "\xEF\xBB\xBFh100") == 0);
+	ga_csv_close(&r);
+	unlink(path);
+}
+
 TEST(csv_typed_fields_report_file_line_and_column)
 {
 	static const char *const names[] = {"n", "name", "ts"};

@@ -62,6 +62,9 @@ ga_csv_open(ga_csv_reader *r, const char *dir, const char *name,
 	fclose(f);
 	r->data[size] = '\0';
 	r->len = (size_t) size;
+	/* spreadsheets save "CSV UTF-8" behind a byte-order mark: not data */
+	if (r->len >= 3 && memcmp(r->data, "\xEF\xBB\xBF", 3) == 0)
+		r->pos = 3;
 	return GA_OK;
 }
 

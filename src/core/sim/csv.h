@@ -8,7 +8,8 @@
  *
  * A file is read whole and split into rows: fields may be quoted with "",
  * "" standing for a quote inside (a quoted field may hold commas and line
- * breaks); lines end in LF or CRLF; blank rows are skipped; spaces around
+ * breaks); lines end in LF or CRLF; a UTF-8 byte-order mark before the
+ * header is skipped; blank rows are skipped; spaces around
  * each field are dropped; a row has at most GA_CSV_MAX_FIELDS fields.  The
  * header row maps the names a caller needs to column positions, so the
  * columns may come in any order and columns nobody asked for are ignored.
