@@ -260,3 +260,60 @@ TEST(baselines_fix_the_day_reservation_with_forecasts)
 		tscn_remove(dir);
 	free(demand);
 }
+
+/*
+ * A horizon shorter than the day does not shorten the day's reservation:
+ * the first plan of the day, at midnight with a 6-hour horizon, sees none of
+ * the afternoon's peak in its planned curve, yet an operator reserves the
+ * day's forecast peak.  Three weeks of the same day teach the forecast the
+ * afternoon; jobs submitted at midnight would take every GPU left.  Both
+ * baselines then hold the peak from midnight and serve all of the demand.
+ */
+TEST(baselines_reserve_the_day_peak_past_a_short_horizon)
+{
+	int64_t		start = 29556000;	/* 2026-03-13 00:00 */
+	char	   *demand = malloc(24 * 24 * 40 + 64);
+	int			n = sprintf(demand, "service,ts,traffic\n");
+	const char *dir;
+
+	for (int h = -21 * 24; h < 3 * 24; h++)
+	{
+		char		ts[32];
+		int			hour = ((h % 24) + 24) % 24;
+
+		ga_format_minutes(start + h * 60, ts, sizeof(ts));
+		n += sprintf(demand + n, "chat,%s,%d\n", ts, hour >= 14 && hour < 17 ? 600 : 100);
+	}
+	dir = tscn_write("key,value\nname,short\nstart,2026-03-13 00:00\nend,2026-03-15 00:00\n"
+					 "step_minutes,30\nhorizon_hours,6\nreplan_minutes,60\n",
+					 "pool,node,gpus\nh100,n0,8\n",
+					 "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n"
+					 "chat,h100,1,100,0,0,8\n", demand,
+					 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+					 "a,training,h100,1,2026-03-13 00:00,2,2,40,\n"
+					 "b,training,h100,1,2026-03-13 00:00,2,2,40,\n"
+					 "c,training,h100,1,2026-03-13 00:00,2,2,40,\n"
+					 "d,training,h100,1,2026-03-13 00:00,2,2,40,\n",
+					 NULL);
+	for (int p = GA_POLICY_FIFO; p <= GA_POLICY_BACKFILL && dir; p++)
+	{
+		ga_sim_result *res = tscn_simulate(dir, (ga_policy) p, false);
+		int			started = 0;
+
+		if (res == NULL)
+			continue;
+		CHECK_MSG(res->metrics.coverage == 1, "%s: coverage %g, %g GPU-hours unmet",
+				  ga_policy_name((ga_policy) p), res->metrics.coverage,
+				  res->metrics.unmet_gpu_hours);
+		CHECK_MSG(res->record->svc_alloc[0] >= 6, "%s: holds %d GPUs at midnight",
+				  ga_policy_name((ga_policy) p), res->record->svc_alloc[0]);
+		for (int j = 0; j < res->n_jobs; j++)
+			started += res->jobs[j].start_step >= 0;
+		/* the GPUs the reservation leaves do run jobs */
+		CHECK(started >= 1);
+		ga_sim_result_destroy(res);
+	}
+	if (dir)
+		tscn_remove(dir);
+	free(demand);
+}

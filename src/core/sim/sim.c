@@ -202,11 +202,50 @@ init_days(sim_ctx *c, ga_error *err)
 }
 
 /*
+ * Service s's reservation for the rest of the day from minute now, where
+ * the plans' horizon ends before midnight (0 where it reaches it: the
+ * planned curve covers the day).  An operator fixes a day's reservation
+ * from the forecast of the day, whatever horizon the planner looks at; a
+ * day known only as far as a short horizon reaches would be fixed at the
+ * peak of its first hours.  The same forecast as the planned curve's, up
+ * to midnight.
+ */
+static ga_status
+rest_of_day_peak(sim_ctx *c, const ga_problem *p, int s, int64_t now, int *peak,
+				 ga_error *err)
+{
+	const ga_scn_service *svc = &c->scn->services[s];
+	int64_t		midnight = (day_of(now) + 1) * GA_DAY_MINUTES;
+	int64_t		from_hour = now / 60;
+	double		upper[GA_DAY_MINUTES / 60 + 1];
+	int			hours = (int) ((midnight - 1) / 60 - from_hour) + 1;
+	int			most = 0;
+	ga_status	rc;
+
+	*peak = 0;
+	if (now + (int64_t) c->H * c->scn->step_minutes >= midnight)
+		return GA_OK;
+	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, c->opt->quantile,
+							svc->capacity_per_gpu, 0, 0, 0, NULL, upper, NULL, NULL, err);
+	if (rc != GA_OK)
+		return rc;
+	for (int h = 0; h < hours; h++)
+	{
+		int			q = (int) ceil(upper[h] / svc->capacity_per_gpu - 1e-9);
+
+		most = q > most ? q : most;
+	}
+	*peak = ga_reservation_clamp(p, s, most);
+	return GA_OK;
+}
+
+/*
  * The reservation fifo and backfill plan behind at minute now
  * (docs/model.md, Static reservation).  With perfect knowledge every day
  * holds its true peak, known to the end of the days a horizon reaches.
  * With forecasts the plan derives it from its planned curves, and the
- * current day's reservation is fixed by the first plan made in the day:
+ * current day's reservation is fixed by the first plan made in the day,
+ * from the forecast of the rest of the day where the horizon is shorter:
  * later plans keep it whatever their forecasts say.
  */
 static ga_status
@@ -236,9 +275,18 @@ day_reservation(sim_ctx *c, const ga_problem *p, int64_t now,
 		int		   *fixed = &c->day_gpus[(size_t) s * c->n_days + today];
 
 		if (*fixed < 0)
-			*fixed = ga_reservation_day(*out, s, 0);
-		else
-			ga_reservation_set_day(*out, s, 0, *fixed);
+		{
+			int			rest;
+
+			if ((rc = rest_of_day_peak(c, p, s, now, &rest, err)) != GA_OK)
+			{
+				ga_reservation_destroy(*out);
+				*out = NULL;
+				return rc;
+			}
+			*fixed = rest > ga_reservation_day(*out, s, 0) ? rest : ga_reservation_day(*out, s, 0);
+		}
+		ga_reservation_set_day(*out, s, 0, *fixed);
 	}
 	return GA_OK;
 }
