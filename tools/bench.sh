@@ -88,7 +88,18 @@ for dir in $SCENARIOS; do
 	done
 done
 
-"$REPORT" --json "$OUT/sim.json" --svg "$OUT/sim.svg" "$tmp"/*.json
+# each directory's runs after --dir, so two directories that share a
+# scenario name are reported apart; in the scenarios' order
+set --
+n=0
+for dir in $SCENARIOS; do
+	n=$((n + 1))
+	set -- "$@" --dir "${dir%/}"
+	for f in "$tmp/$n"-*.json; do
+		[ -f "$f" ] && set -- "$@" "$f"
+	done
+done
+"$REPORT" --json "$OUT/sim.json" --svg "$OUT/sim.svg" "$@"
 
 if command -v xmllint > /dev/null 2>&1; then
 	xmllint --noout "$OUT/sim.svg"

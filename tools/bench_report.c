@@ -3,7 +3,10 @@
  * runs into one file, prints the side-by-side tables and comparisons, and
  * draws an SVG chart.
  *
- *   bench_report [--json OUT] [--svg OUT] INPUT.json...
+ *   bench_report [--json OUT] [--svg OUT] [[--dir SCENARIO_DIR] INPUT.json...]...
+ *
+ * --dir names the scenario directory whose runs the inputs after it hold,
+ * so that two directories with one scenario name are reported apart.
  *
  * Each input is a JSON list of flat objects with at least the string keys
  * scenario, policy and knowledge; numeric keys are kept as they are (null
@@ -428,6 +431,37 @@ warn_repeated_runs(const records *rs)
 					"(first: %s, %s); the first of each is reported (do two scenario directories have the same name?)\n",
 					scen, str(&rs->r[i], "policy"), str(&rs->r[i], "knowledge"));
 	}
+}
+
+/*
+ * Runs of two scenario directories that share a name (the name defaults to
+ * the directory's, and a copy of a scenario keeps its scenario.csv) are
+ * different scenarios: the runs of each directory after the first to use
+ * the name are reported as "NAME (DIR)".  dirs[i]: the directory of record
+ * i, as given by --dir (NULL: not given, and the runs are left as they
+ * are, a run given twice then reported once, warn_repeated_runs).
+ */
+static void
+name_scenarios_apart(records *rs, const char *const *dirs)
+{
+	char	  (*original)[STR_LEN] = malloc(sizeof(*original) * (rs->n > 0 ? rs->n : 1));
+
+	if (original == NULL)
+		return;
+	for (int i = 0; i < rs->n; i++)
+		snprintf(original[i], STR_LEN, "%s", str(&rs->r[i], "scenario"));
+	for (int i = 0; i < rs->n; i++)
+	{
+		field	   *f = (field *) get(&rs->r[i], "scenario");
+		int			first = 0;
+
+		while (strcmp(original[first], original[i]) != 0)
+			first++;
+		if (f == NULL || dirs[i] == NULL || dirs[first] == NULL || strcmp(dirs[first], dirs[i]) == 0)
+			continue;
+		snprintf(f->text, STR_LEN, "%s (%s)", original[i], dirs[i]);
+	}
+	free(original);
 }
 
 /*
@@ -1104,7 +1138,7 @@ record_rank(const view *v, const record *r)
 	for (int i = 0; i < v->n_pol; i++)
 		if (strcmp(v->pol[i], str(r, "policy")) == 0)
 			p = i;
-	return (k * 64 + s) * 16 + p;
+	return (k * v->n_scen + s) * v->n_pol + p;
 }
 
 int
@@ -1115,21 +1149,43 @@ main(int argc, char **argv)
 	records		rs = {0, 0, NULL};
 	view		v;
 	int		   *order;
+	const char *dir = NULL;
+	const char **dirs = NULL;
 
 	for (int i = 1; i < argc; i++)
 	{
+		int			before = rs.n;
+
 		if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
 			json_out = argv[++i];
 		else if (strcmp(argv[i], "--svg") == 0 && i + 1 < argc)
 			svg_out = argv[++i];
+		else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+			dir = argv[++i];
 		else if (argv[i][0] == '-')
 		{
-			fprintf(stderr, "usage: %s [--json OUT] [--svg OUT] INPUT.json...\n", argv[0]);
+			fprintf(stderr, "usage: %s [--json OUT] [--svg OUT] [[--dir SCENARIO_DIR] INPUT.json...]...\n", argv[0]);
 			return 2;
 		}
 		else if (!read_records(argv[i], &rs))
 			return 1;
+		if (rs.n > before)
+		{
+			const char **grown = realloc(dirs, sizeof(char *) * rs.cap);
+
+			if (grown == NULL)
+			{
+				fprintf(stderr, "bench_report: out of memory\n");
+				return 1;
+			}
+			dirs = grown;
+			for (int k = before; k < rs.n; k++)
+				dirs[k] = dir;
+		}
 	}
+	if (dirs != NULL)
+		name_scenarios_apart(&rs, dirs);
+	free(dirs);
 	if (rs.n == 0)
 	{
 		fprintf(stderr, "no results to report\n");

@@ -151,4 +151,22 @@ check "and warns once, naming the scenario" \
 	test "$(grep -c 'scenario "25_idle" has runs of the same policy and knowledge more than once' "$tmp/err")" -eq 1
 check "the report is the one of the run alone" cmp -s "$tmp/idle.txt" "$tmp/twice.txt"
 
+# two scenario directories of one name (--dir before each one's runs): two
+# scenarios, the second named after its directory, and no warning
+"$REPORT" --dir scen/a "$tmp/idle.json" --dir scen/b "$tmp/idle.json" > "$tmp/apart.txt" 2>"$tmp/err"
+check "bench_report reads two directories of one scenario name" test $? -eq 0
+check "and reports both, the second by its directory" \
+	sh -c 'grep -q "^25_idle (forecast)\$" "$1" && grep -q "^25_idle (scen/b) (forecast)\$" "$1"' sh "$tmp/apart.txt"
+check "without a warning" test ! -s "$tmp/err"
+check "one directory given twice is still one scenario" \
+	sh -c '"$1" --dir scen/a "$2" --dir scen/a "$2" 2>/dev/null | grep -c "^25_idle" | grep -qx 1' sh "$REPORT" "$tmp/idle.json"
+
+# the merged file lists every run of one knowledge before the other's, in
+# scenario order, with more scenarios than a fixed stride would hold apart
+sed 's/"knowledge": "forecast"/"knowledge": "perfect"/g' "$tmp/many.json" > "$tmp/many_perfect.json"
+"$REPORT" --json "$tmp/many_merged.json" "$tmp/many.json" "$tmp/many_perfect.json" > /dev/null 2>"$tmp/err"
+check "bench_report merges 70 scenarios in both knowledge modes" test $? -eq 0
+check "every forecast run comes before every perfect one" \
+	sh -c 'grep -o "\"knowledge\": \"[a-z]*\"" "$1" | uniq | tr "\n" " " | grep -qx "\"knowledge\": \"forecast\" \"knowledge\": \"perfect\" "' sh "$tmp/many_merged.json"
+
 finish
