@@ -216,23 +216,44 @@ TEST(property_baselines_serve_all_demand_with_perfect_knowledge)
  * job to displace it the service holds the same GPUs at every step of a
  * day.  The weekend's reservation is higher than Friday's.
  */
-TEST(baselines_fix_the_day_reservation_with_forecasts)
+/* 2026-03-13 00:00, a Friday: the first moment of the windows below */
+#define FRIDAY_MINUTE 29556000
+
+/*
+ * Service chat's hourly demand from three weeks before FRIDAY_MINUTE (time
+ * for the forecasts to learn its pattern) to three days after:
+ * traffic(minute, st) for each hour.  Freed by the caller.
+ */
+static char *
+chat_demand(int (*traffic) (int64_t minute, uint64_t *st), uint64_t *st)
 {
-	uint64_t	st = 99;
-	int64_t		start = 29556000;	/* 2026-03-13 00:00 */
 	char	   *demand = malloc(24 * 24 * 40 + 64);
 	int			n = sprintf(demand, "service,ts,traffic\n");
-	const char *dir;
 
 	for (int h = -21 * 24; h < 3 * 24; h++)
 	{
 		char		ts[32];
+		int64_t		minute = FRIDAY_MINUTE + (int64_t) h * 60;
 
-		ga_format_minutes(start + h * 60, ts, sizeof(ts));
-		/* busier at weekends: the window runs from a Friday to a Sunday */
-		n += sprintf(demand + n, "chat,%s,%d\n", ts, ga_day_of_week(start + h * 60) >= 5 ?
-					 100 * between(&st, 3, 6) : 100 * between(&st, 1, 3));
+		ga_format_minutes(minute, ts, sizeof(ts));
+		n += sprintf(demand + n, "chat,%s,%d\n", ts, traffic(minute, st));
 	}
+	return demand;
+}
+
+/* busier at weekends: the window runs from a Friday to a Sunday */
+static int
+weekend_traffic(int64_t minute, uint64_t *st)
+{
+	return ga_day_of_week(minute) >= 5 ? 100 * between(st, 3, 6) : 100 * between(st, 1, 3);
+}
+
+TEST(baselines_fix_the_day_reservation_with_forecasts)
+{
+	uint64_t	st = 99;
+	char	   *demand = chat_demand(weekend_traffic, &st);
+	const char *dir;
+
 	dir = tscn_write("key,value\nname,fixed\nstart,2026-03-13 00:00\nend,2026-03-16 00:00\n"
 					 "step_minutes,30\nhorizon_hours,24\nreplan_minutes,60\n",
 					 "pool,node,gpus\nh100,n0,8\n",
@@ -261,6 +282,16 @@ TEST(baselines_fix_the_day_reservation_with_forecasts)
 	free(demand);
 }
 
+/* 600 from 14:00 to 17:00 every day, 100 otherwise */
+static int
+afternoon_traffic(int64_t minute, uint64_t *st)
+{
+	int			hour = (int) ((minute % 1440) / 60);
+
+	(void) st;
+	return hour >= 14 && hour < 17 ? 600 : 100;
+}
+
 /*
  * A horizon shorter than the day does not shorten the day's reservation:
  * the first plan of the day, at midnight with a 6-hour horizon, sees none of
@@ -271,19 +302,9 @@ TEST(baselines_fix_the_day_reservation_with_forecasts)
  */
 TEST(baselines_reserve_the_day_peak_past_a_short_horizon)
 {
-	int64_t		start = 29556000;	/* 2026-03-13 00:00 */
-	char	   *demand = malloc(24 * 24 * 40 + 64);
-	int			n = sprintf(demand, "service,ts,traffic\n");
+	char	   *demand = chat_demand(afternoon_traffic, NULL);
 	const char *dir;
 
-	for (int h = -21 * 24; h < 3 * 24; h++)
-	{
-		char		ts[32];
-		int			hour = ((h % 24) + 24) % 24;
-
-		ga_format_minutes(start + h * 60, ts, sizeof(ts));
-		n += sprintf(demand + n, "chat,%s,%d\n", ts, hour >= 14 && hour < 17 ? 600 : 100);
-	}
 	dir = tscn_write("key,value\nname,short\nstart,2026-03-13 00:00\nend,2026-03-15 00:00\n"
 					 "step_minutes,30\nhorizon_hours,6\nreplan_minutes,60\n",
 					 "pool,node,gpus\nh100,n0,8\n",
