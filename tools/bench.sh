@@ -96,7 +96,9 @@ for dir in $SCENARIOS; do
 	n=$((n + 1))
 	set -- "$@" --dir "${dir%/}"
 	for f in "$tmp/$n"-*.json; do
-		[ -f "$f" ] && set -- "$@" "$f"
+		if [ -f "$f" ]; then
+			set -- "$@" "$f"
+		fi
 	done
 done
 "$REPORT" --json "$OUT/sim.json" --svg "$OUT/sim.svg" "$@"
