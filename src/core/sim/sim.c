@@ -276,6 +276,7 @@ day_reservation(sim_ctx *c, const ga_problem *p, int64_t now,
 
 		if (*fixed < 0)
 		{
+			int			planned = ga_reservation_day(*out, s, 0);
 			int			rest;
 
 			if ((rc = rest_of_day_peak(c, p, s, now, &rest, err)) != GA_OK)
@@ -284,7 +285,7 @@ day_reservation(sim_ctx *c, const ga_problem *p, int64_t now,
 				*out = NULL;
 				return rc;
 			}
-			*fixed = rest > ga_reservation_day(*out, s, 0) ? rest : ga_reservation_day(*out, s, 0);
+			*fixed = rest > planned ? rest : planned;
 		}
 		ga_reservation_set_day(*out, s, 0, *fixed);
 	}
