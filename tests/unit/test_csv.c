@@ -158,3 +158,82 @@ TEST(csv_open_by_directory_and_optional_files)
 	CHECK_INT_EQ(ga_csv_open(&r, "/nonexistent/gpualloc", "x.csv", false, NULL, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "/nonexistent/gpualloc/x.csv: cannot open");
 }
+
+/* Numbers are decimal: strtod's hexadecimal, infinities and NaNs are not. */
+TEST(csv_numbers_are_decimal_only)
+{
+	static const char *const names[] = {"n"};
+	static const char *const refused[] = {"0x10", "inf", "-Infinity", "nan", "1e999", "1,5"};
+	char		path[64];
+	char		text[256] = "n\n1e3\n-0.25\n+7\n";
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+	double		v;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "\"%s\"\n", refused[i]);
+	write_csv(path, sizeof(path), text);
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_OK);
+	CHECK_NEAR(v, 1000, 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_OK);
+	CHECK_NEAR(v, -0.25, 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_OK);
+	CHECK_NEAR(v, 7, 0);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+	{
+		CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+		CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_EINVAL);
+		CHECK_STR_CONTAINS(err.message, "is not a finite number");
+		CHECK_STR_CONTAINS(err.message, refused[i]);
+	}
+	ga_csv_close(&r);
+	unlink(path);
+}
+
+/*
+ * A file is read whole whatever its size, and a directory where a file was
+ * expected is refused by name (it reports a size of its own, not its bytes).
+ */
+TEST(csv_reads_large_files_and_refuses_directories)
+{
+	static const char *const names[] = {"n"};
+	char		path[64];
+	char		dir[64] = "/tmp/gpualloc-csv-dir-XXXXXX";
+	size_t		rows = 100000;
+	char	   *text = malloc(rows * 8 + 8);
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+	double		v = 0;
+	size_t		n = 0;
+
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	strcpy(text, "n\n");
+	for (size_t i = 0; i < rows; i++)
+		snprintf(text + strlen(text), 8, "%zu\n", i % 100000);
+	write_csv(path, sizeof(path), text);
+	free(text);
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 1, &err), GA_OK);
+	while (ga_csv_next(&r, &err) == 1 && ga_csv_number(&r, &cols, 0, &v, &err) == GA_OK)
+		n++;
+	CHECK_INT_EQ((long) n, (long) rows);
+	CHECK_NEAR(v, 99999, 0);
+	ga_csv_close(&r);
+	unlink(path);
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, dir, false, NULL, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, dir);
+	CHECK_STR_CONTAINS(err.message, "cannot read");
+	ga_csv_close(&r);
+	rmdir(dir);
+}

@@ -11,16 +11,56 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/*
+ * Read the whole of f into r->data.  Chunks until end of file, rather than
+ * asking the size first: a named pipe or /dev/stdin has none, and a
+ * directory opened by mistake reports a huge one but fails on the first
+ * read, which is then named.
+ */
+static ga_status
+read_whole(ga_csv_reader *r, FILE *f, ga_error *err)
+{
+	size_t		cap = 65536;
+
+	r->data = malloc(cap);
+	if (r->data == NULL)
+		return ga_error_set(err, GA_ENOMEM, "%s: out of memory", r->path);
+	for (;;)
+	{
+		size_t		got = fread(r->data + r->len, 1, cap - 1 - r->len, f);
+
+		r->len += got;
+		if (r->len < cap - 1)
+			break;
+		if (cap > SIZE_MAX / 2)
+			return ga_error_set(err, GA_ENOMEM, "%s: too large", r->path);
+		{
+			char	   *grown = realloc(r->data, cap * 2);
+
+			if (grown == NULL)
+				return ga_error_set(err, GA_ENOMEM, "%s: out of memory", r->path);
+			r->data = grown;
+			cap *= 2;
+		}
+	}
+	if (ferror(f))
+		return ga_error_set(err, GA_EINVAL, "%s: cannot read: %s", r->path,
+							errno != 0 ? strerror(errno) : "read error");
+	r->data[r->len] = '\0';
+	return GA_OK;
+}
 
 ga_status
 ga_csv_open(ga_csv_reader *r, const char *dir, const char *name,
 			bool optional, bool *missing, ga_error *err)
 {
 	FILE	   *f;
-	long		size;
+	ga_status	rc;
 
 	memset(r, 0, sizeof(*r));
 	r->next_line = 1;
@@ -41,27 +81,16 @@ ga_csv_open(ga_csv_reader *r, const char *dir, const char *name,
 		}
 		return ga_error_set(err, GA_EINVAL, "%s: cannot open: %s", r->path, strerror(errno));
 	}
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+	errno = 0;
+	rc = read_whole(r, f, err);
+	fclose(f);
+	if (rc != GA_OK)
 	{
-		fclose(f);
-		return ga_error_set(err, GA_EINVAL, "%s: cannot read", r->path);
-	}
-	r->data = malloc((size_t) size + 1);
-	if (r->data == NULL)
-	{
-		fclose(f);
-		return ga_error_set(err, GA_ENOMEM, "%s: out of memory", r->path);
-	}
-	if (fread(r->data, 1, (size_t) size, f) != (size_t) size)
-	{
-		fclose(f);
 		free(r->data);
 		r->data = NULL;
-		return ga_error_set(err, GA_EINVAL, "%s: cannot read", r->path);
+		r->len = 0;
+		return rc;
 	}
-	fclose(f);
-	r->data[size] = '\0';
-	r->len = (size_t) size;
 	/* spreadsheets save "CSV UTF-8" behind a byte-order mark: not data */
 	if (r->len >= 3 && memcmp(r->data, "\xEF\xBB\xBF", 3) == 0)
 		r->pos = 3;
@@ -228,6 +257,9 @@ ga_csv_number(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 	char	   *end;
 	double		v;
 
+	/* strtod also reads hexadecimal, "inf" and "nan": not decimal numbers */
+	if (strspn(s, "0123456789+-.eE") != strlen(s))
+		return ga_csv_field_error(r, cols, c, err, "is not a finite number");
 	errno = 0;
 	v = strtod(s, &end);
 	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
