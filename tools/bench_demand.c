@@ -73,6 +73,7 @@
 typedef struct series
 {
 	char		name[BENCH_SERIES_NAME_LEN];
+	char		file[1024];		/* where it was read from, for errors */
 	bool		tuning;			/* split into tune and test halves */
 	int64_t		first_hour;
 	int			n;
@@ -135,7 +136,9 @@ set_name(series *s, const char *file, const char *prefix, const char *base)
 				file, prefix, base, (int) sizeof(s->name) - 1);
 		exit(1);
 	}
-	snprintf(s->name, sizeof(s->name), "%s%s", prefix, base);
+	memcpy(s->name, prefix, strlen(prefix));
+	memcpy(s->name + strlen(prefix), base, strlen(base) + 1);
+	snprintf(s->file, sizeof(s->file), "%s", file);
 }
 
 /*
@@ -153,6 +156,7 @@ read_hourly(const char *dir, const char *file, const char *name, const char *col
 	series		s;
 	int			cap = 0;
 	int64_t		from_min = INT64_MIN;
+	int64_t		previous = INT64_MIN;
 	ga_error	err;
 	int			row;
 
@@ -172,13 +176,14 @@ read_hourly(const char *dir, const char *file, const char *name, const char *col
 			ga_csv_number(&r, &cols, 1, &v, &err) != GA_OK)
 			bench_die(file, &err);
 		check_field(&r, &cols, 0, minutes % 60, 0, 0, file, "is not on a whole hour");
-		if (s.n > 0)
-		{
-			check_field(&r, &cols, 0, minutes / 60 - (s.first_hour + s.n), 0, INFINITY, file,
+		/* every row, also those before `from` that are not kept */
+		if (previous != INT64_MIN)
+			check_field(&r, &cols, 0, (double) (minutes - previous), 1, INFINITY, file,
 						"is not after the row before (rows go in time order)");
+		previous = minutes;
+		if (s.n > 0)
 			check_field(&r, &cols, 0, minutes / 60 - s.first_hour, 0, MAX_SERIES_HOURS - 1, file,
 						"is more than five years after the first row");
-		}
 		check_field(&r, &cols, 1, v, 0, INFINITY, file, "must be >= 0");
 		check_field(&r, &cols, 1, v, 0, MAX_GPUS * divisor, file, "must be at most 1e9 GPUs");
 		if (minutes >= from_min)
@@ -202,6 +207,23 @@ add_running(double *value, int n, double start, double end, double gpus)
 		if (hi > lo)
 			value[h] += gpus * (hi - lo) / 3600.0;
 	}
+}
+
+/*
+ * The jobs' GPUs summed per hour stay within what an hourly series may
+ * hold (MAX_GPUS), as each job's do: the forecaster's whole-GPU curve is
+ * an int, and a trace past that is no cluster's.
+ */
+static void
+check_philly_hours(const series *s)
+{
+	for (int h = 0; h < s->n; h++)
+		if (s->value[h] > MAX_GPUS)
+		{
+			fprintf(stderr, "bench_forecast: %s: the jobs running in hour %d of the trace hold %.6g GPUs, "
+					"more than the 1e9 an hourly series may hold\n", s->file, h, s->value[h]);
+			exit(1);
+		}
 }
 
 /* GPUs in use per hour of one Philly trace (see the head of the file). */
@@ -256,13 +278,14 @@ read_philly(const char *dir, const char *vc)
 			bench_die(PHILLY_START, &err);
 		s.first_hour = start_min / 60;
 	}
-	s.n = (int) (last / 3600) + 1;
-	s.value = calloc(s.n, sizeof(double));
+	s.n = n_jobs > 0 ? (int) (last / 3600) + 1 : 0;
+	s.value = calloc(s.n > 0 ? s.n : 1, sizeof(double));
 	if (s.value == NULL)
 		bench_die("memory", NULL);
 	for (int j = 0; j < n_jobs; j++)
 		add_running(s.value, s.n, job[3 * j], job[3 * j] + job[3 * j + 2], job[3 * j + 1]);
 	free(job);
+	check_philly_hours(&s);
 	return s;
 }
 
@@ -285,6 +308,13 @@ add_series(series_list *list, series s)
 		free(s.value);
 		return;
 	}
+	for (int i = 0; i < list->n; i++)
+		if (strcmp(list->s[i].name, s.name) == 0)
+		{
+			fprintf(stderr, "bench_forecast: %s: its series is named \"%s\", as the series of %s is; "
+					"series names must differ (rename one file)\n", s.file, s.name, list->s[i].file);
+			exit(1);
+		}
 	if (list->n == list->cap)
 	{
 		list->cap = list->cap ? 2 * list->cap : 16;
@@ -542,6 +572,14 @@ matched(const track *t, double target, demand_result *r)
 
 	if (v == NULL)
 		bench_die("memory", NULL);
+	if (t->n == 0)
+	{
+		/* no hour scored: no margin reaches anything */
+		r->matched_form = "add";
+		r->held_matched = r->coverage_matched = NAN;
+		free(v);
+		return;
+	}
 	for (int i = 0; i < t->n; i++)
 		v[i] = t->y[i] - t->cover[i];
 	m = kth(v, t->n, k);
@@ -733,8 +771,13 @@ record(bench_results *res, const series *s, int split, int m, const track *t)
 
 	if (t->n == 0)
 		return;
-	if (res->n_demand == BENCH_MAX_RESULTS)
-		bench_die("too many results", NULL);
+	if (res->n_demand == res->cap_demand)
+	{
+		res->cap_demand = res->cap_demand ? 2 * res->cap_demand : 64;
+		res->demand = realloc(res->demand, sizeof(demand_result) * res->cap_demand);
+		if (res->demand == NULL)
+			bench_die("memory", NULL);
+	}
 	r = &res->demand[res->n_demand++];
 	snprintf(r->series, sizeof(r->series), "%s", s->name);
 	r->split = split_names[split];
@@ -755,6 +798,8 @@ typedef struct tune_peers
 {
 	double		best_wape;
 	double		best_held;
+	int			hours;			/* scored on the tuning split: 0 leaves the
+								 * series out of the tuning */
 } tune_peers;
 
 static double
@@ -771,10 +816,11 @@ static tune_peers
 peers_on_tuning_split(const series *s)
 {
 	track		tr[N_SPLITS][N_METHODS];
-	tune_peers	peer = {INFINITY, INFINITY};
+	tune_peers	peer = {INFINITY, INFINITY, 0};
 
 	memset(tr, 0, sizeof(tr));
 	backtest(s, NULL, true, split_origin(s), tr);
+	peer.hours = tr[SPLIT_TUNE][M_SEASONAL].n;
 	for (int m = M_SEASONAL; m < N_METHODS; m++)
 	{
 		demand_result r;
@@ -804,7 +850,7 @@ evaluate(const series *all, int n, const tune_peers *peers,
 		demand_result shaped;
 		double		parts[3];
 
-		if (!all[i].tuning)
+		if (!all[i].tuning || peers[i].hours == 0)
 			continue;
 		memset(tr, 0, sizeof(tr));
 		backtest(&all[i], p, false, split_origin(&all[i]), tr);
@@ -955,12 +1001,16 @@ tune_forecaster(const series *all, int n)
 		if (all[i].tuning)
 		{
 			peers[i] = peers_on_tuning_split(&all[i]);
-			n_tuning++;
+			if (peers[i].hours > 0)
+				n_tuning++;
+			else
+				fprintf(stderr, "bench_forecast --tune: %s: its first half holds no hour that could be "
+						"scored; left out of the tuning\n", all[i].name);
 		}
 	if (n_tuning == 0)
 	{
-		fprintf(stderr, "bench_forecast --tune: no tuning series (%s or %s) in the data directory\n",
-				GENAI_FILE, VENUS_FILE);
+		fprintf(stderr, "bench_forecast --tune: no tuning series (%s or %s) with a first half to tune on "
+				"in the data directory\n", GENAI_FILE, VENUS_FILE);
 		exit(1);
 	}
 	best_obj = evaluate(all, n, peers, &best, parts);
@@ -1020,6 +1070,7 @@ bench_demand(const char *data_dir, bool tune, bench_results *res)
 	for (int i = 0; i < n; i++)
 	{
 		track		tr[N_SPLITS][N_METHODS];
+		int			before = res->n_demand;
 
 		memset(tr, 0, sizeof(tr));
 		backtest(&all[i], &p, true, all[i].n, tr);
@@ -1029,8 +1080,17 @@ bench_demand(const char *data_dir, bool tune, bench_results *res)
 				record(res, &all[i], split, m, &tr[split][m]);
 				track_free(&tr[split][m]);
 			}
+		if (res->n_demand == before)
+			fprintf(stderr, "bench_forecast: %s: no hour could be scored (an hour is scored when it, "
+					"the same hour a day before and a week before all have rows); left out\n",
+					all[i].name);
 	}
 	for (int i = 0; i < n; i++)
 		free(all[i].value);
 	free(all);
+	if (res->n_demand == 0)
+	{
+		fprintf(stderr, "bench_forecast: no hour of any series in %s could be scored\n", data_dir);
+		exit(1);
+	}
 }

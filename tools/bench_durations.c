@@ -325,7 +325,11 @@ static void
 add_duration_result(const char *estimator, const char *method, double *ape,
 					int covered, int n)
 {
-	duration_result *r = &results->duration[results->n_duration++];
+	duration_result *r;
+
+	if (results->n_duration == BENCH_MAX_DURATION_RESULTS)
+		bench_die("more duration results than BENCH_MAX_DURATION_RESULTS", NULL);
+	r = &results->duration[results->n_duration++];
 
 	r->estimator = estimator;
 	r->method = method;

@@ -10,7 +10,8 @@
 
 #include "forecast/forecast_demand.h"
 
-#define BENCH_MAX_RESULTS 2048
+/* The duration backtests' results: a fixed set of estimators and methods. */
+#define BENCH_MAX_DURATION_RESULTS 64
 
 /* A series' name: its file's name less the suffix, at most 63 characters. */
 #define BENCH_SERIES_NAME_LEN 64
@@ -41,9 +42,10 @@ typedef struct duration_result
 
 typedef struct bench_results
 {
-	demand_result demand[BENCH_MAX_RESULTS];
+	demand_result *demand;		/* one per series, split and method */
 	int			n_demand;
-	duration_result duration[BENCH_MAX_RESULTS];
+	int			cap_demand;
+	duration_result duration[BENCH_MAX_DURATION_RESULTS];
 	int			n_duration;
 } bench_results;
 

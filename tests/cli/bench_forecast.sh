@@ -6,8 +6,11 @@
 # for one origin is reported and left out; a directory with nothing to
 # score, a missing one and a bad row (off the hour, out of order, negative,
 # a series over five years, a Philly job of 0 GPUs or submitted past five
-# years, a name over 63 characters) are refused with a message naming the
-# cause; a series of no demand and a name with a quote still give valid JSON.
+# years, a name over 63 characters, two series of one name, a directory
+# named as a series file, a Philly trace past 1e9 GPUs in an hour, a
+# hexadecimal number) are refused with a message naming the cause; a series
+# with no hour to score is reported; any number of series is backtested; a
+# series of no demand and a name with a quote still give valid JSON.
 # Series written here by a script.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -123,5 +126,87 @@ cp "$tmp/data/lab_hourly.csv" "$tmp/odd/${long}_hourly.csv"
 check "a series name over 63 characters is refused" \
 	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "the series name \"$5\" is longer than 63 characters" "$4"' \
 	sh "$BENCH" "$tmp/odd" "$tmp/x.json" "$tmp/err" "$long"
+
+# more refusals, each naming the file and the rule: two series of one name,
+# a directory where a series file is expected, a Philly trace whose running
+# jobs add up past what an hourly series may hold, a hexadecimal number
+mkdir -p "$tmp/twice/philly_jobs"
+cp "$tmp/data/philly_jobs/vc9_jobs.csv" "$tmp/twice/philly_jobs/"
+cp "$tmp/data/lab_hourly.csv" "$tmp/twice/philly_vc9_hourly.csv"
+check "two series of one name are refused, naming both files" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "philly_vc9_hourly.csv: its series is named \"philly_vc9\", as the series of philly_jobs/vc9_jobs.csv is" "$4"' \
+	sh "$BENCH" "$tmp/twice" "$tmp/x.json" "$tmp/err"
+mkdir -p "$tmp/dir/odd_hourly.csv"
+check "a directory named as a series file is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "odd_hourly.csv: cannot read: Is a directory" "$4"' \
+	sh "$BENCH" "$tmp/dir" "$tmp/x.json" "$tmp/err"
+mkdir -p "$tmp/huge/philly_jobs"
+printf 'job_id,submit_s,gpus,duration_s_v100\n0,0,1e9,864000\n1,0,1e9,864000\n' > "$tmp/huge/philly_jobs/h_jobs.csv"
+check "a Philly trace holding more than 1e9 GPUs in an hour is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "h_jobs.csv: the jobs running in hour 0 of the trace hold 2e+09 GPUs, more than the 1e9" "$4"' \
+	sh "$BENCH" "$tmp/huge" "$tmp/x.json" "$tmp/err"
+mkdir -p "$tmp/hex"
+printf 'hour_start,gpus\n2026-03-02 00:00,0x10\n' > "$tmp/hex/x_hourly.csv"
+check "a hexadecimal number is refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "line 2, column \"gpus\": \"0x10\" is not a finite number" "$4"' \
+	sh "$BENCH" "$tmp/hex" "$tmp/x.json" "$tmp/err"
+
+# a series whose hours never have both the day and the week before (a row
+# every other day) is scored nowhere: reported, and with nothing else to
+# score the run stops instead of writing empty tables
+mkdir -p "$tmp/gaps"
+awk 'BEGIN {
+	print "hour_start,gpus";
+	for (d = 0; d < 30; d += 2)
+		for (h = 0; h < 24; h++)
+			printf "2026-03-%02d %02d:00,%d\n", 1 + d, h, 10 + h;
+}' > "$tmp/gaps/alt_hourly.csv"
+check "a series with no hour to score is reported and the run stops" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "alt: no hour could be scored" "$4" && grep -q "no hour of any series in $2 could be scored" "$4"' \
+	sh "$BENCH" "$tmp/gaps" "$tmp/x.json" "$tmp/err"
+cp "$tmp/data/lab_hourly.csv" "$tmp/gaps/"
+check "beside a series that scores, it is left out" \
+	sh -c '"$1" --data "$2" --out "$3" > /dev/null 2> "$4" && grep -q "alt: no hour could be scored.*left out" "$4" && ! grep -q "\"series\": \"alt\"" "$3"' \
+	sh "$BENCH" "$tmp/gaps" "$tmp/x.json" "$tmp/err"
+
+# many series: the results grow with them (there is no fixed number)
+mkdir -p "$tmp/many"
+awk -v dir="$tmp/many" 'BEGIN {
+	for (k = 0; k < 400; k++) {
+		f = sprintf("%s/s%03d_hourly.csv", dir, k);
+		print "hour_start,gpus" > f;
+		for (h = 0; h < 8 * 24; h++)
+			printf "2026-03-%02d %02d:00,%d\n", 2 + int(h / 24), h % 24, 1 + (h + k) % 5 > f;
+		close(f);
+	}
+}'
+check "400 series are all backtested" \
+	sh -c '"$1" --data "$2" --out "$3" > /dev/null 2> "$4" && test "$(grep -c "\"method\": \"gpualloc\"," "$3")" -eq 400' \
+	sh "$BENCH" "$tmp/many" "$tmp/x.json" "$tmp/err"
+
+# a tuning series too short to have a first half to tune on
+mkdir -p "$tmp/shorttune"
+awk 'BEGIN {
+	print "hour_start,gpus_requested,gpu_jobs_submitted";
+	for (h = 0; h < 10 * 24; h++)
+		printf "2020-04-%02d %02d:00,%d,1\n", 1 + int(h / 24), h % 24, 50 + h % 24;
+}' > "$tmp/shorttune/venus_gpu_requests_hourly.csv"
+check "tuning on a series with no first half to tune on is refused, not NaN" \
+	sh -c '! "$1" --data "$2" --tune > "$3" 2> "$4" && grep -q "venus: its first half holds no hour that could be scored" "$4" && ! grep -qi nan "$3"' \
+	sh "$BENCH" "$tmp/shorttune" "$tmp/x.txt" "$tmp/err"
+
+# the GenAI file's rows before the hour the series starts from are not
+# scored, but they are still held to time order
+mkdir -p "$tmp/early"
+printf 'hour_start,requests,sum_exec_seconds\n2024-11-18 02:00,1,3600\n2024-11-18 01:00,1,3600\n' \
+	> "$tmp/early/genai_inference_requests_hourly.csv"
+check "GenAI rows out of order before its first scored day are refused" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "line 3, column \"hour_start\".*is not after the row before" "$4"' \
+	sh "$BENCH" "$tmp/early" "$tmp/x.json" "$tmp/err"
+# a Philly trace with no job holds no hour
+printf 'job_id,submit_s,gpus,duration_s_v100\n' > "$tmp/huge/philly_jobs/h_jobs.csv"
+check "a Philly trace with no job is reported with 0 hours" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "philly_h: 0 hours, fewer than" "$4"' \
+	sh "$BENCH" "$tmp/huge" "$tmp/x.json" "$tmp/err"
 
 finish

@@ -41,11 +41,12 @@
  * level at once; forecasts made before the shift are no longer scored.
  *
  * GPUs: q[t] = ceil(upper / capacity_per_gpu) clamped to [min_gpus,
- * max_gpus].  With a churn limit, a rise the limit cannot follow in one step
- * is ramped towards ahead of time: the level after it is held from
- * burst_lead_hours before it (upper raised alike), since such a rise coming
- * early would be missed for its whole ramp; then ga_churn_shape() gives the
- * lowest curve above q whose step-to-step change stays within churn_limit.
+ * max_gpus], and never above GA_DEMAND_MAX_GPUS.  With a churn limit, a
+ * rise the limit cannot follow in one step is ramped towards ahead of time:
+ * the level after it is held from burst_lead_hours before it (upper raised
+ * alike), since such a rise coming early would be missed for its whole
+ * ramp; then ga_churn_shape() gives the lowest curve above q whose
+ * step-to-step change stays within churn_limit.
  */
 #ifndef GPUALLOC_FORECAST_DEMAND_H
 #define GPUALLOC_FORECAST_DEMAND_H
@@ -53,6 +54,11 @@
 /* GA_WEEK_HOURS and ga_hour_of_week, the profile's buckets */
 #include "model/calendar.h"
 
+/*
+ * The most GPUs a forecast curve asks for in a step (2^30): above any
+ * cluster, and low enough that churn shaping's sums stay inside an int.
+ */
+#define GA_DEMAND_MAX_GPUS (1 << 30)
 #define GA_DEMAND_MAX_PROFILES 4
 #define GA_DEMAND_MAX_HW 4
 /* Candidates: the profile, the Holt-Winters filters, yesterday, last week. */
