@@ -8,7 +8,11 @@
 
 #include <stdio.h>
 
-/* s in double quotes, with '"' and '\' escaped and control bytes as \u00XX. */
+/*
+ * s in double quotes, with '"' and '\' escaped, control bytes as \u00XX
+ * and each byte that is not part of well-formed UTF-8 as \ufffd, so the
+ * output is valid JSON whatever bytes a name holds.
+ */
 void		json_write_string(FILE *out, const char *s);
 
 #endif

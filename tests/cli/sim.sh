@@ -1,8 +1,9 @@
 #!/bin/sh
 # sim.sh — tools/gpualloc-sim from the command line: a scenario written here
 # (with a column the format does not define, which readers must tolerate),
-# the JSON of run and compare, the oracle's bound against every policy, and
-# clear errors for bad flags and a bad scenario.  Ends with "N passed, N failed".
+# the JSON of run and compare, the oracle's bound against every policy,
+# clear errors for bad flags and a bad scenario, and valid JSON from names
+# of any bytes.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 SIM=${SIM:-tools/gpualloc-sim}
@@ -168,5 +169,23 @@ check "without tenants.csv jain_index is null" grep -q '"jain_index": null' "$tm
 printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,1,0,1,\n' > "$tmp/tenants/tenants.csv"
 expect_error "a bad tenants.csv row names file, line, column and rule" 'tenants.csv: line 2, column "limit"' run "$tmp/tenants" --policy fast
 check "the message says the rule" grep -q 'at least the guarantee' "$tmp/err"
+
+# names as text: a name longer than 63 bytes is cut before the character
+# the cut would split (here 2-byte characters, the 32nd across the cut),
+# and bytes that are not UTF-8 (a Latin-1 tenant name) come out as U+FFFD,
+# so the JSON stays valid whatever bytes the files hold
+cp -r "$tmp/tenants" "$tmp/names"
+printf 'tenant,pool,guarantee,limit,borrow,weight,cohort\nred,a100,2,2,0,1,\nblue,a100,2,,0,1,\n' > "$tmp/names/tenants.csv"
+long=$(printf 'é%.0s' $(seq 1 40))
+sed -i "s/^name,tiny\$/name,$long/" "$tmp/names/scenario.csv"
+sed -i 's/,blue$/,bl\xe9/' "$tmp/names/jobs.csv"
+printf 'bl\xe9,a100,0,,0,1,\n' >> "$tmp/names/tenants.csv"
+"$SIM" run "$tmp/names" --policy fifo --perfect-knowledge --json > "$tmp/names.json" 2>"$tmp/err"
+check "a long multibyte name and a Latin-1 name run" test $? -eq 0
+check "and give valid JSON" perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' < "$tmp/names.json"
+check "the name is cut to 31 whole characters (62 bytes)" perl -MJSON::PP -e '
+	local $/; my $d = decode_json(<STDIN>);
+	exit($d->{scenario} eq ("\x{e9}" x 31) ? 0 : 1)' < "$tmp/names.json"
+check "the Latin-1 byte is U+FFFD" grep -q '"tenant": "bl\\ufffd"' "$tmp/names.json"
 
 finish

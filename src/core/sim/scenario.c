@@ -54,6 +54,26 @@ grow(void *arr, int n, int *cap, size_t sz)
 
 /* ---- scenario.csv ---- */
 
+/*
+ * src into dst of size bytes, cut where it does not fit before the UTF-8
+ * character the cut would split: half a character is not text, and the
+ * name goes into JSON and SVG output.
+ */
+static void
+copy_cut(char *dst, size_t size, const char *src)
+{
+	size_t		n = strlen(src);
+
+	if (n >= size)
+	{
+		n = size - 1;
+		while (n > 0 && ((unsigned char) src[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static ga_status
 set_setting(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 			bool *have_start, bool *have_end, ga_error *err)
@@ -62,9 +82,9 @@ set_setting(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols
 	double		v;
 
 	if (strcmp(key, "name") == 0)
-		snprintf(scn->name, sizeof(scn->name), "%s", ga_csv_field(r, cols, 1));
+		copy_cut(scn->name, sizeof(scn->name), ga_csv_field(r, cols, 1));
 	else if (strcmp(key, "description") == 0)
-		snprintf(scn->description, sizeof(scn->description), "%s", ga_csv_field(r, cols, 1));
+		copy_cut(scn->description, sizeof(scn->description), ga_csv_field(r, cols, 1));
 	else if (strcmp(key, "start") == 0 || strcmp(key, "end") == 0)
 	{
 		bool		is_start = key[0] == 's';
@@ -1042,7 +1062,7 @@ ga_scenario_read(const char *dir, ga_error *err)
 	{
 		const char *base = strrchr(dir, '/');
 
-		snprintf(scn->name, sizeof(scn->name), "%s", base && base[1] ? base + 1 : dir);
+		copy_cut(scn->name, sizeof(scn->name), base && base[1] ? base + 1 : dir);
 	}
 	return scn;
 }
