@@ -9,9 +9,12 @@
  * so that two directories with one scenario name are reported apart.
  *
  * Each input is a JSON list of flat objects with at least the string keys
- * scenario, policy and knowledge; numeric keys are kept as they are (null
- * for "not applicable"), nested values are skipped.  The merged list keeps
- * every scalar key, the ones the benchmark reports first.
+ * scenario, policy and knowledge, or one such object (gpualloc-sim run
+ * --json); numeric keys are kept as they are (null for "not applicable"),
+ * nested values are skipped.  Strings are decoded whole (every JSON escape,
+ * \uXXXX and surrogate pairs to UTF-8) and written back escaped.  The
+ * merged list keeps every scalar key, the ones the benchmark reports first.
+ * Values within a rounding error of 0 (run_value) count as no value.
  *
  * The allocator is the fast policy, and the full policy when present; each
  * is compared with fifo and backfill (percentage points of utilisation, per
@@ -37,8 +40,6 @@
 
 #include "json_text.h"
 
-#define KEY_LEN 48
-#define STR_LEN 128
 #define MAX_FIELDS 48
 
 typedef enum field_type
@@ -48,12 +49,16 @@ typedef enum field_type
 	F_NULL
 } field_type;
 
+/*
+ * Keys and strings are kept whole, however long (a scenario named after its
+ * directory holds a path), so two names never merge by a cut.
+ */
 typedef struct field
 {
-	char		key[KEY_LEN];
+	char	   *key;
 	field_type	type;
 	double		number;
-	char		text[STR_LEN];
+	char	   *text;			/* F_STRING only, else NULL */
 } field;
 
 typedef struct record
@@ -69,6 +74,30 @@ typedef struct records
 	record	   *r;
 } records;
 
+static void
+free_field(field *fl)
+{
+	free(fl->key);
+	free(fl->text);
+	fl->key = fl->text = NULL;
+}
+
+static void
+free_record(record *rec)
+{
+	for (int i = 0; i < rec->n; i++)
+		free_field(&rec->f[i]);
+	rec->n = 0;
+}
+
+static void
+free_records(records *rs)
+{
+	for (int i = 0; i < rs->n; i++)
+		free_record(&rs->r[i]);
+	free(rs->r);
+}
+
 /* ------------------------------------------------------------------------
  * JSON reading.
  */
@@ -79,12 +108,38 @@ typedef struct parser
 	bool		failed;
 } parser;
 
+/*
+ * How many of s's first max bytes to show, fewer where the cut would split
+ * a UTF-8 character: an excerpt of the input stays valid UTF-8.
+ */
+static int
+utf8_prefix(const char *s, int max)
+{
+	int			n = 0;
+
+	while (n < max && s[n] != '\0')
+		n++;
+	if (s[n] != '\0')
+		while (n > 0 && ((unsigned char) s[n] & 0xC0) == 0x80)
+			n--;
+	return n;
+}
+
 static void
 fail(parser *p, const char *what)
 {
 	if (!p->failed)
-		fprintf(stderr, "%s: %s near \"%.20s\"\n", p->path, what, p->s);
+		fprintf(stderr, "%s: %s near \"%.*s\"\n", p->path, what, utf8_prefix(p->s, 20), p->s);
 	p->failed = true;
+}
+
+/* fail() with the excerpt from at, the start of what is wrong. */
+static bool
+fail_at(parser *p, const char *at, const char *what)
+{
+	p->s = at;
+	fail(p, what);
+	return false;
 }
 
 static void
@@ -110,53 +165,163 @@ expect(parser *p, char c)
 	return true;
 }
 
-/* A string into buf (truncated to len - 1); escapes other than \uXXXX kept simple. */
-static bool
-parse_string(parser *p, char *buf, size_t len)
+/* The value of four hex digits at s, or -1 (stops at the first non-digit, NUL included). */
+static long
+hex4(const char *s)
 {
+	long		v = 0;
+
+	for (int i = 0; i < 4; i++)
+	{
+		char		c = s[i];
+		int			d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* Code point cp as UTF-8 at out; the number of bytes. */
+static size_t
+utf8_encode(long cp, char *out)
+{
+	if (cp < 0x80)
+	{
+		out[0] = (char) cp;
+		return 1;
+	}
+	if (cp < 0x800)
+	{
+		out[0] = (char) (0xC0 | (cp >> 6));
+		out[1] = (char) (0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000)
+	{
+		out[0] = (char) (0xE0 | (cp >> 12));
+		out[1] = (char) (0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char) (0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char) (0xF0 | (cp >> 18));
+	out[1] = (char) (0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char) (0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char) (0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/*
+ * \uXXXX, p->s just past the u, appended to buf as UTF-8.  A character
+ * beyond the first plane comes as a UTF-16 surrogate pair (\ud83d\ude00),
+ * decoded to one code point; half a pair stands for no character, so it is
+ * an error rather than a guess.  \u0000 is refused: a C string cannot hold
+ * it, and a name cut there could merge with another.
+ */
+static bool
+decode_unicode(parser *p, const char *esc, char *buf, size_t *n)
+{
+	long		cp = hex4(p->s);
+	long		low;
+
+	if (cp < 0)
+		return fail_at(p, esc, "bad \\u escape in a string (four hex digits expected)");
+	p->s += 4;
+	if (cp >= 0xDC00 && cp <= 0xDFFF)
+		return fail_at(p, esc, "lone low surrogate in a string (\\udc00-\\udfff must follow a high surrogate \\ud800-\\udbff)");
+	if (cp >= 0xD800 && cp <= 0xDBFF)
+	{
+		low = p->s[0] == '\\' && p->s[1] == 'u' ? hex4(p->s + 2) : -1;
+		if (low < 0xDC00 || low > 0xDFFF)
+			return fail_at(p, esc, "lone high surrogate in a string (\\ud800-\\udbff must be followed by a low surrogate \\udc00-\\udfff)");
+		p->s += 6;
+		cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+	}
+	if (cp == 0)
+		return fail_at(p, esc, "\\u0000 in a string (a name cannot hold a NUL character)");
+	*n += utf8_encode(cp, buf + *n);
+	return true;
+}
+
+/* The escape at p->s (a backslash) appended to buf; every JSON escape is known. */
+static bool
+decode_escape(parser *p, char *buf, size_t *n)
+{
+	static const char named[] = "\"\\/bfnrt";
+	static const char meant[] = "\"\\/\b\f\n\r\t";
+	const char *esc = p->s;
+	char		c = esc[1];
+	const char *at = c != '\0' ? strchr(named, c) : NULL;
+
+	p->s += 2;
+	if (c == 'u')
+		return decode_unicode(p, esc, buf, n);
+	if (at == NULL)
+		return fail_at(p, esc, "bad escape in a string (JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX)");
+	buf[(*n)++] = meant[at - named];
+	return true;
+}
+
+/* The closing quote of the string that starts at s (past its opening one), or NULL. */
+static const char *
+string_end(const char *s)
+{
+	for (; *s != '\0' && *s != '"'; s++)
+		if (*s == '\\' && s[1] != '\0')
+			s++;
+	return *s == '"' ? s : NULL;
+}
+
+/*
+ * A string, decoded, into *out (malloc'd; out NULL: checked and dropped).
+ * No escape decodes to more bytes than it is written with (\uXXXX, six
+ * bytes, to at most three; a pair, twelve, to four), so the text between
+ * the quotes bounds the decoded length.
+ */
+static bool
+parse_string(parser *p, char **out)
+{
+	const char *end;
+	char	   *buf;
 	size_t		n = 0;
 
 	if (!expect(p, '"'))
 		return false;
-	while (*p->s && *p->s != '"')
-	{
-		char		c = *p->s++;
-
-		if (c == '\\')
-		{
-			c = *p->s++;
-			switch (c)
-			{
-				case 'n':
-					c = '\n';
-					break;
-				case 't':
-					c = '\t';
-					break;
-				case 'u':
-					/* Not needed for our keys and names: keep a placeholder. */
-					for (int i = 0; i < 4 && *p->s; i++)
-						p->s++;
-					c = '?';
-					break;
-				case '\0':
-					fail(p, "unterminated string");
-					return false;
-				default:
-					break;		/* \" \\ \/ stand for themselves */
-			}
-		}
-		if (buf && n + 1 < len)
-			buf[n++] = c;
-	}
-	if (buf)
-		buf[n] = '\0';
-	if (*p->s != '"')
+	end = string_end(p->s);
+	if (end == NULL)
 	{
 		fail(p, "unterminated string");
 		return false;
 	}
-	p->s++;
+	buf = malloc(end - p->s + 1);
+	if (buf == NULL)
+	{
+		fail(p, "out of memory");
+		return false;
+	}
+	while (p->s < end)
+	{
+		if (*p->s != '\\')
+			buf[n++] = *p->s++;
+		else if (!decode_escape(p, buf, &n))
+		{
+			free(buf);
+			return false;
+		}
+	}
+	buf[n] = '\0';
+	p->s = end + 1;
+	if (out)
+		*out = buf;
+	else
+		free(buf);
 	return true;
 }
 
@@ -176,7 +341,7 @@ skip_container(parser *p, char open, char close)
 	{
 		if (open == '{')
 		{
-			if (!parse_string(p, NULL, 0) || !expect(p, ':'))
+			if (!parse_string(p, NULL) || !expect(p, ':'))
 				return;
 		}
 		skip_value(p);
@@ -203,7 +368,7 @@ skip_value(parser *p)
 	if (*p->s == '{' || *p->s == '[')
 		skip_container(p, *p->s, *p->s == '{' ? '}' : ']');
 	else if (*p->s == '"')
-		parse_string(p, NULL, 0);
+		parse_string(p, NULL);
 	else
 	{
 		char	   *end;
@@ -222,6 +387,44 @@ skip_value(parser *p)
 	}
 }
 
+/*
+ * The value of field fl, its key read: a string, null or a number.  False
+ * where the field is not kept: nested values and booleans are not reported
+ * (skipped), and on an error (p->failed).
+ */
+static bool
+parse_field_value(parser *p, field *fl)
+{
+	char	   *end;
+
+	skip_ws(p);
+	if (*p->s == '"')
+	{
+		fl->type = F_STRING;
+		return parse_string(p, &fl->text);
+	}
+	if (strncmp(p->s, "null", 4) == 0)
+	{
+		fl->type = F_NULL;
+		p->s += 4;
+		return true;
+	}
+	if (*p->s == '{' || *p->s == '[' || *p->s == 't' || *p->s == 'f')
+	{
+		skip_value(p);
+		return false;
+	}
+	fl->type = F_NUMBER;
+	fl->number = strtod(p->s, &end);
+	if (end == p->s)
+	{
+		fail(p, "bad number");
+		return false;
+	}
+	p->s = end;
+	return true;
+}
+
 static void
 parse_object(parser *p, record *rec)
 {
@@ -236,41 +439,15 @@ parse_object(parser *p, record *rec)
 	}
 	while (!p->failed)
 	{
-		field		fl;
-		char	   *end;
+		field		fl = {NULL, F_NULL, 0, NULL};
 
-		memset(&fl, 0, sizeof(fl));
-		if (!parse_string(p, fl.key, sizeof(fl.key)) || !expect(p, ':'))
-			return;
-		skip_ws(p);
-		if (*p->s == '"')
-		{
-			fl.type = F_STRING;
-			parse_string(p, fl.text, sizeof(fl.text));
-		}
-		else if (strncmp(p->s, "null", 4) == 0)
-		{
-			fl.type = F_NULL;
-			p->s += 4;
-		}
-		else if (*p->s == '{' || *p->s == '[' || *p->s == 't' || *p->s == 'f')
-		{
-			skip_value(p);		/* nested values and booleans are not reported */
-			fl.key[0] = '\0';
-		}
-		else
-		{
-			fl.type = F_NUMBER;
-			fl.number = strtod(p->s, &end);
-			if (end == p->s)
-			{
-				fail(p, "bad number");
-				return;
-			}
-			p->s = end;
-		}
-		if (fl.key[0] != '\0' && rec->n < MAX_FIELDS)
+		if (parse_string(p, &fl.key) && expect(p, ':') &&
+			parse_field_value(p, &fl) && rec->n < MAX_FIELDS)
 			rec->f[rec->n++] = fl;
+		else
+			free_field(&fl);
+		if (p->failed)
+			break;
 		skip_ws(p);
 		if (*p->s == ',')
 			p->s++;
@@ -280,11 +457,9 @@ parse_object(parser *p, record *rec)
 			return;
 		}
 		else
-		{
 			fail(p, "expected ',' or '}'");
-			return;
-		}
 	}
+	free_record(rec);
 }
 
 static char *
@@ -315,6 +490,64 @@ read_file(const char *path)
 	return buf;
 }
 
+/* One more record of out, parsed at p->s. */
+static void
+read_record(parser *p, records *out)
+{
+	if (out->n == out->cap)
+	{
+		int			cap = out->cap ? out->cap * 2 : 64;
+		record	   *r = realloc(out->r, sizeof(record) * cap);
+
+		if (r == NULL)
+		{
+			fail(p, "out of memory");
+			return;
+		}
+		out->r = r;
+		out->cap = cap;
+	}
+	parse_object(p, &out->r[out->n]);
+	if (!p->failed)
+		out->n++;
+}
+
+/* A list of records, as gpualloc-sim compare --json writes it. */
+static void
+read_list(parser *p, records *out)
+{
+	if (!expect(p, '['))
+		return;
+	skip_ws(p);
+	if (*p->s == ']')
+	{
+		p->s++;
+		return;
+	}
+	while (!p->failed)
+	{
+		read_record(p, out);
+		if (p->failed)
+			return;
+		skip_ws(p);
+		if (*p->s == ',')
+			p->s++;
+		else if (*p->s == ']')
+		{
+			p->s++;
+			return;
+		}
+		else
+			fail(p, "expected ',' or ']'");
+	}
+}
+
+/*
+ * The records of a result file: a list, or one object (gpualloc-sim run
+ * --json writes its one run without a list), read as a list of one.
+ * Nothing but white space may follow, so that a second value is not
+ * silently dropped.
+ */
 static bool
 read_records(const char *path, records *out)
 {
@@ -323,39 +556,16 @@ read_records(const char *path, records *out)
 
 	if (text == NULL)
 		return false;
-	if (expect(&p, '['))
-	{
-		skip_ws(&p);
-		if (*p.s == ']')
-			p.s++;
-		else
-			while (!p.failed)
-			{
-				if (out->n == out->cap)
-				{
-					int			cap = out->cap ? out->cap * 2 : 64;
-					record	   *r = realloc(out->r, sizeof(record) * cap);
-
-					if (r == NULL)
-					{
-						fail(&p, "out of memory");
-						break;
-					}
-					out->r = r;
-					out->cap = cap;
-				}
-				parse_object(&p, &out->r[out->n]);
-				if (!p.failed)
-					out->n++;
-				skip_ws(&p);
-				if (*p.s == ',')
-					p.s++;
-				else if (*p.s == ']')
-					break;
-				else
-					fail(&p, "expected ',' or ']'");
-			}
-	}
+	skip_ws(&p);
+	if (*p.s == '{')
+		read_record(&p, out);
+	else if (*p.s == '[')
+		read_list(&p, out);
+	else
+		fail(&p, "expected '[' (a list of results) or '{' (one result)");
+	skip_ws(&p);
+	if (!p.failed && *p.s != '\0')
+		fail(&p, "unexpected text after the results (one list or one object expected)");
 	free(text);
 	return !p.failed;
 }
@@ -400,6 +610,32 @@ find(const records *rs, const char *scenario, const char *policy, const char *kn
 	return NULL;
 }
 
+/*
+ * A scenario name on out, padded with spaces to width bytes; a control
+ * character (a name may hold a tab or a line feed) as \t, \n or \u00XX,
+ * so that each row of the report stays on its line.
+ */
+static void
+print_name(FILE *out, const char *s, int width)
+{
+	int			n = 0;
+
+	for (; *s; s++)
+	{
+		unsigned char c = (unsigned char) *s;
+
+		if (c == '\t')
+			n += fprintf(out, "\\t");
+		else if (c == '\n')
+			n += fprintf(out, "\\n");
+		else if (c < 0x20)
+			n += fprintf(out, "\\u%04x", c);
+		else
+			n += fputc(c, out) != EOF;
+	}
+	fprintf(out, "%*s", width > n ? width - n : 0, "");
+}
+
 /* Whether record i repeats the scenario, policy and knowledge of an earlier one. */
 static bool
 repeats_earlier(const records *rs, int i)
@@ -426,10 +662,13 @@ warn_repeated_runs(const records *rs)
 			continue;
 		for (int j = 0; j < i && !warned; j++)
 			warned = strcmp(str(&rs->r[j], "scenario"), scen) == 0 && repeats_earlier(rs, j);
-		if (!warned)
-			fprintf(stderr, "bench_report: scenario \"%s\" has runs of the same policy and knowledge more than once "
-					"(first: %s, %s); the first of each is reported (do two scenario directories have the same name?)\n",
-					scen, str(&rs->r[i], "policy"), str(&rs->r[i], "knowledge"));
+		if (warned)
+			continue;
+		fprintf(stderr, "bench_report: scenario \"");
+		print_name(stderr, scen, 0);
+		fprintf(stderr, "\" has runs of the same policy and knowledge more than once "
+				"(first: %s, %s); the first of each is reported (do two scenario directories have the same name?)\n",
+				str(&rs->r[i], "policy"), str(&rs->r[i], "knowledge"));
 	}
 }
 
@@ -441,27 +680,41 @@ warn_repeated_runs(const records *rs)
  * i, as given by --dir (NULL: not given, and the runs are left as they
  * are, a run given twice then reported once, warn_repeated_runs).
  */
-static void
+static bool
 name_scenarios_apart(records *rs, const char *const *dirs)
 {
-	char	  (*original)[STR_LEN] = malloc(sizeof(*original) * (rs->n > 0 ? rs->n : 1));
+	char	  **renamed = calloc(rs->n > 0 ? rs->n : 1, sizeof(char *));
+	bool		ok = renamed != NULL;
 
-	if (original == NULL)
-		return;
-	for (int i = 0; i < rs->n; i++)
-		snprintf(original[i], STR_LEN, "%s", str(&rs->r[i], "scenario"));
-	for (int i = 0; i < rs->n; i++)
+	/* every new name first, from the names as read; then in place */
+	for (int i = 0; i < rs->n && ok; i++)
 	{
-		field	   *f = (field *) get(&rs->r[i], "scenario");
+		const char *name = str(&rs->r[i], "scenario");
 		int			first = 0;
 
-		while (strcmp(original[first], original[i]) != 0)
+		while (strcmp(str(&rs->r[first], "scenario"), name) != 0)
 			first++;
-		if (f == NULL || dirs[i] == NULL || dirs[first] == NULL || strcmp(dirs[first], dirs[i]) == 0)
+		if (get(&rs->r[i], "scenario") == NULL || get(&rs->r[i], "scenario")->type != F_STRING ||
+			dirs[i] == NULL || dirs[first] == NULL || strcmp(dirs[first], dirs[i]) == 0)
 			continue;
-		snprintf(f->text, STR_LEN, "%s (%s)", original[i], dirs[i]);
+		renamed[i] = malloc(strlen(name) + strlen(dirs[i]) + 4);
+		ok = renamed[i] != NULL;
+		if (ok)
+			sprintf(renamed[i], "%s (%s)", name, dirs[i]);
 	}
-	free(original);
+	for (int i = 0; i < rs->n && ok; i++)
+		if (renamed[i] != NULL)
+		{
+			field	   *f = (field *) get(&rs->r[i], "scenario");
+
+			free(f->text);
+			f->text = renamed[i];
+			renamed[i] = NULL;
+		}
+	for (int i = 0; i < rs->n && renamed != NULL; i++)
+		free(renamed[i]);
+	free(renamed);
+	return ok;
 }
 
 /*
@@ -583,16 +836,9 @@ write_json(const char *path, const records *rs, const int *order)
 		for (int k = 0; k < N_LEAD; k++)
 		{
 			const field *fl = get(r, lead_keys[k]);
-			field		missing;
+			field		missing = {(char *) lead_keys[k], F_NULL, 0, NULL};
 
-			if (fl == NULL)
-			{
-				memset(&missing, 0, sizeof(missing));
-				snprintf(missing.key, sizeof(missing.key), "%s", lead_keys[k]);
-				missing.type = F_NULL;
-				fl = &missing;
-			}
-			json_field(f, fl, &first);
+			json_field(f, fl ? fl : &missing, &first);
 		}
 		for (int k = 0; k < r->n; k++)
 		{
@@ -636,6 +882,47 @@ print_num(double x, const char *fmt, int width)
 }
 
 /*
+ * The width of a scenario table's policy column: 9, or the longest name
+ * of a policy run there (fast-no-borrowing) so that the columns align.
+ */
+static int
+policy_width(const view *v, const char *scen, const char *know)
+{
+	int			w = 9;
+
+	for (int p = 0; p < v->n_pol; p++)
+		if (find(v->rs, scen, v->pol[p], know) && (int) strlen(v->pol[p]) > w)
+			w = (int) strlen(v->pol[p]);
+	return w;
+}
+
+/*
+ * A run's value, 0 where it is within a rounding error of 0: the oracle's
+ * value bound comes out of an LP and reads 1e-12 where nothing can be
+ * earned, which is no batch value, not a target missed.  The error
+ * allowed is 1e-6, or a billionth of the largest value among the
+ * scenario's runs where that is more.  Every comparison of values goes
+ * through here; the tables and the merged file show them as read.
+ */
+static double
+run_value(const view *v, const record *r)
+{
+	double		x = num(r, "value");
+	double		scale = 0;
+
+	for (int i = 0; i < v->rs->n; i++)
+	{
+		const record *o = &v->rs->r[i];
+		double		y = num(o, "value");
+
+		if (isfinite(y) && strcmp(str(o, "scenario"), str(r, "scenario")) == 0 &&
+			strcmp(str(o, "knowledge"), str(r, "knowledge")) == 0)
+			scale = fmax(scale, fabs(y));
+	}
+	return fabs(x) <= fmax(1e-6, 1e-9 * scale) ? 0 : x;
+}
+
+/*
  * The coverage floor of the oracle's value bounds, as a fraction; 0 when
  * the file gives none (a simulator whose value bound covered every run).
  */
@@ -673,7 +960,7 @@ beyond_bound(const view *v, const record *r, const record *oracle)
 {
 	if (oracle == NULL || r == oracle)
 		return false;
-	return num(r, "value") > num(oracle, "value") &&
+	return run_value(v, r) > run_value(v, oracle) &&
 		num(r, "coverage") * v->cov_scale < 100.0 * oracle_floor(oracle);
 }
 
@@ -683,10 +970,13 @@ print_scenario(const view *v, const char *scen, const char *know)
 	const record *fifo = find(v->rs, scen, "fifo", know);
 	const record *bf = find(v->rs, scen, "backfill", know);
 	const record *oracle = find(v->rs, scen, "oracle", know);
+	int			width = policy_width(v, scen, know);
 	bool		flagged = false;
 
-	printf("\n%s (%s)\n", scen, know);
-	printf("  %-9s %7s %10s %6s %9s %7s %7s %9s %9s\n", "policy", "util%", "value",
+	printf("\n");
+	print_name(stdout, scen, 0);
+	printf(" (%s)\n", know);
+	printf("  %-*s %7s %10s %6s %9s %7s %7s %9s %9s\n", width, "policy", "util%", "value",
 		   "done", "cover%", "churn", "in win", "p50 ms", "p99 ms");
 	for (int p = 0; p < v->n_pol; p++)
 	{
@@ -694,7 +984,7 @@ print_scenario(const view *v, const char *scen, const char *know)
 
 		if (r == NULL)
 			continue;
-		printf("  %-9s", v->pol[p]);
+		printf("  %-*s", width, v->pol[p]);
 		print_num(num(r, "utilization") * v->util_scale, " %*.1f", 7);
 		print_num(num(r, "value"), " %*.1f", 10);
 		print_num(num(r, "completed_jobs"), " %*.1f", 6);
@@ -735,10 +1025,10 @@ print_scenario(const view *v, const char *scen, const char *know)
 				continue;
 			printf(" vs %s %+.1f pp util, %s value;", b == 0 ? "fifo" : "backfill",
 				   (num(r, "utilization") - num(base, "utilization")) * v->util_scale,
-				   pct_change(buf, sizeof(buf), num(r, "value"), num(base, "value")));
+				   pct_change(buf, sizeof(buf), run_value(v, r), run_value(v, base)));
 		}
 		if (oracle)
-			printf(" %s of oracle value", pct_of(buf, sizeof(buf), num(r, "value"), num(oracle, "value")));
+			printf(" %s of oracle value", pct_of(buf, sizeof(buf), run_value(v, r), run_value(v, oracle)));
 		printf("\n");
 	}
 }
@@ -758,12 +1048,13 @@ verdict(bool ok)
 	return ok ? "met" : "MISSED";
 }
 
+/* Per cent of value r gains over base; NAN where base has none. */
 static double
-gain(const record *r, const record *base, const char *key)
+gain(const view *v, const record *r, const record *base)
 {
-	if (r == NULL || base == NULL || !(num(base, key) > 0))
+	if (r == NULL || base == NULL || !(run_value(v, base) > 0))
 		return NAN;
-	return 100.0 * (num(r, key) / num(base, key) - 1.0);
+	return 100.0 * (run_value(v, r) / run_value(v, base) - 1.0);
 }
 
 /*
@@ -789,10 +1080,46 @@ static const record *
 find_variant(const view *v, const char *scen, const char *alloc, const char *suffix,
 			 const char *know)
 {
-	char		name[STR_LEN];
+	char		name[64];		/* alloc and suffix are the report's own short names */
 
 	snprintf(name, sizeof(name), "%s-%s", alloc, suffix);
 	return find(v->rs, scen, name, know);
+}
+
+/* The smallest share of its entitlement a tenant of run r got, "x.x%"; "n/a" where r is missing or has none. */
+static const char *
+entitlement_share(char *buf, size_t len, const record *r)
+{
+	double		x = r ? num(r, "min_entitlement_share") : NAN;
+
+	if (!isfinite(x))
+		return "n/a";
+	snprintf(buf, len, "%.1f%%", 100.0 * x);
+	return buf;
+}
+
+/*
+ * The flood's targets for run r: every tenant's entitlement (fifo's and
+ * backfill's beside, n/a where the scenario has no such run) and Jain's
+ * index.
+ */
+static void
+print_flood_targets(const view *v, const record *r, const char *sep)
+{
+	const char *s = str(r, "scenario");
+	const char *know = str(r, "knowledge");
+	double		share = num(r, "min_entitlement_share");
+	char		b0[32],
+				b1[32],
+				b2[32];
+
+	printf("%s every tenant >= 90%% of entitlement: %s (%s; fifo %s, backfill %s);"
+		   " Jain >= 0.95: %s (%.3f)", sep,
+		   isfinite(share) ? verdict(share >= 0.9) : "n/a",
+		   entitlement_share(b0, sizeof(b0), r),
+		   entitlement_share(b1, sizeof(b1), find(v->rs, s, "fifo", know)),
+		   entitlement_share(b2, sizeof(b2), find(v->rs, s, "backfill", know)),
+		   verdict(num(r, "jain_index") >= 0.95), num(r, "jain_index"));
 }
 
 /*
@@ -816,15 +1143,17 @@ print_tenant_targets(const view *v, const char *s, const char *alloc, const char
 
 	if (r == NULL || !isfinite(num(r, "jain_index")))
 		return;
-	printf("  %-20s tenants:", s);
+	printf("  ");
+	print_name(stdout, s, 20);
+	printf(" tenants:");
 	if (off)
 	{
-		double		share = 100.0 * num(r, "value") / num(off, "value");
+		double		share = 100.0 * run_value(v, r) / run_value(v, off);
 		char		buf[32];
 
-		if (num(off, "value") > 0)
+		if (run_value(v, off) > 0)
 			printf(" value >= 95%% of without quotas: %s (%s)", verdict(share >= 95.0),
-				   pct_of(buf, sizeof(buf), num(r, "value"), num(off, "value")));
+				   pct_of(buf, sizeof(buf), run_value(v, r), run_value(v, off)));
 		else
 			printf(" value >= 95%% of without quotas: n/a (no batch value)");
 		sep = ";";
@@ -835,23 +1164,14 @@ print_tenant_targets(const view *v, const char *s, const char *alloc, const char
 					b2[32];
 
 		printf("%s value >= fairshare and quota: %s (%s, %s)", sep,
-			   verdict(num(r, "value") >= num(fs, "value") && num(r, "value") >= num(quota, "value")),
-			   pct_change(b1, sizeof(b1), num(r, "value"), num(fs, "value")),
-			   pct_change(b2, sizeof(b2), num(r, "value"), num(quota, "value")));
+			   verdict(run_value(v, r) >= run_value(v, fs) && run_value(v, r) >= run_value(v, quota)),
+			   pct_change(b1, sizeof(b1), run_value(v, r), run_value(v, fs)),
+			   pct_change(b2, sizeof(b2), run_value(v, r), run_value(v, quota)));
 		sep = ";";
 	}
 	if (strncmp(s, "15", 2) == 0)
 	{
-		const record *fifo = find(v->rs, s, "fifo", know);
-		const record *bf = find(v->rs, s, "backfill", know);
-
-		printf("%s every tenant >= 90%% of entitlement: %s (%.1f%%; fifo %.1f%%, backfill %.1f%%);"
-			   " Jain >= 0.95: %s (%.3f)", sep,
-			   verdict(num(r, "min_entitlement_share") >= 0.9),
-			   100.0 * num(r, "min_entitlement_share"),
-			   fifo ? 100.0 * num(fifo, "min_entitlement_share") : NAN,
-			   bf ? 100.0 * num(bf, "min_entitlement_share") : NAN,
-			   verdict(num(r, "jain_index") >= 0.95), num(r, "jain_index"));
+		print_flood_targets(v, r, sep);
 		sep = ";";
 	}
 	if (strncmp(s, "16", 2) == 0 && no_borrow)
@@ -902,29 +1222,30 @@ print_targets(const view *v, const char *alloc, const char *know)
 		if (r == NULL)
 			continue;
 		cov = num(r, "coverage") * v->cov_scale;
-		printf("  %-20s", s);
-		if (fifo && bf && !(num(fifo, "value") > 0) && !(num(bf, "value") > 0) && !(num(r, "value") > 0))
+		printf("  ");
+		print_name(stdout, s, 20);
+		if (fifo && bf && !(run_value(v, fifo) > 0) && !(run_value(v, bf) > 0) && !(run_value(v, r) > 0))
 			printf(" value > fifo and backfill: n/a (no batch value);");
 		else if (fifo && bf)
 			printf(" value > fifo and backfill: %s (%s, %s);",
-				   verdict(num(r, "value") > num(fifo, "value") && num(r, "value") > num(bf, "value")),
-				   pct_change(b1, sizeof(b1), num(r, "value"), num(fifo, "value")),
-				   pct_change(b2, sizeof(b2), num(r, "value"), num(bf, "value")));
+				   verdict(run_value(v, r) > run_value(v, fifo) && run_value(v, r) > run_value(v, bf)),
+				   pct_change(b1, sizeof(b1), run_value(v, r), run_value(v, fifo)),
+				   pct_change(b2, sizeof(b2), run_value(v, r), run_value(v, bf)));
 		else
 			printf(" value > fifo and backfill: not measured (no %s run);", fifo ? "backfill" : "fifo");
 		need = coverage_needed(v, oracle, bf);
 		printf(" coverage >= %.2f%%: %s (%.2f%%);", need, verdict(cov >= need - 1e-9), cov);
-		if (oracle && !(num(oracle, "value") > 0))
+		if (oracle && !(run_value(v, oracle) > 0))
 			printf(" >= 95%% of oracle: n/a (no batch value)");
 		else if (oracle)
 			printf(" >= 95%% of oracle: %s (%s)",
-				   verdict(num(r, "value") >= 0.95 * num(oracle, "value")),
-				   pct_of(b1, sizeof(b1), num(r, "value"), num(oracle, "value")));
+				   verdict(run_value(v, r) >= 0.95 * run_value(v, oracle)),
+				   pct_of(b1, sizeof(b1), run_value(v, r), run_value(v, oracle)));
 		printf("\n");
 		if (strncmp(s, "0", 1) == 0 && s[1] >= '1' && s[1] <= '5' && fifo &&
-			isfinite(gain(r, fifo, "value")))
+			isfinite(gain(v, r, fifo)))
 		{
-			sum_gain += gain(r, fifo, "value");
+			sum_gain += gain(v, r, fifo);
 			n_gain++;
 		}
 	}
@@ -933,10 +1254,10 @@ print_targets(const view *v, const char *alloc, const char *know)
 		const record *r = find(v->rs, s1, alloc, know);
 		const record *fifo = find(v->rs, s1, "fifo", know);
 
-		if (r && fifo && num(fifo, "value") > 0)
+		if (r && fifo && run_value(v, fifo) > 0)
 		{
 			double		u = num(r, "utilization") * v->util_scale;
-			double		ratio = num(r, "value") / num(fifo, "value");
+			double		ratio = run_value(v, r) / run_value(v, fifo);
 
 			printf("  (1) utilisation >= 87%%: %s (%.1f%%, fifo %.1f%%); value >= 2x fifo: %s (%.2fx)\n",
 				   verdict(u >= 87.0), u, num(fifo, "utilization") * v->util_scale,
@@ -965,9 +1286,9 @@ print_targets(const view *v, const char *alloc, const char *know)
 		const record *r = find(v->rs, s6, alloc, know);
 		const record *fifo = find(v->rs, s6, "fifo", know);
 
-		if (r && fifo && isfinite(gain(r, fifo, "value")))
+		if (r && fifo && isfinite(gain(v, r, fifo)))
 		{
-			double		g = gain(r, fifo, "value");
+			double		g = gain(v, r, fifo);
 
 			printf("  (6) value >= fifo + 15.9%%: %s (%+.1f%%)\n", verdict(g >= 15.9), g);
 		}
@@ -984,19 +1305,32 @@ static const char *const palette[] = {
 	"#9e9e9e", "#5d8aa8", "#e07b39", "#c0392b", "#2e7d32", "#7b1fa2", "#455a64"
 };
 
+/*
+ * s as XML character data.  XML 1.0 admits no control character but tab,
+ * line feed and carriage return, not even as a reference: those three are
+ * written as references (a reader would turn a literal carriage return
+ * into a line feed), any other as U+FFFD, the replacement character, so
+ * that a name holding one still gives a well-formed file.
+ */
 static void
 xml_text(FILE *f, const char *s)
 {
 	for (; *s; s++)
 	{
-		if (*s == '&')
+		unsigned char c = (unsigned char) *s;
+
+		if (c == '&')
 			fputs("&amp;", f);
-		else if (*s == '<')
+		else if (c == '<')
 			fputs("&lt;", f);
-		else if (*s == '>')
+		else if (c == '>')
 			fputs("&gt;", f);
+		else if (c == '\t' || c == '\n' || c == '\r')
+			fprintf(f, "&#%d;", c);
+		else if (c < 0x20)
+			fputs("\xEF\xBF\xBD", f);
 		else
-			fputc(*s, f);
+			fputc(c, f);
 	}
 }
 
@@ -1012,17 +1346,17 @@ panel_value(const view *v, const char *scen, const char *pol, const char *know, 
 	if (!value)
 		return num(r, "utilization") * v->util_scale;
 	oracle = find(v->rs, scen, "oracle", know);
-	if (oracle && num(oracle, "value") > 0)
-		denom = num(oracle, "value");
+	if (oracle && run_value(v, oracle) > 0)
+		denom = run_value(v, oracle);
 	else
 		for (int p = 0; p < v->n_pol; p++)
 		{
 			const record *o = find(v->rs, scen, v->pol[p], know);
 
-			if (o && num(o, "value") > denom)
-				denom = num(o, "value");
+			if (o && run_value(v, o) > denom)
+				denom = run_value(v, o);
 		}
-	return denom > 0 ? 100.0 * num(r, "value") / denom : NAN;
+	return denom > 0 ? 100.0 * run_value(v, r) / denom : NAN;
 }
 
 static bool
@@ -1071,9 +1405,10 @@ write_svg(const char *path, const view *v)
 			double		group_w = panel_w / (v->n_scen > 0 ? v->n_scen : 1);
 			double		bar_w = group_w * 0.8 / (v->n_pol > 0 ? v->n_pol : 1);
 
-			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s, %s knowledge</text>\n",
-					x0, y0 + 2, m == 0 ? "value, % of the oracle bound (* of the best policy: no bound)" : "utilisation, %",
-					v->know[k]);
+			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s, ",
+					x0, y0 + 2, m == 0 ? "value, % of the oracle bound (* of the best policy: no bound)" : "utilisation, %");
+			xml_text(f, v->know[k]);	/* read from the input, as the names are */
+			fprintf(f, " knowledge</text>\n");
 			/* Grid every 20 per cent. */
 			for (int t = 0; t <= 100; t += 20)
 			{
@@ -1168,7 +1503,11 @@ main(int argc, char **argv)
 			return 2;
 		}
 		else if (!read_records(argv[i], &rs))
+		{
+			free_records(&rs);
+			free(dirs);
 			return 1;
+		}
 		if (rs.n > before)
 		{
 			const char **grown = realloc(dirs, sizeof(char *) * rs.cap);
@@ -1183,8 +1522,11 @@ main(int argc, char **argv)
 				dirs[k] = dir;
 		}
 	}
-	if (dirs != NULL)
-		name_scenarios_apart(&rs, dirs);
+	if (dirs != NULL && !name_scenarios_apart(&rs, dirs))
+	{
+		fprintf(stderr, "bench_report: out of memory\n");
+		return 1;
+	}
 	free(dirs);
 	if (rs.n == 0)
 	{
@@ -1242,6 +1584,9 @@ main(int argc, char **argv)
 	if (svg_out && !write_svg(svg_out, &v))
 		return 1;
 	free(order);
-	free(rs.r);
+	free(v.scen);
+	free(v.pol);
+	free(v.know);
+	free_records(&rs);
 	return 0;
 }

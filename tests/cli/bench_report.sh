@@ -4,8 +4,11 @@
 # even the oracle cannot serve 99.9%; never below the static reservation's
 # (backfill's) where that is under 99.5%; value targets where there is no
 # batch value are not applicable; any number of scenarios is reported, and a
-# run given twice is reported once with a warning.  Results written here by hand, in
-# the format of gpualloc-sim compare --json.  Ends with "N passed, N failed".
+# run given twice is reported once with a warning.  Names are read whole and
+# every JSON escape decoded; one object (gpualloc-sim run --json) is a list of
+# one; a value within a rounding error of 0 is no value.  Results written here
+# by hand, in the format of gpualloc-sim compare --json.  Ends with "N passed,
+# N failed".
 set -u
 cd "$(dirname "$0")/../.."
 REPORT=${REPORT:-build/bench_report}
@@ -168,5 +171,83 @@ sed 's/"knowledge": "forecast"/"knowledge": "perfect"/g' "$tmp/many.json" > "$tm
 check "bench_report merges 70 scenarios in both knowledge modes" test $? -eq 0
 check "every forecast run comes before every perfect one" \
 	sh -c 'grep -o "\"knowledge\": \"[a-z]*\"" "$1" | uniq | tr "\n" " " | grep -qx "\"knowledge\": \"forecast\" \"knowledge\": \"perfect\" "' sh "$tmp/many_merged.json"
+
+
+# names with JSON escapes: \uXXXX (a surrogate pair too) decoded to UTF-8,
+# and two names that differ by a tab and a line feed stay two scenarios,
+# written back escaped in the merged file and as character references in
+# the SVG (XML 1.0 allows no other control character, even as a reference)
+{
+	echo "["
+	row '01_caf\u00e9 \ud83d\ude00' fast 1 100; echo ","
+	row '05 x\ty' fast 1 100; echo ","
+	row '05 x\u000ay' fast 1 100; echo ","
+	row '05 \b\f\r\u0001' fast 1 100
+	echo "]"
+} > "$tmp/escapes.json"
+"$REPORT" --json "$tmp/escapes_merged.json" --svg "$tmp/escapes.svg" "$tmp/escapes.json" > "$tmp/escapes.txt" 2>"$tmp/err"
+check "bench_report decodes u-escapes and a surrogate pair to UTF-8" \
+	sh -c '[ "$1" -eq 0 ] && grep -q "^01_caf$(printf "\303\251 \360\237\230\200") (forecast)\$" "$2"' sh $? "$tmp/escapes.txt"
+check "names apart by a tab and a line feed stay apart, escaped again" \
+	sh -c 'grep -Fq "\"05 x\\u0009y\"" "$1" && grep -Fq "\"05 x\\u000ay\"" "$1"' sh "$tmp/escapes_merged.json"
+check "the escapes of backspace, form feed and carriage return are decoded" \
+	grep -Fq '"05 \u0008\u000c\u000d\u0001"' "$tmp/escapes_merged.json"
+check "the SVG keeps tab and line feed as references, no other control byte" \
+	sh -c 'grep -Fq "05 x&#9;y" "$1" && grep -Fq "05 x&#10;y" "$1" &&
+		! LC_ALL=C grep -q "$(printf "[\001-\010\013\014\016-\037]")" "$1"' sh "$tmp/escapes.svg"
+{ echo "["; row '07_\ud83d alone' fast 1 100; echo "]"; } > "$tmp/surrogate.json"
+"$REPORT" "$tmp/surrogate.json" > /dev/null 2>"$tmp/err"
+check "a lone surrogate is an error naming the file" \
+	sh -c '[ "$1" -ne 0 ] && grep -q "^$2: lone high surrogate" "$3"' sh $? "$tmp/surrogate.json" "$tmp/err"
+
+# scenario directories of any length: two paths alike in their first 127
+# bytes (a two-byte character across byte 127 of the name) stay apart, whole,
+# and the merged file and the SVG stay valid UTF-8
+long="scen/$(printf 'd%.0s' $(seq 1 111))/$(printf '\303\251')x"
+"$REPORT" --json "$tmp/long.json" --svg "$tmp/long.svg" --dir scen/a "$tmp/idle.json" \
+	--dir "$long/one" "$tmp/idle.json" --dir "$long/two" "$tmp/idle.json" > "$tmp/long.txt" 2>"$tmp/err"
+check "two long directory names alike up to byte 127 stay apart and whole" \
+	sh -c '[ "$1" -eq 0 ] && grep -Fqx "25_idle ($3/one) (forecast)" "$2" && grep -Fqx "25_idle ($3/two) (forecast)" "$2"' \
+	sh $? "$tmp/long.txt" "$long"
+check "the merged file and the SVG are valid UTF-8" \
+	sh -c 'iconv -f UTF-8 -t UTF-8 "$1" > /dev/null 2>&1 && iconv -f UTF-8 -t UTF-8 "$2" > /dev/null 2>&1' \
+	sh "$tmp/long.json" "$tmp/long.svg"
+
+# an oracle whose LP leaves 1.36e-12 of value where no policy earns any:
+# no batch value, not a target missed
+{
+	echo "["
+	for p in fast backfill fifo; do
+		row 07_over "$p" 0.3447 0; echo ","
+	done
+	row 07_over oracle 0.3447 1.364242053e-12
+	echo "]"
+} > "$tmp/over.json"
+"$REPORT" "$tmp/over.json" > "$tmp/over.txt" 2>"$tmp/err"
+check "an oracle value within a rounding error of 0 is no batch value" \
+	grep -q '^  07_over .*>= 95% of oracle: n/a (no batch value)$' "$tmp/over.txt"
+
+# the flood without baseline runs: their entitlement shares are n/a
+{
+	echo "["
+	trow 15_flood fast 900 0.9 0.96 0.91; echo ","
+	trow 15_flood fast-no-quotas 1000 0.95 0.9 0.6
+	echo "]"
+} > "$tmp/flood_alone.json"
+"$REPORT" "$tmp/flood_alone.json" > "$tmp/flood_alone.txt" 2>"$tmp/err"
+check "the flood without fifo and backfill runs prints n/a, no nan" \
+	sh -c 'grep -q "(91.0%; fifo n/a, backfill n/a)" "$1" && ! grep -q "nan%" "$1"' sh "$tmp/flood_alone.txt"
+
+# the table's policy column fits fast-no-borrowing: every line of the
+# table (header and rows) is as long as the others
+check "the policy column fits the longest policy name" \
+	sh -c 'awk "/^16_idle \\(forecast\\)\$/ { on = 1; next } on && /^  [a-z]+:/ { exit } on { print length(\$0) }" "$1" |
+		sort -u | wc -l | grep -qx 1' sh "$tmp/tenants.txt"
+
+# gpualloc-sim run --json writes one object, not a list: a list of one
+row 24_alone fast 0.999 100 > "$tmp/one.json"
+"$REPORT" "$tmp/one.json" > "$tmp/one.txt" 2>"$tmp/err"
+check "bench_report reads one object as a list of one" test $? -eq 0
+check "and reports its run" grep -q "^  24_alone .*coverage >= 99.50%: met (99.90%)" "$tmp/one.txt"
 
 finish
