@@ -28,13 +28,23 @@
  * scenario on stderr.  --seed-shift K (K > 0) writes only the scenarios
  * with tenant quotas, each drawn with its seed plus K: variants for tuning
  * constants on scenarios that are not the benchmark's own; with --all,
- * every synthetic scenario (01-07, 11-16) so drawn.
+ * every synthetic scenario (01-07, 11-16) so drawn.  K is a whole number
+ * from 1 to LONG_MAX, nothing after it.
+ *
+ * --data DIR holds the real traces (data/real/README.md).  A file that
+ * cannot give its scenario what it takes stops that scenario with the
+ * file's name and the rule: a Philly trace needs a week of arrivals from
+ * trace day 14 on (09: a second, overlapping none); the GenAI series a row
+ * for every hour of the fixed window and a positive hour before its end;
+ * the Venus series a week from a Monday 00:00, its hours in a row after
+ * four weeks of rows, with a positive 95th-percentile hour.
  */
 #include "forecast/forecast_common.h"
 #include "model/calendar.h"
 #include "sim/csv.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -360,6 +370,7 @@ arrival_rate(int64_t t)
 /* ------------------------------------------------------------------------
  * Output.
  */
+/* Directory path and its parents; false, saying which and why, if one cannot be made. */
 static bool
 make_dir(const char *path)
 {
@@ -372,10 +383,13 @@ make_dir(const char *path)
 			continue;
 		*p = '\0';
 		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return false;
+			break;				/* buf names it; the mkdir below fails alike */
 		*p = '/';
 	}
-	return mkdir(buf, 0755) == 0 || errno == EEXIST;
+	if (mkdir(buf, 0755) == 0 || errno == EEXIST)
+		return true;
+	fprintf(stderr, "cannot create %s: %s\n", buf, strerror(errno));
+	return false;
 }
 
 static FILE *
@@ -1588,17 +1602,22 @@ hourly_row(const ga_csv_reader *r, const ga_csv_columns *cols, void *arg,
 	return GA_OK;
 }
 
+/* The file of a real series under the data directory. */
+static void
+series_path(const char *data, real_series series, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", data,
+			 series == SERIES_GENAI ? "genai_inference_requests_hourly.csv" :
+			 "venus_gpu_requests_hourly.csv");
+}
+
 static bool
-read_hourly(const char *data, real_series series, hourly *h)
+read_hourly(const char *path, real_series series, hourly *h)
 {
 	static const char *const genai_cols[] = {"hour_start", "sum_exec_seconds"};
 	static const char *const venus_cols[] = {"hour_start", "gpus_requested"};
-	char		path[1100];
 
 	memset(h, 0, sizeof(*h));
-	snprintf(path, sizeof(path), "%s/%s", data,
-			 series == SERIES_GENAI ? "genai_inference_requests_hourly.csv" :
-			 "venus_gpu_requests_hourly.csv");
 	return read_rows(NULL, path, series == SERIES_GENAI ? genai_cols : venus_cols,
 					 2, hourly_row, h);
 }
@@ -1632,15 +1651,19 @@ sorted_at(double *v, int n, double q)
 /*
  * Venus: of the weeks from Monday 00:00 with four weeks of the series
  * before them, the burstiest: the largest 99th-percentile rise from one
- * hour to the next, over the week's 95th-percentile hour.  -1 if none.
+ * hour to the next, over the week's 95th-percentile hour.  -1 if none;
+ * *weeks: how many weeks were candidates (a week whose 95th-percentile
+ * hour is 0 is one, but gives no ratio), so the caller can say which rule
+ * the series broke.
  */
 static int64_t
-venus_window(const hourly *h)
+venus_window(const hourly *h, int *weeks)
 {
 	double	   *buf = malloc(sizeof(double) * REAL_DAYS * 24);
-	double		best = -1;
+	double		best = -INFINITY;
 	int64_t		best_start = -1;
 
+	*weeks = 0;
 	if (buf == NULL)
 		return -1;
 	for (int i = VENUS_HISTORY_DAYS * 24; i + REAL_DAYS * 24 <= h->n; i++)
@@ -1652,6 +1675,7 @@ venus_window(const hourly *h)
 		if (ga_minute_of_day(h->t[i]) != 0 || ga_day_of_week(h->t[i]) != 0 ||
 			h->t[i + len - 1] - h->t[i] != (int64_t) (len - 1) * 60)
 			continue;
+		(*weeks)++;
 		for (int k = 1; k < len; k++)
 			buf[k - 1] = h->v[i + k] - h->v[i + k - 1];
 		rise = sorted_at(buf, len - 1, 0.99);
@@ -1776,6 +1800,108 @@ busiest_week(const philly_job *pj, int np, int64_t last_submit, int rank)
 	return best_day;
 }
 
+/*
+ * The trace day the scenario's week of arrivals starts on (busiest_week),
+ * or -1 with the file and the rule it breaks printed.
+ */
+static int
+real_week(const char *path, const philly_job *pj, int np, int rank)
+{
+	int64_t		last_submit = 0;
+	int			day;
+
+	if (np == 0)
+	{
+		fprintf(stderr, "%s: has no jobs; the scenario takes a week of its arrivals\n", path);
+		return -1;
+	}
+	for (int i = 0; i < np; i++)
+		if (pj[i].submit_s > last_submit)
+			last_submit = pj[i].submit_s;
+	day = busiest_week(pj, np, last_submit, rank);
+	if (day < 0)
+		fprintf(stderr, "%s: its submissions end on trace day %.1f; the scenario needs %d week%s of them "
+				"(%d days each, overlapping none) from trace day %d on\n",
+				path, last_submit / 86400.0, rank + 1, rank > 0 ? "s" : "", REAL_DAYS,
+				REAL_MIN_HISTORY_DAYS);
+	return day;
+}
+
+/*
+ * The GenAI series over a fixed window [start, end): it needs a row for
+ * every hour of the window, or the service would have no demand where the
+ * scenario measures it, and a positive hour before end, the busiest of
+ * which is scaled to the spec's peak (with none, the scale is 0 / 0).
+ * False, with the file and the rule printed, where it has not.
+ */
+static bool
+check_genai(const char *path, const hourly *h, int64_t start, int64_t end)
+{
+	int			hours = (int) ((end - start) / 60);
+	bool	   *seen = calloc(hours, sizeof(bool));
+	int			covered = 0;
+	double		busiest = 0;
+	char		a[64],
+				b[64];
+
+	if (seen == NULL)
+	{
+		fprintf(stderr, "out of memory\n");
+		return false;
+	}
+	for (int i = 0; i < h->n; i++)
+	{
+		int64_t		off = h->t[i] - start;
+
+		if (h->t[i] >= end)
+			continue;
+		busiest = fmax(busiest, h->v[i]);
+		if (off >= 0 && off % 60 == 0 && !seen[off / 60])
+		{
+			seen[off / 60] = true;
+			covered++;
+		}
+	}
+	free(seen);
+	ga_format_minutes(start, a, sizeof(a));
+	ga_format_minutes(end, b, sizeof(b));
+	if (covered < hours)
+		fprintf(stderr, "%s: covers %d of the %d hours from %s to %s; the scenario needs a row for every one\n",
+				path, covered, hours, a, b);
+	else if (!(busiest > 0))
+		fprintf(stderr, "%s: sum_exec_seconds has no positive value before %s; the scenario scales the "
+				"series by its busiest hour, so it needs one\n", path, b);
+	return covered == hours && busiest > 0;
+}
+
+/*
+ * The start of the scenario's week on its series: fixed by the spec
+ * (GenAI, checked by check_genai) or chosen (Venus, venus_window).  False,
+ * with the file and the rule printed, where the series cannot give one.
+ */
+static bool
+real_window(const char *path, const real_spec *spec, const hourly *h, int64_t *start)
+{
+	int			weeks;
+
+	if (spec->start != NULL)
+	{
+		ga_parse_minutes(spec->start, start, NULL);
+		return spec->series != SERIES_GENAI || check_genai(path, h, *start, *start + REAL_DAYS * 1440);
+	}
+	*start = venus_window(h, &weeks);
+	if (*start >= 0)
+		return true;
+	if (weeks == 0)
+		fprintf(stderr, "%s: has %d hourly rows and no week from a Monday 00:00 with its %d hours in a row "
+				"after %d rows of the series; the scenario needs %d rows at least\n",
+				path, h->n, REAL_DAYS * 24, VENUS_HISTORY_DAYS * 24, (VENUS_HISTORY_DAYS + REAL_DAYS) * 24);
+	else
+		fprintf(stderr, "%s: none of its %d candidate weeks has a positive 95th-percentile hour of "
+				"gpus_requested; the scenario scales the service by it\n", path, weeks);
+	return false;
+}
+
 static void
 real_description(const real_spec *spec, int day, int64_t start, char *buf, size_t len)
 {
@@ -1870,12 +1996,11 @@ generate_real(const char *out, const char *data, const real_spec *spec, bool sta
 	char		dir[1024];
 	char		path[1100];
 	char		desc[512];
-	philly_job *pj;
-	hourly		series;
+	philly_job *pj = NULL;
+	hourly		series = {0, 0, NULL, NULL};
 	int			np;
-	int64_t		start,
+	int64_t		start = 0,
 				end;
-	int64_t		last_submit = 0;
 	int			day;
 	double		capacity = 0;
 	double		scale = 0;
@@ -1887,25 +2012,21 @@ generate_real(const char *out, const char *data, const real_spec *spec, bool sta
 
 	snprintf(path, sizeof(path), "%s/philly_jobs/%s_jobs.csv", data, spec->vc);
 	np = read_philly(path, &pj);
-	if (np <= 0)
+	if (np < 0)
 		return false;
-	for (int i = 0; i < np; i++)
-		if (pj[i].submit_s > last_submit)
-			last_submit = pj[i].submit_s;
-	day = busiest_week(pj, np, last_submit, spec->week_rank);
-	if (day < 0 || !read_hourly(data, spec->series, &series))
+	/* each of these says what is wrong with which file */
+	day = real_week(path, pj, np, spec->week_rank);
+	series_path(data, spec->series, path, sizeof(path));
+	if (day < 0 || !read_hourly(path, spec->series, &series) ||
+		!real_window(path, spec, &series, &start))
 	{
-		fprintf(stderr, "%s: no week with two weeks of history, or no series\n", spec->dir);
+		free_hourly(&series);
 		free(pj);
 		return false;
 	}
-	if (spec->start != NULL)
-		ga_parse_minutes(spec->start, &start, NULL);
-	else
-		start = venus_window(&series);
 	end = start + REAL_DAYS * 1440;
 	snprintf(dir, sizeof(dir), "%s/%s", out, spec->dir);
-	ok = start >= 0 && make_dir(dir);
+	ok = make_dir(dir);
 	real_description(spec, day, start, desc, sizeof(desc));
 	ok = ok && write_scenario_csv(dir, spec->dir, desc, start, end);
 	ok = ok && write_gpus_csv(dir, "v100", spec->nodes, 8, 0);
@@ -1996,6 +2117,28 @@ generate_tuning(const char *out, long shift, bool all, bool stats)
 	return ok;
 }
 
+static void
+usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [--out DIR] [--data DIR] [--stats] [--seed-shift K (K > 0) [--all]]\n",
+			prog);
+}
+
+/*
+ * K of --seed-shift: a whole number from 1 to LONG_MAX and nothing else,
+ * so that "5x" is not read as 5 nor a number past LONG_MAX as LONG_MAX,
+ * either drawing a set other than the one asked for.
+ */
+static bool
+parse_shift(const char *s, long *shift)
+{
+	char	   *end;
+
+	errno = 0;
+	*shift = strtol(s, &end, 10);
+	return end != s && *end == '\0' && errno == 0 && *shift > 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2016,13 +2159,19 @@ main(int argc, char **argv)
 			stats = true;
 		else if (strcmp(argv[i], "--all") == 0)
 			all = true;
-		else if (strcmp(argv[i], "--seed-shift") == 0 && i + 1 < argc &&
-				 (shift = strtol(argv[++i], NULL, 10)) > 0)
-			continue;
+		else if (strcmp(argv[i], "--seed-shift") == 0 && i + 1 < argc)
+		{
+			if (!parse_shift(argv[++i], &shift))
+			{
+				fprintf(stderr, "%s: --seed-shift needs a whole number from 1 to %ld, not \"%s\"\n",
+						argv[0], LONG_MAX, argv[i]);
+				usage(argv[0]);
+				return 2;
+			}
+		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--out DIR] [--data DIR] [--stats] [--seed-shift K (K > 0) [--all]]\n",
-					argv[0]);
+			usage(argv[0]);
 			return 2;
 		}
 	}
