@@ -1,7 +1,7 @@
 /*
- * test_fuzz_found.c — one test per bug the fuzz targets (tests/fuzz/) or the
- * sanitized unit tests (build/unit_tests_san) found in the core, each
- * replaying the input that showed it.  Under the sanitizers a regression
+ * test_fuzz_found.c — one test per bug the fuzz targets (tests/fuzz/), the
+ * sanitized unit tests (build/unit_tests_san) or runs on unusual scenarios
+ * found in the core, each replaying the input that showed it.  Under the sanitizers a regression
  * is a sanitizer report; without them, the wrong result each test checks.
  */
 #include "unit.h"
@@ -289,3 +289,175 @@ TEST(fuzz_sim_job_longer_than_an_int_of_steps)
 		}
 	tscn_remove(dir);
 }
+
+/*
+ * The oracle turned a job's true work into steps with an int conversion of
+ * its own, without the simulator's cap: work_gpu_hours 1e10 wrapped the
+ * duration negative and the bound's prefix sums were read before their
+ * start (a crash).  Both now use ga_scenario_run_steps, capped.
+ */
+TEST(scenario_oracle_job_longer_than_an_int_of_steps)
+{
+	const char *dir = tscn_write(settings, gpus, services, demand,
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "long,other,h100,1,2026-03-02 00:00,2,2,1e10,\n"
+								 "short,other,h100,1,2026-03-02 00:00,1,1,1,\n",
+								 NULL);
+	ga_sim_result *res;
+
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	res = tscn_simulate(dir, GA_POLICY_ORACLE, true);
+	CHECK(res != NULL);
+	if (res != NULL)
+	{
+		/* a bound: at most the short job completes */
+		CHECK(res->metrics.completed_jobs <= 1 + 1e-9);
+		CHECK(isfinite(res->metrics.value) && res->metrics.value > 0);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+}
+
+/*
+ * A submission far past the window with 1-minute steps (year 6110: more
+ * minutes than an int holds) wrapped its first step negative: the job ran
+ * from step 0 in every policy though it is never seen, and the oracle read
+ * out of bounds.  Its first step is now past any window.
+ */
+TEST(scenario_submission_far_past_the_window_is_never_seen)
+{
+	static const ga_policy policies[] = {GA_POLICY_FIFO, GA_POLICY_FAST, GA_POLICY_ORACLE};
+	const char *dir = tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-02 04:00\n"
+								 "step_minutes,1\nhorizon_hours,2\n", gpus, services, demand,
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "now,other,h100,1,2026-03-02 00:00,1,1,1,\n"
+								 "future,other,h100,1,6110-01-01 00:00,4,4,20,\n",
+								 NULL);
+	ga_error	err = {0};
+	ga_scenario *scn;
+
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	scn = ga_scenario_read(dir, &err);
+	CHECK_MSG(scn != NULL, "%s", err.message);
+	if (scn != NULL)
+	{
+		CHECK_INT_EQ(ga_scenario_release_step(scn, scn->jobs[1].submit), GA_SCN_MAX_STEPS + 1);
+		CHECK_INT_EQ(ga_scenario_release_step(scn, scn->start - 10), 0);
+		CHECK_INT_EQ(ga_scenario_release_step(scn, scn->start + 61), 61);
+		ga_scenario_destroy(scn);
+	}
+	for (int p = 0; p < 3; p++)
+	{
+		ga_sim_result *res = tscn_simulate(dir, policies[p], true);
+
+		if (res == NULL)
+			continue;
+		if (policies[p] != GA_POLICY_ORACLE)
+		{
+			CHECK_INT_EQ(res->jobs[1].start_step, -1);
+			/* only the 1-GPU job ran: 60 GPU-steps of batch work */
+			long		busy = 0;
+
+			for (int t = 0; t < res->record->n_steps; t++)
+				busy += res->record->batch_gpus[t];
+			CHECK_INT_EQ(busy, 60);
+		}
+		CHECK(res->metrics.completed_jobs <= 1 + 1e-9);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+}
+
+/*
+ * work_gpu_hours 1e308 (finite, so read) overflowed to inf in GPU-steps,
+ * and so did a history row's gpus x actual_hours in the mean work a job no
+ * estimator knows is booked with: the run stopped with "work_gpu_steps must
+ * be finite and positive".  Both are now capped.
+ */
+TEST(scenario_work_near_the_largest_double_runs)
+{
+	const char *dir = tscn_write(settings, gpus, services, demand,
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "vast,other,h100,1,2026-03-02 00:00,1,1,1e308,\n"
+								 "short,other,h100,1,2026-03-02 00:00,1,1,1,\n",
+								 "kind,gpus,features,actual_hours\nweird,8,,1e308\n");
+
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	for (int perfect = 0; perfect < 2; perfect++)
+	{
+		ga_sim_result *res = tscn_simulate(dir, GA_POLICY_FIFO, perfect);
+
+		if (res == NULL)
+			continue;
+		CHECK_INT_EQ(res->jobs[0].start_step, 0);
+		CHECK(res->jobs[0].end_step > res->record->n_steps);
+		CHECK(res->metrics.completed_jobs == 1);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+}
+
+/*
+ * Priorities, the penalty and the half-life are bounded as in the
+ * extension: a priority of 1e308 made value infinite (and GLPK fail), a
+ * half-life of 1e16 hours a decay of exactly 1 (no step worth more than a
+ * later one, so the planners put work off).
+ */
+TEST(scenario_weights_are_bounded)
+{
+	expect_refused(settings, gpus, services, demand,
+				   "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+				   "j,other,h100,2e6,2026-03-02 00:00,1,1,1,\n",
+				   "column \"priority\"", "must be positive and at most 1e6");
+	expect_refused(settings, gpus,
+				   "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\nchat,h100,1e308,100,0,1,8\n",
+				   demand, jobs, "services.csv: line 2", "must be positive and at most 1e6");
+	expect_refused("key,value\nstart,2026-03-02 00:00\nend,2026-03-02 04:00\npenalty,1e7\n",
+				   gpus, services, demand, jobs, "scenario.csv: line 4", "must be at most 1e6");
+	expect_refused("key,value\nstart,2026-03-02 00:00\nend,2026-03-02 04:00\nhalf_life_hours,1e16\n",
+				   gpus, services, demand, jobs, "scenario.csv: line 4", "must be at most 1e6");
+}
+
+/*
+ * Errors of the after_ok / after_any links named "jobs.csv" alone, where
+ * every other error names the scenario's directory: they name the path.
+ * And alt_pools entries may have spaces around the pool and the factor,
+ * as after_ok names may, but no hexadecimal factor.
+ */
+TEST(scenario_links_and_alt_pools_read_as_documented)
+{
+	const char *two_pools = "pool,node,gpus\nh100,n0,8\nl4,n1,8\n";
+	const char *header = "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features,after_ok,alt_pools\n";
+	char		text[512];
+	const char *dir;
+	ga_error	err = {0};
+	ga_scenario *scn;
+
+	snprintf(text, sizeof(text), "%sa,other,h100,1,2026-03-02 00:00,1,1,1,,nobody,\n", header);
+	dir = tscn_write(settings, two_pools, services, demand, text, NULL);
+	CHECK(dir != NULL);
+	if (dir != NULL)
+	{
+		tscn_expect_read_error(dir, dir, "jobs.csv: line 2, column \"after_ok\": no job is named \"nobody\"");
+		tscn_remove(dir);
+	}
+	snprintf(text, sizeof(text), "%sa,other,h100,1,2026-03-02 00:00,1,1,1,,, l4 : 0.5 |\n", header);
+	scn = read_scenario(settings, two_pools, services, demand, text, &err);
+	CHECK_MSG(scn != NULL, "%s", err.message);
+	if (scn != NULL)
+	{
+		CHECK_INT_EQ(scn->jobs[0].n_alt_pools, 1);
+		CHECK_NEAR(ga_scn_job_factor(&scn->jobs[0], 1), 0.5, 0);
+		ga_scenario_destroy(scn);
+	}
+	snprintf(text, sizeof(text), "%sa,other,h100,1,2026-03-02 00:00,1,1,1,,,l4:0x1p-1\n", header);
+	expect_refused(settings, two_pools, services, demand, text,
+				   "column \"alt_pools\"", "has a factor that is not a number");
+}
+

@@ -62,23 +62,17 @@ typedef struct orc
 static int
 release_step(const ga_scenario *scn, const ga_scn_job *j)
 {
-	int64_t		d = j->submit - scn->start;
-
-	return d <= 0 ? 0 : (int) ((d + scn->step_minutes - 1) / scn->step_minutes);
+	return ga_scenario_release_step(scn, j->submit);
 }
 
 /*
- * True duration at g GPUs, computed exactly as the simulator does: the
- * model must never let a job finish sooner than it really can.
+ * True duration at g GPUs, the simulator's own (ga_scenario_run_steps):
+ * the model must never let a job finish sooner than it really can.
  */
 static int
 true_duration(const ga_scenario *scn, const ga_scn_job *sj, int q, int g)
 {
-	double		step_h = scn->step_minutes / 60.0;
-	double		true_steps = sj->work_gpu_hours * ga_scn_job_factor(sj, q) / step_h;
-	double		d = ceil(true_steps / g - 1e-9);
-
-	return d < 1 ? 1 : (int) d;
+	return ga_scenario_run_steps(scn, sj, q, g);
 }
 
 /* How many legal sizes job sj has on pool q: powers of two in its range. */

@@ -122,6 +122,8 @@ set_setting(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols
 			return GA_EINVAL;
 		if (key[0] == 'p' ? v < 0 : v <= 0)
 			return ga_csv_field_error(r, cols, 1, err, key[0] == 'p' ? "must not be negative" : "must be positive");
+		if (v > GA_SCN_MAX_WEIGHT)
+			return ga_csv_field_error(r, cols, 1, err, "must be at most 1e6");
 		if (key[0] == 'p')
 			scn->penalty = v;
 		else
@@ -279,8 +281,8 @@ add_service(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols
 		return GA_EINVAL;
 	if (find_service(scn, s->name) >= 0)
 		return ga_csv_field_error(r, cols, 0, err, "is listed twice");
-	if (s->priority <= 0)
-		return ga_csv_field_error(r, cols, 2, err, "must be positive");
+	if (s->priority <= 0 || s->priority > GA_SCN_MAX_WEIGHT)
+		return ga_csv_field_error(r, cols, 2, err, "must be positive and at most 1e6");
 	if (s->capacity_per_gpu <= 0)
 		return ga_csv_field_error(r, cols, 3, err, "must be positive");
 	if (s->churn_limit < 0)
@@ -422,14 +424,29 @@ get_features(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 
 #define ALT_POOLS_FORM "must be entries pool:factor separated by '|', e.g. a100:1.6|l4:3"
 
+/* s without the spaces around it (cut in place), as list items are read. */
+static char *
+trim_spaces(char *s)
+{
+	char	   *end = s + strlen(s);
+
+	while (*s == ' ')
+		s++;
+	while (end > s && end[-1] == ' ')
+		*--end = '\0';
+	return s;
+}
+
 /*
- * One entry "pool:factor" of alt_pools added to the job's alternatives;
- * NULL, or the rule it breaks.
+ * One entry "pool:factor" of alt_pools added to the job's alternatives
+ * (spaces around the pool and the factor dropped); NULL, or the rule it
+ * breaks.
  */
 static const char *
 parse_alt_pool(const ga_scenario *scn, ga_scn_job *j, char *entry)
 {
 	char	   *colon = strchr(entry, ':');
+	char	   *number;
 	char	   *end;
 	int			q;
 	double		factor;
@@ -437,13 +454,15 @@ parse_alt_pool(const ga_scenario *scn, ga_scn_job *j, char *entry)
 	if (colon == NULL)
 		return ALT_POOLS_FORM;
 	*colon = '\0';
-	q = find_pool(scn, entry);
+	q = find_pool(scn, trim_spaces(entry));
 	if (q < 0)
 		return "names a pool that is not in gpus.csv";
 	if (ga_scn_job_factor(j, q) != 0)
 		return "names the job's pool or one of its alternatives twice";
-	factor = strtod(colon + 1, &end);
-	if (end == colon + 1 || *end != '\0' || !isfinite(factor) || factor <= 0 || factor > MAX_POOL_FACTOR)
+	number = trim_spaces(colon + 1);
+	factor = strtod(number, &end);
+	if (end == number || *end != '\0' || strspn(number, "0123456789+-.eE") != strlen(number) ||
+		!isfinite(factor) || factor <= 0 || factor > MAX_POOL_FACTOR)
 		return "has a factor that is not a number above 0 and at most 1000";
 	if (j->n_alt_pools >= GA_MAX_JOB_POOLS - 1)
 		return "names more than 3 alternative pools";
@@ -552,8 +571,8 @@ add_job(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols,
 		ga_csv_int(r, cols, 6, &j->gpus_max, err) != GA_OK ||
 		ga_csv_number(r, cols, 7, &j->work_gpu_hours, err) != GA_OK)
 		return GA_EINVAL;
-	if (j->priority <= 0)
-		return ga_csv_field_error(r, cols, 3, err, "must be positive");
+	if (j->priority <= 0 || j->priority > GA_SCN_MAX_WEIGHT)
+		return ga_csv_field_error(r, cols, 3, err, "must be positive and at most 1e6");
 	if (!ga_is_pow2(j->gpus_min))
 		return ga_csv_field_error(r, cols, 5, err, "must be a power of two");
 	if (!ga_is_pow2(j->gpus_max) || j->gpus_max < j->gpus_min)
@@ -581,8 +600,8 @@ job_arrival_cmp(const void *a, const void *b)
 
 /* The only job named `name` that arrives before job j, or -1 with err set. */
 static int
-earlier_job(const ga_scenario *scn, int j, const char *column, const char *name,
-			ga_error *err)
+earlier_job(const ga_scenario *scn, const char *path, int j, const char *column,
+			const char *name, ga_error *err)
 {
 	int			found = -1;
 
@@ -591,23 +610,23 @@ earlier_job(const ga_scenario *scn, int j, const char *column, const char *name,
 		{
 			if (found >= 0)
 				return ga_error_set(err, GA_EINVAL,
-									"jobs.csv: line %d, column \"%s\": job name \"%s\" is not unique",
-									scn->jobs[j].line, column, name), -1;
+									"%s: line %d, column \"%s\": job name \"%s\" is not unique",
+									path, scn->jobs[j].line, column, name), -1;
 			found = i;
 		}
 	if (found < 0)
-		return ga_error_set(err, GA_EINVAL, "jobs.csv: line %d, column \"%s\": no job is named \"%s\"",
-							scn->jobs[j].line, column, name), -1;
+		return ga_error_set(err, GA_EINVAL, "%s: line %d, column \"%s\": no job is named \"%s\"",
+							path, scn->jobs[j].line, column, name), -1;
 	if (found >= j)
 		return ga_error_set(err, GA_EINVAL,
-							"jobs.csv: line %d, column \"%s\": job \"%s\" does not arrive before this one (submit, then file order)",
-							scn->jobs[j].line, column, name), -1;
+							"%s: line %d, column \"%s\": job \"%s\" does not arrive before this one (submit, then file order)",
+							path, scn->jobs[j].line, column, name), -1;
 	return found;
 }
 
 /* Job j's links from one column's ';'-separated names. */
 static ga_status
-resolve_column(ga_scenario *scn, int j, int k, ga_error *err)
+resolve_column(ga_scenario *scn, const char *path, int j, int k, ga_error *err)
 {
 	static const char *const columns[] = {"after_ok", "after_any"};
 	ga_scn_job *job = &scn->jobs[j];
@@ -616,24 +635,20 @@ resolve_column(ga_scenario *scn, int j, int k, ga_error *err)
 	for (char *tok = strtok_r(job->after_text[k], ";", &save); tok != NULL;
 		 tok = strtok_r(NULL, ";", &save))
 	{
-		char	   *end = tok + strlen(tok);
 		int			i;
 
-		while (*tok == ' ')
-			tok++;
-		while (end > tok && end[-1] == ' ')
-			*--end = '\0';
+		tok = trim_spaces(tok);
 		if (*tok == '\0')
 			continue;
-		if ((i = earlier_job(scn, j, columns[k], tok, err)) < 0)
+		if ((i = earlier_job(scn, path, j, columns[k], tok, err)) < 0)
 			return GA_EINVAL;
 		for (int a = 0; a < job->n_after; a++)
 			if (job->after[a] == i)
-				return ga_error_set(err, GA_EINVAL, "jobs.csv: line %d, column \"%s\": job \"%s\" is named twice",
-									job->line, columns[k], tok);
+				return ga_error_set(err, GA_EINVAL, "%s: line %d, column \"%s\": job \"%s\" is named twice",
+									path, job->line, columns[k], tok);
 		if (job->n_after == GA_MAX_PREDS)
-			return ga_error_set(err, GA_EINVAL, "jobs.csv: line %d: after_ok and after_any name more than %d jobs",
-								job->line, GA_MAX_PREDS);
+			return ga_error_set(err, GA_EINVAL, "%s: line %d: after_ok and after_any name more than %d jobs",
+								path, job->line, GA_MAX_PREDS);
 		job->after[job->n_after] = i;
 		job->after_ok[job->n_after++] = k == 0;
 	}
@@ -642,7 +657,7 @@ resolve_column(ga_scenario *scn, int j, int k, ga_error *err)
 
 /* Names to indices, once the jobs are in arrival order; the texts are freed. */
 static ga_status
-resolve_links(ga_scenario *scn, ga_error *err)
+resolve_links(ga_scenario *scn, const char *path, ga_error *err)
 {
 	ga_status	rc = GA_OK;
 
@@ -650,7 +665,7 @@ resolve_links(ga_scenario *scn, ga_error *err)
 		for (int k = 0; k < 2; k++)
 		{
 			if (rc == GA_OK && scn->jobs[j].after_text[k] != NULL)
-				rc = resolve_column(scn, j, k, err);
+				rc = resolve_column(scn, path, j, k, err);
 			free(scn->jobs[j].after_text[k]);
 			scn->jobs[j].after_text[k] = NULL;
 		}
@@ -676,11 +691,11 @@ read_jobs(ga_scenario *scn, const char *dir, ga_error *err)
 		rc = add_job(scn, &r, &cols, &cap, err);
 	if (rc == GA_OK && row < 0)
 		rc = GA_EINVAL;
-	ga_csv_close(&r);
 	if (rc == GA_OK && scn->n_jobs > 1)
 		qsort(scn->jobs, scn->n_jobs, sizeof(ga_scn_job), job_arrival_cmp);
 	if (rc == GA_OK)
-		rc = resolve_links(scn, err);
+		rc = resolve_links(scn, r.path, err);
+	ga_csv_close(&r);
 	return rc;
 }
 
@@ -1155,4 +1170,29 @@ ga_scenario_pool_of_gpu(const ga_scenario *scn, int g)
 		if (g >= scn->pools[q].first_gpu && g < scn->pools[q].first_gpu + scn->pools[q].n_gpus)
 			return q;
 	return -1;
+}
+
+int
+ga_scenario_release_step(const ga_scenario *scn, int64_t at)
+{
+	int64_t		d = at - scn->start;
+	int64_t		steps;
+
+	if (d <= 0)
+		return 0;
+	steps = (d + scn->step_minutes - 1) / scn->step_minutes;
+	return steps > GA_SCN_MAX_STEPS ? GA_SCN_MAX_STEPS + 1 : (int) steps;
+}
+
+int
+ga_scenario_run_steps(const ga_scenario *scn, const ga_scn_job *sj, int pool, int g)
+{
+	double		steps = sj->work_gpu_hours / (scn->step_minutes / 60.0);
+	double		d = ceil(steps * ga_scn_job_factor(sj, pool) / g - 1e-9);
+
+	if (d < 1)
+		return 1;
+	if (d > GA_SCN_MAX_RUN_STEPS)
+		return GA_SCN_MAX_RUN_STEPS;
+	return (int) d;
 }

@@ -30,6 +30,10 @@
  */
 #define GA_SCN_MAX_GPUS (1 << 20)
 #define GA_SCN_MAX_STEPS (1 << 20)
+/* Priorities, the penalty and the half-life: at most 1e6. */
+#define GA_SCN_MAX_WEIGHT 1e6
+/* A true run's steps are capped here, far past any window (1e8). */
+#define GA_SCN_MAX_RUN_STEPS 100000000
 #define GA_SCN_MAX_HORIZON_HOURS 8784
 
 typedef struct ga_scn_service
@@ -176,6 +180,24 @@ void		ga_scenario_destroy(ga_scenario *scn);
 
 /* Steps of the evaluation window (whole steps only). */
 int			ga_scenario_steps(const ga_scenario *scn);
+
+/*
+ * The step at whose start a job submitted at minute `at` is first seen:
+ * the first step boundary at or after it, 0 before the window, and past
+ * any window (GA_SCN_MAX_STEPS + 1) for a submission beyond it, so a date
+ * in year 9999 with 1-minute steps cannot wrap the int.
+ */
+int			ga_scenario_release_step(const ga_scenario *scn, int64_t at);
+
+/*
+ * True duration in steps of job sj at g GPUs of a pool it names (its work
+ * there is its work times the pool's factor): at least 1 and at most
+ * GA_SCN_MAX_RUN_STEPS, so the int and a job's end step stay defined for
+ * any work_gpu_hours.  The simulator and the oracle both use it, so the
+ * oracle's model never lets a job end sooner than it really does.
+ */
+int			ga_scenario_run_steps(const ga_scenario *scn, const ga_scn_job *sj,
+								  int pool, int g);
 
 /*
  * True demand of service s in GPUs over the step starting at minute t:

@@ -21,6 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The most GPU-steps (and GPU-hours) of work the simulator counts for one
+ * job or history row: far past any run it can hold (1e8 steps on 2^20
+ * GPUs), and finite, so work_gpu_hours of 1e308 cannot overflow to inf.
+ */
+#define MAX_WORK_STEPS 1e15
+
 enum job_state
 {
 	JOB_WAITING,				/* not started (maybe not submitted yet) */
@@ -125,23 +132,11 @@ step_time(const sim_ctx *c, int t)
 	return c->scn->start + (int64_t) t * c->scn->step_minutes;
 }
 
-/*
- * True duration in steps of job j at g GPUs of a pool it names (its work
- * there is its work times the pool's factor): at least 1 and, as
- * ga_job_duration caps an estimate, at most 1e8 steps, far past any window
- * (GA_SCN_MAX_STEPS), so that the int conversion and the job's end step
- * stay defined for any work_gpu_hours.
- */
+/* True duration in steps of job j at g GPUs of a pool it names. */
 static int
 true_duration(const sim_ctx *c, int j, int pool, int g)
 {
-	double		d = ceil(c->jobs[j].true_steps * ga_scn_job_factor(&c->scn->jobs[j], pool) / g - 1e-9);
-
-	if (d < 1)
-		return 1;
-	if (d > 1e8)
-		return 100000000;
-	return (int) d;
+	return ga_scenario_run_steps(c->scn, &c->scn->jobs[j], pool, g);
 }
 
 /* ---- the baselines' daily reservation ---- */
@@ -369,12 +364,9 @@ init_jobs(sim_ctx *c)
 	{
 		const ga_scn_job *sj = &scn->jobs[j];
 		sim_job    *job = &c->jobs[j];
-		int64_t		delta = sj->submit - scn->start;
-
 		job->state = JOB_WAITING;
-		job->submit_step = delta <= 0 ? 0 :
-			(int) ((delta + scn->step_minutes - 1) / scn->step_minutes);
-		job->true_steps = sj->work_gpu_hours / c->step_h;
+		job->submit_step = ga_scenario_release_step(scn, sj->submit);
+		job->true_steps = fmin(sj->work_gpu_hours / c->step_h, MAX_WORK_STEPS);
 		job->pool_max = largest_block(c, sj);
 		if (sj->gpus_min > job->pool_max)
 			job->state = JOB_NEVER;
@@ -403,7 +395,7 @@ init_estimator(sim_ctx *c, ga_error *err)
 	{
 		const ga_scn_history *row = &scn->history[h];
 
-		c->known_work_sum += row->gpus * row->actual_hours;
+		c->known_work_sum += fmin(row->gpus * row->actual_hours, MAX_WORK_STEPS);
 		c->known_work_n++;
 		(void) ga_estimator_add_history(c->est, row->kind, row->features->items,
 										row->features->n, row->gpus,
@@ -577,6 +569,20 @@ observe_until(sim_ctx *c, int s, int64_t now, ga_error *err)
  * The churn-shaped GPU curve of service s at one quantile of its forecast,
  * over the horizon from minute now; the model has seen every hour over.
  */
+/*
+ * The GPUs service svc can gain or give up in an hour, for the forecast's
+ * hourly burst ramp: its churn limit per step times the steps of an hour,
+ * at least 1 where a step is longer than an hour (0 would mean no limit
+ * and turn the ramp off).
+ */
+static int
+hourly_churn(const sim_ctx *c, const ga_scn_service *svc)
+{
+	double		per_hour = floor(svc->churn_limit * 60.0 / c->scn->step_minutes + 1e-9);
+
+	return per_hour < 1 ? 1 : (int) per_hour;
+}
+
 static ga_status
 forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
 			   ga_error *err)
@@ -587,7 +593,7 @@ forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
 	ga_status	rc;
 
 	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, quantile,
-							svc->capacity_per_gpu, svc->churn_limit * (60 / c->scn->step_minutes), 0, 0, NULL,
+							svc->capacity_per_gpu, hourly_churn(c, svc), 0, 0, NULL,
 							c->hour_upper,
 							NULL, NULL, err);
 	if (rc != GA_OK)
@@ -1082,7 +1088,7 @@ finish_jobs(sim_ctx *c, int t)
 			c->gpu_job[g] = -1;
 		if (c->jobs[j].stopped)
 			continue;			/* stopped at its limit: its work is unknown */
-		c->known_work_sum += sj->work_gpu_hours;
+		c->known_work_sum += fmin(sj->work_gpu_hours, MAX_WORK_STEPS);
 		c->known_work_n++;
 		if (ga_estimator_add_history(c->est, sj->kind, sj->features->items,
 									 sj->features->n, tr->size,
