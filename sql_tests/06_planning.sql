@@ -218,3 +218,35 @@ SELECT q.est_finish - q.started_at AS limited_runs_for, p.est_finish = q.est_fin
 FROM gpualloc.queue q JOIN gpualloc.queue_plan p USING (job_id) WHERE q.job_id = :pin_limited;
 SELECT gpualloc.cancel_job(:pin_next), gpualloc.cancel_job(:pin_limited);
 SELECT gpualloc.remove_pool('pin');
+
+-- a horizon shorter than a day: past it the plan expects each service's
+-- peak of the next 24 hours.  A service needs 2 of 8 GPUs for the next
+-- hours and all 8 from 10 to 15 hours from now; a 4-GPU job of priority 1
+-- that runs 14 hours would hold half the pool through that peak, so a
+-- 6-hour plan leaves it waiting.  Beside a service whose history is flat
+-- at 2 GPUs the same job starts at once.
+SELECT gpualloc.add_pool('dusk', 'A100-80GB', 80, 312, node_size => 8) > 0 AS pool_added,
+	   gpualloc.add_pool('flat', 'A100-80GB', 80, 312, node_size => 8) > 0 AS pool_added;
+SELECT gpualloc.add_node('dusk', 0), gpualloc.add_node('flat', 0);
+SELECT gpualloc.add_service('evening', 'dusk', capacity_per_gpu => 100, max_gpus => 8, churn_limit => 8) > 0
+	   AS service_added,
+	   gpualloc.add_service('level', 'flat', capacity_per_gpu => 100, max_gpus => 8, churn_limit => 8) > 0
+	   AS service_added;
+INSERT INTO gpualloc.demand_staging
+SELECT s, h, CASE WHEN s = 'evening' AND
+					   ((extract(epoch FROM h - date_trunc('hour', now())) / 3600)::int % 24 + 24) % 24
+					   BETWEEN 10 AND 15 THEN 800 ELSE 200 END
+FROM unnest(ARRAY['evening', 'level']) s,
+	 generate_series(date_trunc('hour', now()) - interval '14 days',
+					 date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+SELECT gpualloc.load_demand() > 0 AS loaded;
+SET gpualloc.horizon = '6h';
+SELECT gpualloc.submit_job('overnight', 'training', 'dusk', 4, 4, priority => 1, work_gpu_hours => 56) AS overnight \gset
+SELECT gpualloc.submit_job('overnight-flat', 'training', 'flat', 4, 4, priority => 1, work_gpu_hours => 56) AS overnight_flat \gset
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(*) AS overnight_gpus_before_the_peak FROM gpualloc.allocations WHERE job_id = :overnight AND upper_inf(during);
+SELECT count(*) AS overnight_gpus_without_a_peak FROM gpualloc.allocations WHERE job_id = :overnight_flat AND upper_inf(during);
+RESET gpualloc.horizon;
+SELECT gpualloc.cancel_job(:overnight), gpualloc.cancel_job(:overnight_flat);
+SELECT gpualloc.remove_service('evening'), gpualloc.remove_service('level');
+SELECT gpualloc.remove_pool('dusk'), gpualloc.remove_pool('flat');

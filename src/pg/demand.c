@@ -27,6 +27,17 @@ hour_index(TimestampTz ts)
 		: -((-unix_usecs + USECS_PER_HOUR - 1) / USECS_PER_HOUR);
 }
 
+/* The largest of curve[0 .. n). */
+static int
+peak_of(const int *curve, int n)
+{
+	int			peak = 0;
+
+	for (int t = 0; t < n; t++)
+		peak = Max(peak, curve[t]);
+	return peak;
+}
+
 /*
  * Learn the service's history strictly before `from`, then forecast n_steps
  * steps starting at `from` (which the caller aligns to a step).  A start in
@@ -34,8 +45,10 @@ hour_index(TimestampTz ts)
  * output may be NULL.  shaped is the churn-shaped GPU curve at
  * gpualloc.demand_quantile, the demand the planner plans for; protect the
  * same at gpualloc.protect_quantile, the service's protect curve
- * (docs/model.md, Protect curve and headroom).  Caller holds an SPI
- * connection.
+ * (docs/model.md, Protect curve and headroom).  day_peak, when asked for and
+ * the horizon is shorter than a day, is the shaped curve's peak over the
+ * next 24 hours, which the terminal charge expects past the horizon
+ * (model/terminal.h); 0 otherwise.  Caller holds an SPI connection.
  */
 /*
  * The most traffic an hour may record (check_demand_row).  An upper curve
@@ -47,10 +60,12 @@ hour_index(TimestampTz ts)
 
 void
 ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double *upper, int *shaped,
-					   int *protect)
+					   int *protect, int *day_peak)
 {
 	int			offset = (int) ((req->from / USECS_PER_MINUTE) % 60) / req->step_minutes;
-	int			n = req->n_steps + offset;
+	int			day_steps = (MINS_PER_HOUR * HOURS_PER_DAY + req->step_minutes - 1) / req->step_minutes;
+	bool		short_horizon = day_peak != NULL && req->n_steps < day_steps;
+	int			n = (short_horizon ? day_steps : req->n_steps) + offset;
 	double	   *all_p50 = palloc(sizeof(double) * n);
 	double	   *all_upper = palloc(sizeof(double) * n);
 	int		   *all_shaped = palloc(sizeof(int) * n);
@@ -103,6 +118,8 @@ ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double 
 		if (protect)
 			protect[t] = all_protect[t + offset];
 	}
+	if (day_peak)
+		*day_peak = short_horizon ? peak_of(all_shaped + offset, day_steps) : 0;
 }
 
 static void
@@ -185,7 +202,7 @@ gpualloc_forecast_demand(PG_FUNCTION_ARGS)
 	p50 = palloc(sizeof(double) * req.n_steps);
 	upper = palloc(sizeof(double) * req.n_steps);
 	shaped = palloc(sizeof(int) * req.n_steps);
-	ga_pg_forecast_service(&req, p50, upper, shaped, NULL);
+	ga_pg_forecast_service(&req, p50, upper, shaped, NULL, NULL);
 	for (int t = 0; t < req.n_steps; t++)
 	{
 		Datum		values[5];

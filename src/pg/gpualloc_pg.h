@@ -127,7 +127,8 @@ typedef struct GaServiceForecastRequest
 } GaServiceForecastRequest;
 
 extern void ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50,
-								   double *upper, int *shaped, int *protect);
+								   double *upper, int *shaped, int *protect,
+								   int *day_peak);
 
 /* fairshare.c: each tenant's fair-share factor per pool, read once per build */
 typedef struct GaFairshareEntry

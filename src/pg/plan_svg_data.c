@@ -352,7 +352,7 @@ forecast_service(SvgPlan *p, SvgService *s)
 	MemoryContextSwitchTo(oldcontext);
 	PG_TRY();
 	{
-		ga_pg_forecast_service(&req, NULL, NULL, s->forecast, NULL);
+		ga_pg_forecast_service(&req, NULL, NULL, s->forecast, NULL, NULL);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcontext);
 		CurrentResourceOwner = oldowner;

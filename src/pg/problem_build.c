@@ -441,8 +441,9 @@ load_alt_pools(GaBuild *build)
 }
 
 /*
- * The churn-shaped upper-quantile GPU curve the service is planned for, and
- * its protect curve at the protect quantile.
+ * The churn-shaped upper-quantile GPU curve the service is planned for, its
+ * protect curve at the protect quantile, and with a horizon shorter than a
+ * day the peak of the planned curve over the next 24 hours (day_peak).
  */
 static void
 forecast_service(GaBuild *build, int s, int service_id, double capacity)
@@ -459,7 +460,7 @@ forecast_service(GaBuild *build, int s, int service_id, double capacity)
 	req.churn_limit = svc->churn_limit;
 	req.min_gpus = svc->min_gpus;
 	req.max_gpus = svc->max_gpus;
-	ga_pg_forecast_service(&req, NULL, NULL, svc->demand, svc->protect);
+	ga_pg_forecast_service(&req, NULL, NULL, svc->demand, svc->protect, &svc->day_peak);
 }
 
 /* A GPU's row id and the planner's number for it, sorted by row id. */

@@ -61,6 +61,7 @@ check_same_services(const ga_problem *a, const ga_problem *b)
 			  x->max_gpus == y->max_gpus);
 		CHECK(memcmp(x->demand, y->demand, sizeof(int) * T) == 0);
 		CHECK(memcmp(x->protect, y->protect, sizeof(int) * T) == 0);
+		CHECK(x->day_peak == y->day_peak);
 		CHECK(x->held_known == y->held_known && x->n_held == y->n_held);
 		CHECK(x->n_held == 0 || memcmp(x->held_gpus, y->held_gpus, sizeof(int) * x->n_held) == 0);
 	}
@@ -107,6 +108,8 @@ TEST(serial_problem_round_trip)
 		p->params.overrun_spread = 0.25 * (double) (seed % 4);
 		for (int j = 0; j < p->n_jobs; j++)
 			p->jobs[j].duration_p90_ratio = j % 3 == 0 ? 0 : 1 + 0.1 * (double) j;
+		for (int s = 0; s < p->n_services; s++)
+			p->services[s].day_peak = (int) (seed + (uint64_t) s) % 5;
 		buf = write_problem(p, &len);
 		CHECK(buf != NULL);
 		CHECK_MSG(ga_problem_read(buf, len, &back, &err) == GA_OK, "%s", err.message);
@@ -188,11 +191,12 @@ TEST(serial_spreads_are_the_tail_and_version_7_reads_without)
 		ga_problem_destroy(p);
 		return;
 	}
-	/* the last job's ratio, the buffer's last 8 bytes, below 1 */
-	memcpy(buf + len - sizeof(double), &bad, sizeof(bad));
+	/* the last job's ratio, the 8 bytes before the services' day peaks, below 1 */
+	memcpy(buf + len - sizeof(int32_t) * p->n_services - sizeof(double), &bad, sizeof(bad));
 	CHECK_INT_EQ(ga_problem_read(buf, len, &back, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "duration_p90_ratio must be 0 (no spread) or between 1 and 100");
-	old_len = (int64_t) len - (int64_t) sizeof(double) * (1 + p->n_jobs);
+	old_len = (int64_t) len - (int64_t) sizeof(int32_t) * p->n_services -
+		(int64_t) sizeof(double) * (1 + p->n_jobs);
 	memcpy(buf + 4, &version, sizeof(version));
 	memcpy(buf + 12, &old_len, sizeof(old_len));
 	CHECK_MSG(ga_problem_read(buf, (size_t) old_len, &back, &err) == GA_OK, "%s", err.message);
@@ -287,3 +291,45 @@ TEST(serial_reader_refuses_bad_buffers)
 	free(copy);
 	free(pbuf);
 }
+
+/*
+ * The services' day peaks are the buffer's tail after the spreads: a
+ * version-8 buffer, the layout before them, reads with none (0, the short
+ * horizon's terminal charge as that version made it).
+ */
+TEST(serial_day_peaks_are_the_tail_and_version_8_reads_without)
+{
+	ga_problem *p = sf_pool(4, 16, 6, 12);
+	ga_problem *back = NULL;
+	size_t		len;
+	char	   *buf;
+	uint32_t	version = GA_SERIAL_VERSION_NO_DAY_PEAK;
+	int64_t		old_len;
+	ga_error	err;
+
+	CHECK(p->n_services > 0);
+	for (int s = 0; s < p->n_services; s++)
+		p->services[s].day_peak = 3 + s;
+	buf = write_problem(p, &len);
+	CHECK(buf != NULL);
+	if (buf == NULL)
+	{
+		ga_problem_destroy(p);
+		return;
+	}
+	CHECK_MSG(ga_problem_read(buf, len, &back, &err) == GA_OK, "%s", err.message);
+	for (int s = 0; back != NULL && s < back->n_services; s++)
+		CHECK_INT_EQ(back->services[s].day_peak, 3 + s);
+	ga_problem_destroy(back);
+	back = NULL;
+	old_len = (int64_t) len - (int64_t) sizeof(int32_t) * p->n_services;
+	memcpy(buf + 4, &version, sizeof(version));
+	memcpy(buf + 12, &old_len, sizeof(old_len));
+	CHECK_MSG(ga_problem_read(buf, (size_t) old_len, &back, &err) == GA_OK, "%s", err.message);
+	for (int s = 0; back != NULL && s < back->n_services; s++)
+		CHECK_INT_EQ(back->services[s].day_peak, 0);
+	ga_problem_destroy(back);
+	ga_problem_destroy(p);
+	free(buf);
+}
+

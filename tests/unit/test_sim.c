@@ -268,3 +268,50 @@ TEST(sim_allocator_beats_fifo_on_contended_day)
 	free(demand);
 	free(jobs);
 }
+
+/*
+ * A 4-hour horizon and an afternoon peak: the service needs 2 of 8 GPUs at
+ * night and all 8 from 12:00 to 18:00.  At midnight a 4-GPU job of
+ * priority 1 running 14 hours fits beside the night's demand, and against
+ * the horizon's peak alone its run past the horizon looked free: fast
+ * started it and the service went 4 GPUs short at noon.  With each
+ * service's peak of the next 24 hours charged past the horizon
+ * (ga_service.day_peak), fast serves all of the demand, with perfect
+ * knowledge and with forecasts learnt from a week of the same days.
+ */
+TEST(sim_short_horizon_keeps_the_afternoon_peak)
+{
+	char		demand[16384] = "service,ts,traffic\n";
+	const char *dir;
+
+	/* 2026-02-22 to 2026-03-02: a week of history and the window's day */
+	for (int d = 0; d < 9; d++)
+		for (int h = 0; h < 24; h++)
+			snprintf(demand + strlen(demand), sizeof(demand) - strlen(demand),
+					 "chat,2026-%s-%02d %02d:00,%d\n", d < 7 ? "02" : "03", d < 7 ? 22 + d : d - 6, h,
+					 h >= 12 && h < 18 ? 800 : 200);
+	dir = tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-03 00:00\n"
+					 "step_minutes,30\nhorizon_hours,4\nreplan_minutes,30\n",
+					 "pool,node,gpus\nh100,n0,8\n",
+					 "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n"
+					 "chat,h100,1,100,8,0,8\n",
+					 demand,
+					 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+					 "long,other,h100,1,2026-03-02 00:00,4,4,56,\n",
+					 /* so the estimate with forecasts is the job's 56 GPU-hours */
+					 "kind,gpus,features,actual_hours\nother,4,,14\n");
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	for (int perfect = 1; perfect >= 0; perfect--)
+	{
+		ga_sim_result *res = tscn_simulate(dir, GA_POLICY_FAST, perfect);
+
+		if (res == NULL)
+			continue;
+		CHECK_MSG(res->metrics.coverage > 1 - 1e-9, "%s: coverage %.4f",
+				  perfect ? "perfect knowledge" : "forecasts", res->metrics.coverage);
+		ga_sim_result_destroy(res);
+	}
+	tscn_remove(dir);
+}

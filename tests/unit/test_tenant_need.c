@@ -245,7 +245,7 @@ TEST(need_survives_serialisation_and_split)
 	old_version = GA_SERIAL_VERSION_NO_NEEDS - 1;
 	memcpy(buf + 4, &old_version, sizeof(old_version));
 	CHECK_INT_EQ(ga_problem_read(buf, (size_t) old_len, &back, &err), GA_EINVAL);
-	CHECK_STR_CONTAINS(err.message, "format version 4, this build reads 5 to 8");
+	CHECK_STR_CONTAINS(err.message, "format version 4, this build reads 5 to 9");
 	ga_problem_destroy(none);
 	ga_problem_destroy(p);
 	free(buf);

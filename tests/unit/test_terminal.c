@@ -8,6 +8,7 @@
 #include "model/terminal.h"
 #include "model/validate.h"
 #include "solve/heuristic.h"
+#include "solve/solve.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -119,6 +120,39 @@ TEST(fast_leaves_out_job_that_displaces_service_after_horizon)
 	ga_problem_destroy(p);
 }
 
+/*
+ * A 4-hour horizon at night: the service needs 2 of 8 GPUs in it, and the
+ * afternoon all 8.  A 4-GPU job of priority 1 that runs 20 steps, 12 of
+ * them past the horizon, looks free against the horizon's peak, and fast
+ * starts it; with the day's forecast peak as the service's day_peak the
+ * charge past the horizon outweighs it and fast leaves it out.
+ */
+TEST(fast_short_horizon_charges_the_day_peak)
+{
+	for (int known = 0; known < 2; known++)
+	{
+		ga_problem *p = pool_problem(8, 8, 1, 1);
+		ga_solve_options opts = {0};
+		ga_plan    *plan = NULL;
+		ga_error	err;
+
+		for (int t = 0; t < 8; t++)
+			p->services[0].demand[t] = 2;
+		p->services[0].day_peak = known ? 8 : 0;
+		tp_set_job(p, 0, 1, 4, 4, 80, 0, -1);
+		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+		CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
+		if (plan != NULL)
+		{
+			CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+			CHECK_MSG(known ? plan->job_size[0] == -1 : plan->job_size[0] == 4,
+					  "day_peak %d: job size %d", p->services[0].day_peak, plan->job_size[0]);
+		}
+		ga_plan_destroy(plan);
+		ga_problem_destroy(p);
+	}
+}
+
 TEST(terminal_job_with_spare_gpus_is_free)
 {
 	ga_problem *p = zero_last_step_problem();
@@ -172,6 +206,21 @@ TEST(terminal_expects_demand_of_same_time_of_day)
 		/* 4 h: the rest of the day is unseen, so the horizon's peak */
 		CHECK_INT_EQ(ga_terminal_expected(tm[2], 0, 0), 7);
 		CHECK_INT_EQ(ga_terminal_expected(tm[2], 0, 99), 7);
+		/* or the day's forecast peak where the caller gives a higher one */
+		ga_terminal_destroy(tm[2]);
+		all[2]->services[0].day_peak = 30;
+		tm[2] = ga_terminal_create(all[2]);
+		CHECK(tm[2] != NULL && ga_terminal_expected(tm[2], 0, 0) == 30);
+		CHECK(tm[2] != NULL && ga_terminal_expected(tm[2], 0, 99) == 30);
+		/* capped at max_gpus, and ignored by a horizon of a day */
+		ga_terminal_destroy(tm[2]);
+		all[2]->services[0].day_peak = 90;
+		tm[2] = ga_terminal_create(all[2]);
+		CHECK(tm[2] != NULL && ga_terminal_expected(tm[2], 0, 0) == 50);
+		ga_terminal_destroy(tm[0]);
+		day->services[0].day_peak = 40;
+		tm[0] = ga_terminal_create(day);
+		CHECK(tm[0] != NULL && ga_terminal_expected(tm[0], 0, 2) == 2);
 	}
 	for (int i = 0; i < 3; i++)
 	{

@@ -492,6 +492,8 @@ check_service(const ga_problem *p, const ga_service *svc, ga_error *err)
 		return ga_error_set(err, GA_EINVAL, "service \"%s\": churn_budget must be -1 (none) or not negative", svc->name);
 	if (svc->min_gpus < 0 || svc->max_gpus < svc->min_gpus)
 		return ga_error_set(err, GA_EINVAL, "service \"%s\": need 0 <= min_gpus <= max_gpus", svc->name);
+	if (svc->day_peak < 0)
+		return ga_error_set(err, GA_EINVAL, "service \"%s\": day_peak must not be negative", svc->name);
 	for (int t = 0; t < p->params.n_steps; t++)
 		if (svc->demand[t] < 0 || svc->protect[t] < 0)
 			return ga_error_set(err, GA_EINVAL, "service \"%s\": %s at step %d is negative", svc->name,

@@ -274,6 +274,15 @@ typedef struct ga_service
 	int		   *protect;
 
 	/*
+	 * With a horizon shorter than a day: the most GPUs the service is
+	 * expected to need over the next 24 hours (its forecast's peak at the
+	 * planned quantile), which the terminal charge expects after the
+	 * horizon (model/terminal.h); 0 when not known.  Ignored with a
+	 * horizon of a day or more, which holds the day itself.
+	 */
+	int			day_peak;
+
+	/*
 	 * GPUs the service holds now (global indices), so step 0 is charged
 	 * churn against reality.  held_known = false means no history: step 0 is
 	 * free of churn (first plan ever).

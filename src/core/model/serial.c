@@ -24,7 +24,7 @@
 _Static_assert(sizeof(ga_params) == 56, "ga_params changed: update serial.c");
 _Static_assert(sizeof(ga_pool) == 72, "ga_pool changed: update serial.c");
 _Static_assert(sizeof(ga_job) == 248, "ga_job changed: update serial.c");
-_Static_assert(sizeof(ga_service) == 136, "ga_service changed: update serial.c");
+_Static_assert(sizeof(ga_service) == 144, "ga_service changed: update serial.c");
 _Static_assert(sizeof(ga_plan) == 88, "ga_plan changed: update serial.c");
 _Static_assert(sizeof(ga_tenant_policy) == 40, "ga_tenant_policy changed: update serial.c");
 
@@ -319,6 +319,9 @@ put_problem(writer *w, const ga_problem *p, size_t total)
 			put_i32(w, p->needs[i].gpus[t]);
 	}
 	put_spreads(w, p);
+	/* the services' day peaks, after the spreads: version 8 is this without them */
+	for (int s = 0; s < p->n_services; s++)
+		put_i32(w, p->services[s].day_peak);
 }
 
 size_t
@@ -598,6 +601,9 @@ get_body(reader *r, ga_problem *p, ga_error *err)
 	if ((rc = get_needs(r, p, err)) != GA_OK)
 		return rc;
 	get_spreads(r, p);
+	if (r->version > GA_SERIAL_VERSION_NO_DAY_PEAK)
+		for (int s = 0; s < p->n_services; s++)
+			p->services[s].day_peak = get_i32(r);
 	if (r->short_read || r->pos != r->len)
 		return ga_error_set(err, GA_EINVAL, "serialised problem: the fields do not fill its %zu bytes", r->len);
 	return GA_OK;

@@ -26,16 +26,19 @@
 
 /*
  * Bump when the layout changes.  A reader takes its own version and the
- * three before it: version 7, the layout before the overrun spread and the
+ * four before it: version 8, the layout before the services' day peaks
+ * (read as 0: the terminal charge of a short horizon as that version made
+ * it), version 7, before the overrun spread and the
  * jobs' duration spreads (read as 0: every job lengthened by the overrun
  * margin, as that version planned), version 6, before headroom_min too
  * (read as 0), and version 5, before the tenants' forecast needs too (a
- * problem without any).  Plans are laid out alike in all four.  A pool
+ * problem without any).  Plans are laid out alike in all five.  A pool
  * solver loads the library from disk when it starts, so after a package
  * upgrade it may read a problem that a planner still running the old
  * library wrote.
  */
-#define GA_SERIAL_VERSION 8
+#define GA_SERIAL_VERSION 9
+#define GA_SERIAL_VERSION_NO_DAY_PEAK 8
 #define GA_SERIAL_VERSION_NO_SPREAD 7
 #define GA_SERIAL_VERSION_NO_HEADROOM_MIN 6
 #define GA_SERIAL_VERSION_NO_NEEDS 5

@@ -83,7 +83,8 @@ set_expected(ga_terminal *tm, const ga_problem *p)
 				e[k] = svc->demand[T - day + k];
 		else
 		{
-			e[0] = 0;
+			/* what the horizon saw, or the day's forecast peak beyond it */
+			e[0] = svc->day_peak;
 			for (int t = 0; t < T; t++)
 				if (svc->demand[t] > e[0])
 					e[0] = svc->demand[t];

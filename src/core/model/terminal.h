@@ -14,8 +14,12 @@
  * horizon of at least a day it is the plan's own demand at the latest step
  * of the horizon at the same time of day (step T - P + (k mod P), P the
  * steps of a day; with the default 24 h horizon, step k mod T).  A shorter
- * horizon has not seen the rest of the day, and then it is the peak of the
- * plan's demand over the horizon.  Either way it is capped at max_gpus.
+ * horizon has not seen the rest of the day, and then it is the higher of
+ * the peak of the plan's demand over the horizon and the service's
+ * day_peak, the forecast's peak over the next 24 hours that the caller
+ * gives (problem.h): a job started at night on a 6-hour horizon is charged
+ * for the afternoon it would take GPUs from.  Either way it is capped at
+ * max_gpus.
  *
  * The pool's GPUs go to its services highest priority first, so GPUs held
  * by jobs displace the lowest-priority demand first, and only demand that

@@ -197,6 +197,33 @@ init_days(sim_ctx *c, ga_error *err)
 }
 
 /*
+ * The peak of service s's forecast at the planned quantile over the hours
+ * [now, now + hours), in GPUs clamped as the problem clamps its demand.
+ */
+static ga_status
+forecast_peak(sim_ctx *c, const ga_problem *p, int s, int64_t now, int hours,
+			  int *peak, ga_error *err)
+{
+	const ga_scn_service *svc = &c->scn->services[s];
+	double		upper[GA_DAY_MINUTES / 60 + 1];
+	int			most = 0;
+	ga_status	rc;
+
+	rc = ga_demand_forecast(c->models[s], now / 60, hours, 60, c->opt->quantile,
+							svc->capacity_per_gpu, 0, 0, 0, NULL, upper, NULL, NULL, err);
+	if (rc != GA_OK)
+		return rc;
+	for (int h = 0; h < hours; h++)
+	{
+		int			q = (int) ceil(upper[h] / svc->capacity_per_gpu - 1e-9);
+
+		most = q > most ? q : most;
+	}
+	*peak = ga_reservation_clamp(p, s, most);
+	return GA_OK;
+}
+
+/*
  * Service s's reservation for the rest of the day from minute now, where
  * the plans' horizon ends before midnight (0 where it reaches it: the
  * planned curve covers the day).  An operator fixes a day's reservation
@@ -209,28 +236,36 @@ static ga_status
 rest_of_day_peak(sim_ctx *c, const ga_problem *p, int s, int64_t now, int *peak,
 				 ga_error *err)
 {
-	const ga_scn_service *svc = &c->scn->services[s];
 	int64_t		midnight = (day_of(now) + 1) * GA_DAY_MINUTES;
-	int64_t		from_hour = now / 60;
-	double		upper[GA_DAY_MINUTES / 60 + 1];
-	int			hours = (int) ((midnight - 1) / 60 - from_hour) + 1;
-	int			most = 0;
-	ga_status	rc;
 
 	*peak = 0;
 	if (now + (int64_t) c->H * c->scn->step_minutes >= midnight)
 		return GA_OK;
-	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, c->opt->quantile,
-							svc->capacity_per_gpu, 0, 0, 0, NULL, upper, NULL, NULL, err);
-	if (rc != GA_OK)
-		return rc;
-	for (int h = 0; h < hours; h++)
-	{
-		int			q = (int) ceil(upper[h] / svc->capacity_per_gpu - 1e-9);
+	return forecast_peak(c, p, s, now, (int) ((midnight - 1) / 60 - now / 60) + 1, peak, err);
+}
 
-		most = q > most ? q : most;
+/*
+ * Service s's day_peak (model/problem.h): with a horizon shorter than a
+ * day, the most GPUs it needs over the next 24 hours, the truth with
+ * perfect knowledge and the forecast's peak otherwise, for the terminal
+ * charge past the horizon; 0 with a horizon of a day or more.
+ */
+static ga_status
+day_peak(sim_ctx *c, const ga_problem *p, int s, int64_t now, int *peak,
+		 ga_error *err)
+{
+	*peak = 0;
+	if ((int64_t) c->H * c->scn->step_minutes >= GA_DAY_MINUTES)
+		return GA_OK;
+	if (!c->opt->perfect)
+		return forecast_peak(c, p, s, now, 24, peak, err);
+	for (int64_t m = now; m < now + GA_DAY_MINUTES; m += c->scn->step_minutes)
+	{
+		int			d = ga_scenario_true_demand(c->scn, s, m);
+
+		*peak = d > *peak ? d : *peak;
 	}
-	*peak = ga_reservation_clamp(p, s, most);
+	*peak = ga_reservation_clamp(p, s, *peak);
 	return GA_OK;
 }
 
@@ -803,6 +838,8 @@ fill_services(sim_ctx *c, ga_problem *p, int t, ga_error *err)
 		ps->min_gpus = ss->min_gpus;
 		ps->max_gpus = ss->max_gpus;
 		rc = demand_curve(c, s, now, ps->demand, ps->protect, err);
+		if (rc == GA_OK)
+			rc = day_peak(c, p, s, now, &ps->day_peak, err);
 		if (rc != GA_OK || t == 0)
 			continue;
 		for (int g = 0; g < c->scn->n_gpus; g++)
