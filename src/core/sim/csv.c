@@ -249,6 +249,13 @@ ga_csv_field_error(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 						r->path, r->line, cols->names[c], ga_csv_field(r, cols, c), rule);
 }
 
+/* strtod also reads hexadecimal, "inf" and "nan": not decimal numbers. */
+bool
+ga_csv_decimal_chars(const char *s)
+{
+	return strspn(s, "0123456789+-.eE") == strlen(s);
+}
+
 ga_status
 ga_csv_number(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 			  double *out, ga_error *err)
@@ -257,8 +264,7 @@ ga_csv_number(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 	char	   *end;
 	double		v;
 
-	/* strtod also reads hexadecimal, "inf" and "nan": not decimal numbers */
-	if (strspn(s, "0123456789+-.eE") != strlen(s))
+	if (!ga_csv_decimal_chars(s))
 		return ga_csv_field_error(r, cols, c, err, "is not a finite number");
 	errno = 0;
 	v = strtod(s, &end);

@@ -83,6 +83,12 @@ ga_status	ga_csv_field_error(const ga_csv_reader *r, const ga_csv_columns *cols,
 							   int c, ga_error *err, const char *rule);
 
 /*
+ * Whether s holds only the characters of a decimal number (digits, sign,
+ * point, exponent): strtod alone would also take hexadecimal, inf and nan.
+ */
+bool		ga_csv_decimal_chars(const char *s);
+
+/*
  * Typed fields of the current row; on a bad field, an error from
  * ga_csv_field_error.  A number is decimal and finite; an int a whole
  * number (8 or 8.0) of at most 1e9 in magnitude; a name is not empty and

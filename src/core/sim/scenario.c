@@ -461,7 +461,7 @@ parse_alt_pool(const ga_scenario *scn, ga_scn_job *j, char *entry)
 		return "names the job's pool or one of its alternatives twice";
 	number = trim_spaces(colon + 1);
 	factor = strtod(number, &end);
-	if (end == number || *end != '\0' || strspn(number, "0123456789+-.eE") != strlen(number) ||
+	if (end == number || *end != '\0' || !ga_csv_decimal_chars(number) ||
 		!isfinite(factor) || factor <= 0 || factor > MAX_POOL_FACTOR)
 		return "has a factor that is not a number above 0 and at most 1000";
 	if (j->n_alt_pools >= GA_MAX_JOB_POOLS - 1)

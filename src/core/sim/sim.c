@@ -399,6 +399,7 @@ init_jobs(sim_ctx *c)
 	{
 		const ga_scn_job *sj = &scn->jobs[j];
 		sim_job    *job = &c->jobs[j];
+
 		job->state = JOB_WAITING;
 		job->submit_step = ga_scenario_release_step(scn, sj->submit);
 		job->true_steps = fmin(sj->work_gpu_hours / c->step_h, MAX_WORK_STEPS);
