@@ -326,17 +326,17 @@ AS $$
 		FROM rows r
 		JOIN gpualloc.jobs j ON j.job_id = r.job_id
 		JOIN gpualloc.gpus g ON g.gpu_id = r.gpu_id
+		-- spans that end before they begin (a row begun, or one ended,
+		-- after as_of) weigh nothing; compared as timestamps, as the scans
+		-- test each row (ages in numeric cost a sixth of the query)
+		WHERE r.began < r.ended
 		GROUP BY j.tenant, g.pool_id, r.began, r.ended, r.sign
 	)
-	-- spans that end before they begin (a row begun, or one ended, after
-	-- as_of) weigh nothing; left to this filter, not to the scans, whose
-	-- index conditions are the change sets alone
 	SELECT x.tenant, x.pool_id,
 		   sum(x.gpus * half_life_hours / ln(2::double precision)
 			   * (power(2::double precision, -x.age_end / half_life_hours)
 				  - power(2::double precision, -x.age_begin / half_life_hours)))
 	FROM spans x
-	WHERE x.age_begin > x.age_end
 	GROUP BY x.tenant, x.pool_id
 $$;
 
