@@ -270,6 +270,22 @@ TEST(sim_allocator_beats_fifo_on_contended_day)
 }
 
 /*
+ * demand.csv of service chat from 2026-02-22 to 2026-03-02 (a week of
+ * history and the window's day): traffic 200 an hour, and afternoon from
+ * 12:00 to 18:00.
+ */
+static void
+afternoon_demand(char *demand, size_t size, int afternoon)
+{
+	snprintf(demand, size, "service,ts,traffic\n");
+	for (int d = 0; d < 9; d++)
+		for (int h = 0; h < 24; h++)
+			snprintf(demand + strlen(demand), size - strlen(demand),
+					 "chat,2026-%s-%02d %02d:00,%d\n", d < 7 ? "02" : "03", d < 7 ? 22 + d : d - 6, h,
+					 h >= 12 && h < 18 ? afternoon : 200);
+}
+
+/*
  * A 4-hour horizon and an afternoon peak: the service needs 2 of 8 GPUs at
  * night and all 8 from 12:00 to 18:00.  At midnight a 4-GPU job of
  * priority 1 running 14 hours fits beside the night's demand, and against
@@ -281,15 +297,10 @@ TEST(sim_allocator_beats_fifo_on_contended_day)
  */
 TEST(sim_short_horizon_keeps_the_afternoon_peak)
 {
-	char		demand[16384] = "service,ts,traffic\n";
+	char		demand[16384];
 	const char *dir;
 
-	/* 2026-02-22 to 2026-03-02: a week of history and the window's day */
-	for (int d = 0; d < 9; d++)
-		for (int h = 0; h < 24; h++)
-			snprintf(demand + strlen(demand), sizeof(demand) - strlen(demand),
-					 "chat,2026-%s-%02d %02d:00,%d\n", d < 7 ? "02" : "03", d < 7 ? 22 + d : d - 6, h,
-					 h >= 12 && h < 18 ? 800 : 200);
+	afternoon_demand(demand, sizeof(demand), 800);
 	dir = tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-03 00:00\n"
 					 "step_minutes,30\nhorizon_hours,4\nreplan_minutes,30\n",
 					 "pool,node,gpus\nh100,n0,8\n",
@@ -313,5 +324,39 @@ TEST(sim_short_horizon_keeps_the_afternoon_peak)
 				  perfect ? "perfect knowledge" : "forecasts", res->metrics.coverage);
 		ga_sim_result_destroy(res);
 	}
+	tscn_remove(dir);
+}
+
+/*
+ * A 4-hour horizon and a rise longer than it to ramp: the service needs 2
+ * of 16 GPUs at night and 14 from 12:00 to 18:00, and may gain 1 GPU a
+ * 30-minute step, so it must start growing at 06:00.  Forecast and shaped
+ * over the horizon alone, the curve showed the rise only from 08:00, too
+ * late by 4 GPUs at noon; shaped over the day, as the extension shapes it,
+ * the plans ramp from 06:00 and the service is covered.
+ */
+TEST(sim_short_horizon_ramps_toward_a_rise_past_it)
+{
+	char		demand[16384];
+	const char *dir;
+	ga_sim_result *res;
+
+	afternoon_demand(demand, sizeof(demand), 1400);
+	dir = tscn_write("key,value\nstart,2026-03-02 00:00\nend,2026-03-03 00:00\n"
+					 "step_minutes,30\nhorizon_hours,4\nreplan_minutes,30\n",
+					 "pool,node,gpus\nh100,n0,8\nh100,n1,8\n",
+					 "service,pool,priority,capacity_per_gpu,churn_limit,min_gpus,max_gpus\n"
+					 "chat,h100,1,100,1,0,16\n",
+					 demand,
+					 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n",
+					 "kind,gpus,features,actual_hours\n");
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	res = tscn_simulate(dir, GA_POLICY_FAST, false);
+	CHECK(res != NULL);
+	if (res != NULL)
+		CHECK_MSG(res->metrics.coverage > 1 - 1e-9, "coverage %.4f", res->metrics.coverage);
+	ga_sim_result_destroy(res);
 	tscn_remove(dir);
 }

@@ -72,8 +72,11 @@ typedef struct sim_ctx
 	int			known_work_n;
 	ga_demand_model **models;
 	int		   *demand_cursor;	/* next demand row to observe per service */
+	int			shape_steps;	/* steps a planned curve is forecast and
+								 * shaped over: the horizon, at least a day */
 	double	   *hour_upper;		/* scratch: hourly upper forecast */
 	int		   *step_q;			/* scratch: per-step GPUs */
+	int		   *step_shaped;	/* scratch: step_q churn-shaped */
 	int64_t		first_day;		/* UTC day of the window's start */
 	int			n_days;			/* days from it that a horizon reaches */
 	int		   *day_gpus;		/* [n_services * n_days]: the baselines'
@@ -445,13 +448,17 @@ static ga_status
 init_models(sim_ctx *c, ga_error *err)
 {
 	int			ns = c->scn->n_services;
-	int			hours = (c->H * c->scn->step_minutes) / 60 + 3;
+	int			day_steps = (GA_DAY_MINUTES + c->scn->step_minutes - 1) / c->scn->step_minutes;
+	int			hours;
 
+	c->shape_steps = c->H > day_steps ? c->H : day_steps;
+	hours = (int) (((int64_t) c->shape_steps * c->scn->step_minutes) / 60 + 3);
 	c->models = calloc(ns > 0 ? ns : 1, sizeof(ga_demand_model *));
 	c->demand_cursor = calloc(ns > 0 ? ns : 1, sizeof(int));
 	c->hour_upper = calloc(hours, sizeof(double));
-	c->step_q = calloc(c->H, sizeof(int));
-	if (!c->models || !c->demand_cursor || !c->hour_upper || !c->step_q)
+	c->step_q = calloc(c->shape_steps, sizeof(int));
+	c->step_shaped = calloc(c->shape_steps, sizeof(int));
+	if (!c->models || !c->demand_cursor || !c->hour_upper || !c->step_q || !c->step_shaped)
 		return ga_error_set(err, GA_ENOMEM, "out of memory creating demand models");
 	for (int s = 0; s < ns; s++)
 		if ((c->models[s] = ga_demand_model_create(NULL)) == NULL)
@@ -507,6 +514,7 @@ ctx_free(sim_ctx *c)
 	free(c->demand_cursor);
 	free(c->hour_upper);
 	free(c->step_q);
+	free(c->step_shaped);
 	free(c->day_gpus);
 	ga_estimator_destroy(c->est);
 	ga_plan_destroy(c->plan);
@@ -602,10 +610,6 @@ observe_until(sim_ctx *c, int s, int64_t now, ga_error *err)
 }
 
 /*
- * The churn-shaped GPU curve of service s at one quantile of its forecast,
- * over the horizon from minute now; the model has seen every hour over.
- */
-/*
  * The GPUs service svc can gain or give up in an hour, for the forecast's
  * hourly burst ramp: its churn limit per step times the steps of an hour,
  * at least 1 where a step is longer than an hour (0 would mean no limit
@@ -619,13 +623,21 @@ hourly_churn(const sim_ctx *c, const ga_scn_service *svc)
 	return per_hour < 1 ? 1 : (int) per_hour;
 }
 
+/*
+ * The churn-shaped GPU curve of service s at one quantile of its forecast,
+ * over the horizon from minute now; the model has seen every hour over.
+ * Forecast and shaped over a day where the horizon is shorter, as the
+ * extension does (src/pg/demand.c): a rise past the horizon that the churn
+ * limit cannot follow in time is ramped toward in the horizon's last steps.
+ */
 static ga_status
 forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
 			   ga_error *err)
 {
 	const ga_scn_service *svc = &c->scn->services[s];
+	int			n = c->shape_steps;
 	int64_t		from_hour = now / 60;
-	int			hours = (int) ((now + (int64_t) c->H * c->scn->step_minutes - 1) / 60 - from_hour) + 1;
+	int			hours = (int) ((now + (int64_t) n * c->scn->step_minutes - 1) / 60 - from_hour) + 1;
 	ga_status	rc;
 
 	rc = ga_demand_forecast(c->models[s], from_hour, hours, 60, quantile,
@@ -634,7 +646,7 @@ forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
 							NULL, NULL, err);
 	if (rc != GA_OK)
 		return rc;
-	for (int k = 0; k < c->H; k++)
+	for (int k = 0; k < n; k++)
 	{
 		int64_t		t0 = now + (int64_t) k * c->scn->step_minutes;
 		int64_t		t1 = t0 + c->scn->step_minutes - 1;
@@ -648,8 +660,9 @@ forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
 				c->step_q[k] = q;
 		}
 	}
-	clamp_curve(svc, c->step_q, c->H);
-	ga_churn_shape(c->step_q, c->H, svc->churn_limit, out);
+	clamp_curve(svc, c->step_q, n);
+	ga_churn_shape(c->step_q, n, svc->churn_limit, c->step_shaped);
+	memcpy(out, c->step_shaped, sizeof(int) * (size_t) c->H);
 	return GA_OK;
 }
 
