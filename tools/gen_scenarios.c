@@ -54,6 +54,8 @@
 #include <sys/stat.h>
 
 #define MAX_JOBS 1024
+/* longest --out or --data: paths under them are built in 1,024 bytes */
+#define MAX_DIR_ARG 900
 #define FEATURES_LEN 256
 
 /* ------------------------------------------------------------------------
@@ -2139,6 +2141,22 @@ parse_shift(const char *s, long *shift)
 	return end != s && *end == '\0' && errno == 0 && *shift > 0;
 }
 
+/*
+ * Whether a directory given on the command line leaves room, in the path
+ * buffers, for a scenario's folder and a file's name under it; says which
+ * flag and the rule if not (a longer path would be cut, and write
+ * somewhere else).
+ */
+static bool
+short_enough(const char *prog, const char *flag, const char *dir)
+{
+	if (strlen(dir) <= MAX_DIR_ARG)
+		return true;
+	fprintf(stderr, "%s: %s takes a directory path of at most %d bytes, not %zu\n",
+			prog, flag, MAX_DIR_ARG, strlen(dir));
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2180,6 +2198,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s: --all needs --seed-shift\n", argv[0]);
 		return 2;
 	}
+	if (!short_enough(argv[0], "--out", out) || !short_enough(argv[0], "--data", data))
+		return 2;
 	if (shift > 0)
 		return generate_tuning(out, shift, all, stats) ? 0 : 1;
 	for (int i = 0; i < N_SCENARIOS; i++)

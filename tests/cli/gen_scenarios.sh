@@ -1,7 +1,8 @@
 #!/bin/sh
 # gen_scenarios.sh — the scenario generator on real traces that cannot give
 # scenarios 8-10 what they take (a series of no demand, a trace of no jobs,
-# series too short for the window) and on bad --seed-shift values: each is
+# series too short for the window) and on bad --seed-shift values or
+# directories too long: each is
 # refused with the file (or the flag) and the rule, and nothing is written
 # from a series that cannot be scaled.  Copies of data/real, altered here.
 # Ends with "N passed, N failed".
@@ -78,5 +79,15 @@ for k in 5x 99999999999999999999; do
 		sh -c '[ "$1" -eq 2 ] && grep -q "seed-shift needs a whole number from 1 to" "$2"' sh $? "$tmp/err_shift"
 done
 check "and nothing is written" test ! -e "$tmp/shift"
+
+# a directory too long for the paths built under it: refused, not cut
+long=$tmp/$(printf '%0950d' 0)
+"$GEN" --out "$long" > /dev/null 2> "$tmp/err_long"
+check "--out longer than 900 bytes is a usage error" \
+	sh -c '[ "$1" -eq 2 ] && grep -q -- "--out takes a directory path of at most 900 bytes" "$2"' sh $? "$tmp/err_long"
+"$GEN" --data "$long" --out "$tmp/long_data" > /dev/null 2> "$tmp/err_long"
+check "--data longer than 900 bytes is a usage error, and nothing is written" \
+	sh -c '[ "$1" -eq 2 ] && grep -q -- "--data takes a directory path of at most 900 bytes" "$2" && [ ! -e "$3" ]' \
+	sh $? "$tmp/err_long" "$tmp/long_data"
 
 finish
