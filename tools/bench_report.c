@@ -1310,27 +1310,33 @@ static const char *const palette[] = {
  * line feed and carriage return, not even as a reference: those three are
  * written as references (a reader would turn a literal carriage return
  * into a line feed), any other as U+FFFD, the replacement character, so
- * that a name holding one still gives a well-formed file.
+ * that a name holding one still gives a well-formed file.  So are a byte
+ * that is not part of well-formed UTF-8 (a Latin-1 name in a file made by
+ * hand: an XML reader refuses the whole file for one) and U+FFFE and
+ * U+FFFF, which XML excludes.
  */
 static void
 xml_text(FILE *f, const char *s)
 {
-	for (; *s; s++)
-	{
-		unsigned char c = (unsigned char) *s;
+	const unsigned char *p = (const unsigned char *) s;
 
-		if (c == '&')
+	while (*p)
+	{
+		int			n = utf8_sequence(p);
+
+		if (*p == '&')
 			fputs("&amp;", f);
-		else if (c == '<')
+		else if (*p == '<')
 			fputs("&lt;", f);
-		else if (c == '>')
+		else if (*p == '>')
 			fputs("&gt;", f);
-		else if (c == '\t' || c == '\n' || c == '\r')
-			fprintf(f, "&#%d;", c);
-		else if (c < 0x20)
+		else if (*p == '\t' || *p == '\n' || *p == '\r')
+			fprintf(f, "&#%d;", *p);
+		else if (*p < 0x20 || n == 0 || (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE))
 			fputs("\xEF\xBF\xBD", f);
 		else
-			fputc(c, f);
+			fwrite(p, 1, (size_t) n, f);
+		p += n > 0 ? n : 1;
 	}
 }
 

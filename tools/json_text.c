@@ -3,11 +3,7 @@
  */
 #include "json_text.h"
 
-/*
- * The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
- * forms, no surrogates, nothing past U+10FFFF), or 0 when there is none.
- */
-static int
+int
 utf8_sequence(const unsigned char *s)
 {
 	unsigned char lo = 0x80,

@@ -15,4 +15,10 @@
  */
 void		json_write_string(FILE *out, const char *s);
 
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0 when there is none.
+ */
+int			utf8_sequence(const unsigned char *s);
+
 #endif

@@ -195,6 +195,20 @@ check "the escapes of backspace, form feed and carriage return are decoded" \
 check "the SVG keeps tab and line feed as references, no other control byte" \
 	sh -c 'grep -Fq "05 x&#9;y" "$1" && grep -Fq "05 x&#10;y" "$1" &&
 		! LC_ALL=C grep -q "$(printf "[\001-\010\013\014\016-\037]")" "$1"' sh "$tmp/escapes.svg"
+# a name made by hand in Latin-1 (a byte that is not UTF-8) and one holding
+# U+FFFE, which XML excludes: the SVG stays well-formed, each such
+# character written as U+FFFD
+{
+	echo "["
+	row "08_caf$(printf '\351')" fast 1 100; echo ","
+	row '09_\ufffe' fast 1 100
+	echo "]"
+} > "$tmp/latin1.json"
+"$REPORT" --svg "$tmp/latin1.svg" "$tmp/latin1.json" > /dev/null 2>"$tmp/err"
+check "a byte that is not UTF-8 and U+FFFE become U+FFFD in the SVG" \
+	sh -c '[ "$1" -eq 0 ] && iconv -f UTF-8 -t UTF-8 "$2" > /dev/null 2>&1 &&
+		grep -Fq "08_caf$(printf "\357\277\275")" "$2" && grep -Fq "09_$(printf "\357\277\275")" "$2" &&
+		! grep -Fq "$(printf "\357\277\276")" "$2"' sh $? "$tmp/latin1.svg"
 { echo "["; row '07_\ud83d alone' fast 1 100; echo "]"; } > "$tmp/surrogate.json"
 "$REPORT" "$tmp/surrogate.json" > /dev/null 2>"$tmp/err"
 check "a lone surrogate is an error naming the file" \
