@@ -40,8 +40,6 @@
 
 #include "json_text.h"
 
-#define MAX_FIELDS 48
-
 typedef enum field_type
 {
 	F_NUMBER,
@@ -61,10 +59,12 @@ typedef struct field
 	char	   *text;			/* F_STRING only, else NULL */
 } field;
 
+/* A result's fields, as many as it has (a later version may add metrics). */
 typedef struct record
 {
 	int			n;
-	field		f[MAX_FIELDS];
+	int			cap;
+	field	   *f;
 } record;
 
 typedef struct records
@@ -87,7 +87,9 @@ free_record(record *rec)
 {
 	for (int i = 0; i < rec->n; i++)
 		free_field(&rec->f[i]);
-	rec->n = 0;
+	free(rec->f);
+	rec->f = NULL;
+	rec->n = rec->cap = 0;
 }
 
 static void
@@ -425,10 +427,32 @@ parse_field_value(parser *p, field *fl)
 	return true;
 }
 
+/* Append fl to rec, which then owns it (fl freed, p failed, on out of memory). */
+static void
+add_field(parser *p, record *rec, field *fl)
+{
+	if (rec->n == rec->cap)
+	{
+		int			cap = rec->cap ? rec->cap * 2 : 32;
+		field	   *f = realloc(rec->f, sizeof(field) * cap);
+
+		if (f == NULL)
+		{
+			free_field(fl);
+			fail(p, "out of memory");
+			return;
+		}
+		rec->f = f;
+		rec->cap = cap;
+	}
+	rec->f[rec->n++] = *fl;
+}
+
 static void
 parse_object(parser *p, record *rec)
 {
-	rec->n = 0;
+	rec->n = rec->cap = 0;
+	rec->f = NULL;
 	if (!expect(p, '{'))
 		return;
 	skip_ws(p);
@@ -441,9 +465,8 @@ parse_object(parser *p, record *rec)
 	{
 		field		fl = {NULL, F_NULL, 0, NULL};
 
-		if (parse_string(p, &fl.key) && expect(p, ':') &&
-			parse_field_value(p, &fl) && rec->n < MAX_FIELDS)
-			rec->f[rec->n++] = fl;
+		if (parse_string(p, &fl.key) && expect(p, ':') && parse_field_value(p, &fl))
+			add_field(p, rec, &fl);
 		else
 			free_field(&fl);
 		if (p->failed)

@@ -195,6 +195,19 @@ check "the escapes of backspace, form feed and carriage return are decoded" \
 check "the SVG keeps tab and line feed as references, no other control byte" \
 	sh -c 'grep -Fq "05 x&#9;y" "$1" && grep -Fq "05 x&#10;y" "$1" &&
 		! LC_ALL=C grep -q "$(printf "[\001-\010\013\014\016-\037]")" "$1"' sh "$tmp/escapes.svg"
+# a result with 60 further metrics before the usual ones (a later version
+# of the simulator): every field is read, the value after the 48th too
+{
+	printf '[{'
+	for i in $(seq 1 60); do printf '"extra_%d": %d, ' "$i" "$i"; done
+	row 10_wide fast 1 123.5 | sed 's/^{//'
+	echo "]"
+} > "$tmp/wide.json"
+"$REPORT" --json "$tmp/wide_merged.json" "$tmp/wide.json" > "$tmp/wide.txt" 2>"$tmp/err"
+check "a result of 80 fields is read whole: its value and its 60th extra field" \
+	sh -c '[ "$1" -eq 0 ] && grep -q "123.5" "$2" && grep -Fq "\"extra_60\": 60" "$3" && grep -Fq "\"value\": 123.5" "$3"' \
+	sh $? "$tmp/wide.txt" "$tmp/wide_merged.json"
+
 # a name made by hand in Latin-1 (a byte that is not UTF-8) and one holding
 # U+FFFE, which XML excludes: the SVG stays well-formed, each such
 # character written as U+FFFD
