@@ -427,23 +427,57 @@ parse_field_value(parser *p, field *fl)
 	return true;
 }
 
+/*
+ * items (*cap of `size` bytes) reallocated to twice as many, or `first`;
+ * NULL, p failed and items left as they were, on out of memory.
+ */
+static void *
+grown(parser *p, void *items, int *cap, size_t size, int first)
+{
+	int			n = *cap ? *cap * 2 : first;
+	void	   *more = realloc(items, size * n);
+
+	if (more == NULL)
+		fail(p, "out of memory");
+	else
+		*cap = n;
+	return more;
+}
+
+/*
+ * After an item of an object or a list: true at ',' (another follows),
+ * false at the closing character (consumed) or, p failed, at anything else.
+ */
+static bool
+more_items(parser *p, char close)
+{
+	skip_ws(p);
+	if (*p->s == ',')
+	{
+		p->s++;
+		return true;
+	}
+	if (*p->s == close)
+		p->s++;
+	else
+		fail(p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+	return false;
+}
+
 /* Append fl to rec, which then owns it (fl freed, p failed, on out of memory). */
 static void
 add_field(parser *p, record *rec, field *fl)
 {
 	if (rec->n == rec->cap)
 	{
-		int			cap = rec->cap ? rec->cap * 2 : 32;
-		field	   *f = realloc(rec->f, sizeof(field) * cap);
+		field	   *f = grown(p, rec->f, &rec->cap, sizeof(field), 32);
 
 		if (f == NULL)
 		{
 			free_field(fl);
-			fail(p, "out of memory");
 			return;
 		}
 		rec->f = f;
-		rec->cap = cap;
 	}
 	rec->f[rec->n++] = *fl;
 }
@@ -469,20 +503,11 @@ parse_object(parser *p, record *rec)
 			add_field(p, rec, &fl);
 		else
 			free_field(&fl);
-		if (p->failed)
+		if (p->failed || !more_items(p, '}'))
 			break;
-		skip_ws(p);
-		if (*p->s == ',')
-			p->s++;
-		else if (*p->s == '}')
-		{
-			p->s++;
-			return;
-		}
-		else
-			fail(p, "expected ',' or '}'");
 	}
-	free_record(rec);
+	if (p->failed)
+		free_record(rec);
 }
 
 static char *
@@ -519,16 +544,11 @@ read_record(parser *p, records *out)
 {
 	if (out->n == out->cap)
 	{
-		int			cap = out->cap ? out->cap * 2 : 64;
-		record	   *r = realloc(out->r, sizeof(record) * cap);
+		record	   *r = grown(p, out->r, &out->cap, sizeof(record), 64);
 
 		if (r == NULL)
-		{
-			fail(p, "out of memory");
 			return;
-		}
 		out->r = r;
-		out->cap = cap;
 	}
 	parse_object(p, &out->r[out->n]);
 	if (!p->failed)
@@ -547,22 +567,9 @@ read_list(parser *p, records *out)
 		p->s++;
 		return;
 	}
-	while (!p->failed)
-	{
+	do
 		read_record(p, out);
-		if (p->failed)
-			return;
-		skip_ws(p);
-		if (*p->s == ',')
-			p->s++;
-		else if (*p->s == ']')
-		{
-			p->s++;
-			return;
-		}
-		else
-			fail(p, "expected ',' or ']'");
-	}
+	while (!p->failed && more_items(p, ']'));
 }
 
 /*

@@ -39,6 +39,14 @@ peak_of(const int *curve, int n)
 }
 
 /*
+ * The most traffic an hour may record (check_demand_row).  An upper curve
+ * scales recent relative errors by the coming forecast, so after a burst
+ * from next to nothing it can reach far past anything recorded; it is held
+ * to what could have been.
+ */
+#define TRAFFIC_MAX 1e15
+
+/*
  * Learn the service's history strictly before `from`, then forecast n_steps
  * steps starting at `from` (which the caller aligns to a step).  A start in
  * the middle of an hour drops the steps of that hour already gone.  Any
@@ -50,14 +58,6 @@ peak_of(const int *curve, int n)
  * next 24 hours, which the terminal charge expects past the horizon
  * (model/terminal.h); 0 otherwise.  Caller holds an SPI connection.
  */
-/*
- * The most traffic an hour may record (check_demand_row).  An upper curve
- * scales recent relative errors by the coming forecast, so after a burst
- * from next to nothing it can reach far past anything recorded; it is held
- * to what could have been.
- */
-#define TRAFFIC_MAX 1e15
-
 void
 ga_pg_forecast_service(const GaServiceForecastRequest *req, double *p50, double *upper, int *shaped,
 					   int *protect, int *day_peak)

@@ -662,14 +662,8 @@ describe(const ga_demand_model *m, const target_forecast *tf, double level,
 	info->level_shifts = m->n_shifts;
 }
 
-/*
- * The GPUs an upper curve of traffic asks for, at most GA_DEMAND_MAX_GPUS:
- * without a max_gpus the traffic's scale is the caller's, and an upper
- * curve well above the history must not wrap the int.  A hair of tolerance
- * so 2.0000000001 GPUs of traffic stays 2.
- */
-static int
-upper_gpus(double upper, double capacity_per_gpu)
+int
+ga_demand_upper_gpus(double upper, double capacity_per_gpu)
 {
 	double		gpus = ceil(upper / capacity_per_gpu - 1e-9);
 
@@ -700,7 +694,7 @@ fill_steps(const ga_demand_model *m, int64_t from_hour, int n_steps,
 			p50[t] = tf.p50;
 		if (upper)
 			upper[t] = tf.upper;
-		q[t] = upper_gpus(tf.upper, capacity_per_gpu);
+		q[t] = ga_demand_upper_gpus(tf.upper, capacity_per_gpu);
 	}
 }
 

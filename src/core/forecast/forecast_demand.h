@@ -197,6 +197,14 @@ ga_status	ga_demand_forecast(const ga_demand_model *model, int64_t from_hour,
 void		ga_churn_shape(const int *q, int n, int churn_limit, int *out);
 
 /*
+ * The GPUs an upper curve of traffic asks for, at most GA_DEMAND_MAX_GPUS:
+ * without a max_gpus the traffic's scale is the caller's, and an upper
+ * curve well above the history must not wrap the int.  A hair of tolerance
+ * so 2.0000000001 GPUs of traffic stays 2.
+ */
+int			ga_demand_upper_gpus(double upper, double capacity_per_gpu);
+
+/*
  * Parse "YYYY-MM-DD HH:MM" (UTC; "T" also accepted as separator, minutes
  * must be 00) into an hour index.
  */

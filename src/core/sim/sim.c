@@ -218,7 +218,7 @@ forecast_peak(sim_ctx *c, const ga_problem *p, int s, int64_t now, int hours,
 		return rc;
 	for (int h = 0; h < hours; h++)
 	{
-		int			q = (int) ceil(upper[h] / svc->capacity_per_gpu - 1e-9);
+		int			q = ga_demand_upper_gpus(upper[h], svc->capacity_per_gpu);
 
 		most = q > most ? q : most;
 	}
@@ -654,7 +654,7 @@ forecast_curve(sim_ctx *c, int s, int64_t now, double quantile, int *out,
 		c->step_q[k] = 0;
 		for (int64_t h = t0 / 60; h <= t1 / 60; h++)
 		{
-			int			q = (int) ceil(c->hour_upper[h - from_hour] / svc->capacity_per_gpu - 1e-9);
+			int			q = ga_demand_upper_gpus(c->hour_upper[h - from_hour], svc->capacity_per_gpu);
 
 			if (q > c->step_q[k])
 				c->step_q[k] = q;
