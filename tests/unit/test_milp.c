@@ -1328,3 +1328,102 @@ TEST(block_bound_covers_every_plan_and_is_tighter_than_the_aggregate)
 	CHECK(checked >= 30);
 	CHECK(tighter >= 1);
 }
+
+/*
+ * One pool of 8 GPUs, ten jobs of 1 to 8 GPUs and a service over 48 steps:
+ * the size of the smallest pools of a cluster, whose block-level model
+ * (about 70,000 estimated nonzeros) still takes tens of milliseconds to
+ * build, load and scale before its simplex starts.
+ */
+static ga_problem *
+small_pool_problem(void)
+{
+	ga_params	params = {.n_steps = 48, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 8, 10, 1, &params);
+	ga_error	err;
+
+	rng_state = 8;
+	snprintf(p->pools[0].name, GA_NAME_LEN, "pool");
+	p->pools[0].n_gpus = 8;
+	for (int j = 0; j < 10; j++)
+	{
+		int			g = 1 << (j % 4);
+
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
+		tp_set_job(p, j, rng_int(1, 5), g, g, rng_int(4, 120), 0, -1);
+	}
+	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 1;
+	p->services[0].max_gpus = 4;
+	for (int t = 0; t < 48; t++)
+		p->services[0].demand[t] = 2 + (int) (2 * sin(t / 7.0));
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	return p;
+}
+
+/* The estimated nonzeros of the block-level model of the problem's first pool. */
+static long
+whole_pool_size(const ga_problem *p)
+{
+	bool	   *freed = calloc(p->n_jobs, sizeof(bool));
+	ga_neighbourhood nb = {0, p->pools[0].first_gpu, p->pools[0].n_gpus, 0, p->params.n_steps, freed};
+	long		size;
+
+	for (int j = 0; j < p->n_jobs; j++)
+		freed[j] = !p->jobs[j].pinned;
+	size = ga_block_size_estimate(p, &nb);
+	free(freed);
+	return size;
+}
+
+/*
+ * Building, loading and scaling a block-level model run outside GLPK's time
+ * limit: a model its time cannot set up is refused before anything is
+ * built (1 ms per 1,000 estimated nonzeros), and the same model with time
+ * enough gives its bound.
+ */
+TEST(block_bound_is_not_built_where_its_time_cannot_set_it_up)
+{
+	ga_problem *p = small_pool_problem();
+	long		size = whole_pool_size(p);
+	double		bound = 0;
+	ga_error	err;
+
+	CHECK_MSG(size > 20000, "the model has only %ld estimated nonzeros", size);
+	CHECK_INT_EQ(ga_block_bound(p, size / 1000.0 / 2, 4000000, &bound, &err), GA_EINVAL);
+	CHECK_MSG(strstr(err.message, "cannot be set up") != NULL, "message: %s", err.message);
+	CHECK(bound == HUGE_VAL);
+	CHECK_INT_EQ(ga_block_bound(p, 60000, 4000000, &bound, &err), GA_OK);
+	CHECK(isfinite(bound));
+	ga_problem_destroy(p);
+}
+
+/*
+ * Full mode keeps a limit too short for the block-level bound: it solves
+ * without it instead of setting up a model whose simplex would get no
+ * time.  Held on the process's user CPU time as milp_time_limit_is_respected
+ * is; setting the model up alone took 75 ms on 2 cores.
+ */
+TEST(milp_short_limit_is_respected_on_a_small_pool)
+{
+	ga_problem *p = small_pool_problem();
+	double		limit = whole_pool_size(p) / 1000.0 / 10;
+	ga_solve_options opts = limit_ms(limit);
+	ga_plan    *full = NULL;
+	ga_error	err;
+	double		user0, sys0, user, sys;
+
+	process_cpu_ms(&user0, &sys0);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &full, &err), GA_OK);
+	process_cpu_ms(&user, &sys);
+	user -= user0;
+	CHECK_MSG(user <= limit * 1.25 + 25, "worked %.1f ms of user CPU for a %.1f ms limit", user, limit);
+	if (full)
+	{
+		CHECK_INT_EQ(ga_validate(p, full, &err), GA_OK);
+		CHECK(full->bound >= full->objective);
+	}
+	ga_plan_destroy(full);
+	ga_problem_destroy(p);
+}

@@ -133,20 +133,40 @@ bound_constants(const ga_problem *p, const ga_plan *pinned)
 	return value;
 }
 
-/* The whole-pool model of pool q over the pinned plan, relaxed for a bound. */
+/*
+ * Estimated nonzeros (ga_block_size_estimate) of a pool's model per
+ * millisecond of the time it may take.  Building, loading and scaling the
+ * model come before the simplex, and GLPK's time limit stops none of them:
+ * a pool of 8 GPUs and 10 jobs over 48 steps (estimate 69,944) took 75 ms
+ * to reach the simplex on 2 cores, whatever the limit.  A model that its
+ * time cannot bring that far would overrun the limit for a bound its
+ * simplex, left no time, makes no tighter, so it is not built.
+ */
+#define BOUND_NONZEROS_PER_MS 1000.0
+
+/*
+ * The whole-pool model of pool q over the pinned plan, relaxed for a bound,
+ * when its size is within max_size and what time_ms can set up.
+ */
 static ga_status
 build_pool_model(block_model *m, ga_neighbourhood *nb, const ga_problem *p,
 				 const ga_plan *pinned, bool *freed, int q, bool protect_rule,
-				 long max_size, ga_error *err)
+				 long max_size, double time_ms, ga_error *err)
 {
 	const ga_pool *pool = &p->pools[q];
+	long		size;
 
 	*nb = (ga_neighbourhood) {q, pool->first_gpu, pool->n_gpus, 0, p->params.n_steps, freed};
 	for (int j = 0; j < p->n_jobs; j++)
 		freed[j] = !p->jobs[j].pinned && p->jobs[j].pool == q;
-	if (ga_block_size_estimate(p, nb) > max_size)
+	size = ga_block_size_estimate(p, nb);
+	if (size > max_size)
 		return ga_error_set(err, GA_EINVAL, "the pool's block model would exceed %ld nonzeros",
 							max_size);
+	if (size > time_ms * BOUND_NONZEROS_PER_MS)
+		return ga_error_set(err, GA_EINVAL,
+							"the pool's block model (%ld nonzeros) cannot be set up in the %.1f ms left for it",
+							size, time_ms);
 	m->p = p;
 	m->nb = nb;
 	m->plan = pinned;
@@ -168,7 +188,8 @@ pool_bound(const ga_problem *p, const ga_plan *pinned, bool *freed, int q,
 	bound_run	run = {0};
 	ga_status	rc;
 
-	rc = build_pool_model(&m, &nb, p, pinned, freed, q, spec->protect_rule, spec->max_size, err);
+	rc = build_pool_model(&m, &nb, p, pinned, freed, q, spec->protect_rule, spec->max_size,
+						  t_end - ga_now_ms(), err);
 	if (rc == GA_OK && m.n_vars == 0)
 		*bound = 0;
 	else if (rc == GA_OK)
@@ -295,7 +316,8 @@ ga_block_write_mps(const ga_problem *p, bool protect_rule, const char *prefix,
 		block_model m = {0};
 
 		snprintf(path, sizeof(path), "%s-pool%d.mps", prefix, q);
-		rc = build_pool_model(&m, &nb, p, pinned, freed, q, protect_rule, LONG_MAX, err);
+		rc = build_pool_model(&m, &nb, p, pinned, freed, q, protect_rule, LONG_MAX,
+							  HUGE_VAL, err);
 		if (rc == GA_OK)
 			rc = write_pool(&m, path, err);
 		block_model_free(&m);

@@ -57,7 +57,9 @@ ga_status	ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
  * Upper bound on the objective of every legal plan from the LP relaxation
  * of the block-level model of each whole pool, relaxed to the rules of a
  * legal plan (block_bound.c).  GA_EINVAL when a pool's model would exceed
- * max_size or a job names several pools; *bound is HUGE_VAL unless GA_OK.
+ * max_size, or more than its share of time_limit_ms can build, load and
+ * scale (1 ms per 1,000 estimated nonzeros, none of it stopped by GLPK's
+ * limit), or a job names several pools; *bound is HUGE_VAL unless GA_OK.
  * The simplex stops at time_limit_ms; the bound stays valid (weaker).
  */
 ga_status	ga_block_bound(const ga_problem *problem, double time_limit_ms,
