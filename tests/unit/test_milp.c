@@ -716,6 +716,21 @@ cancel_after(void *arg)
 }
 
 /* A 32-GPU, 24-job problem that branch and bound does not close at once. */
+/*
+ * Service 0 of a 48-step problem: "chat", priority 1, demand level +
+ * level x sin(t / 7) over the steps.
+ */
+static void
+set_chat_service(ga_problem *p, int churn_limit, int max_gpus, int level)
+{
+	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = churn_limit;
+	p->services[0].max_gpus = max_gpus;
+	for (int t = 0; t < 48; t++)
+		p->services[0].demand[t] = level + (int) (level * sin(t / 7.0));
+}
+
 static ga_problem *
 medium_problem(unsigned long seed)
 {
@@ -734,12 +749,7 @@ medium_problem(unsigned long seed)
 		tp_set_job(p, j, rng_int(1, 9), gmin, gmin << rng_int(0, 1), rng_int(4, 400),
 				rng_int(0, 30), -1);
 	}
-	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
-	p->services[0].priority = 1;
-	p->services[0].churn_limit = 2;
-	p->services[0].max_gpus = 12;
-	for (int t = 0; t < 48; t++)
-		p->services[0].demand[t] = 4 + (int) (4 * sin(t / 7.0));
+	set_chat_service(p, 2, 12, 4);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 	return p;
 }
@@ -1352,12 +1362,7 @@ small_pool_problem(void)
 		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
 		tp_set_job(p, j, rng_int(1, 5), g, g, rng_int(4, 120), 0, -1);
 	}
-	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
-	p->services[0].priority = 1;
-	p->services[0].churn_limit = 1;
-	p->services[0].max_gpus = 4;
-	for (int t = 0; t < 48; t++)
-		p->services[0].demand[t] = 2 + (int) (2 * sin(t / 7.0));
+	set_chat_service(p, 1, 4, 2);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 	return p;
 }
