@@ -317,3 +317,41 @@ tp_set_job(ga_problem *p, int j, double priority, int gmin, int gmax,
 	job->release_step = release;
 	job->deadline_step = deadline;
 }
+
+/*
+ * The pool of each GPU among many pools, empty ones included (a finished
+ * problem's pools cover the GPUs in order), and in pools not yet in order,
+ * as a problem being filled in may hold them.
+ */
+TEST(pool_of_gpu_among_many_pools_and_unordered_ones)
+{
+	ga_params	params = {.n_steps = 4, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	int			sizes[] = {8, 0, 1, 16, 0, 0, 3, 8, 2, 0};
+	int			n_pools = (int) (sizeof(sizes) / sizeof(sizes[0]));
+	ga_problem *p = ga_problem_create(n_pools, 38, 0, 0, &params);
+	int			next = 0;
+
+	for (int q = 0; q < n_pools; q++)
+	{
+		p->pools[q].first_gpu = next;
+		p->pools[q].n_gpus = sizes[q];
+		next += sizes[q];
+	}
+	CHECK_INT_EQ(next, 38);
+	for (int q = 0; q < n_pools; q++)
+		for (int g = p->pools[q].first_gpu; g < p->pools[q].first_gpu + sizes[q]; g++)
+			CHECK_INT_EQ(ga_pool_of_gpu(p, g), q);
+	CHECK_INT_EQ(ga_pool_of_gpu(p, -1), -1);
+	CHECK_INT_EQ(ga_pool_of_gpu(p, 38), -1);
+	/* out of order: GPUs 0-7 in the last pool, 8-15 in the first */
+	p->pools[0].first_gpu = 8;
+	p->pools[0].n_gpus = 8;
+	for (int q = 1; q < n_pools - 1; q++)
+		p->pools[q].n_gpus = 0;
+	p->pools[n_pools - 1].first_gpu = 0;
+	p->pools[n_pools - 1].n_gpus = 8;
+	CHECK_INT_EQ(ga_pool_of_gpu(p, 3), n_pools - 1);
+	CHECK_INT_EQ(ga_pool_of_gpu(p, 12), 0);
+	CHECK_INT_EQ(ga_pool_of_gpu(p, 16), -1);
+	ga_problem_destroy(p);
+}

@@ -50,6 +50,27 @@ ga_job_on_pool(const ga_job *job, int i)
 int
 ga_pool_of_gpu(const ga_problem *problem, int g)
 {
+	int			lo = 0;
+	int			hi = problem->n_pools;
+
+	/*
+	 * A finished problem's pools cover the GPUs in order, so the pool is the
+	 * last one starting at or before g: a binary search, as a cluster may
+	 * have hundreds of pools and the validator asks for every job.  A
+	 * problem still being filled in may not be in order yet: then the scan.
+	 */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (problem->pools[mid].first_gpu <= g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && g >= problem->pools[lo - 1].first_gpu &&
+		g < problem->pools[lo - 1].first_gpu + problem->pools[lo - 1].n_gpus)
+		return lo - 1;
 	for (int q = 0; q < problem->n_pools; q++)
 		if (g >= problem->pools[q].first_gpu &&
 			g < problem->pools[q].first_gpu + problem->pools[q].n_gpus)

@@ -30,12 +30,38 @@ in_pool(const ga_pool *pool, int gpu)
 	return gpu >= pool->first_gpu && gpu < pool->first_gpu + pool->n_gpus;
 }
 
-/* R1: every cell is idle or names a job or service; counts cells per workload. */
+/*
+ * R2 for a service's cell: inside its pool, on a usable GPU.  Checked in the
+ * one pass over the grid, so that the per-service checks after it need to
+ * look at the service's own pool only.
+ */
+static ga_status
+check_service_cell(const ga_problem *p, int s, int g, int t, ga_error *err)
+{
+	const ga_service *svc = &p->services[s];
+	const ga_pool *pool = &p->pools[svc->pool];
+
+	if (!in_pool(pool, g))
+		return ga_error_set(err, GA_EILLEGAL,
+							"service \"%s\" uses GPU %d at step %d, outside its pool \"%s\"",
+							svc->name, g, t, pool->name);
+	if (!p->gpu_usable[g])
+		return ga_error_set(err, GA_EILLEGAL,
+							"service \"%s\" uses unusable GPU %d at step %d",
+							svc->name, g, t);
+	return GA_OK;
+}
+
+/*
+ * R1: every cell is idle or names a job or service; counts cells per
+ * workload.  Also R2's pool and usability rules for services' cells.
+ */
 static ga_status
 check_cells(const ga_problem *p, const ga_plan *plan, long *count,
 			ga_error *err)
 {
 	int			n_workloads = p->n_jobs + p->n_services;
+	ga_status	rc;
 
 	for (int g = 0; g < plan->n_gpus; g++)
 		for (int t = 0; t < plan->n_steps; t++)
@@ -48,6 +74,9 @@ check_cells(const ga_problem *p, const ga_plan *plan, long *count,
 				return ga_error_set(err, GA_EILLEGAL,
 									"GPU %d at step %d holds unknown workload %d (valid: %d jobs, %d services)",
 									g, t, (int) w, p->n_jobs, p->n_services);
+			if (w >= p->n_jobs &&
+				(rc = check_service_cell(p, w - p->n_jobs, g, t, err)) != GA_OK)
+				return rc;
 			count[w]++;
 		}
 	return GA_OK;
@@ -342,7 +371,10 @@ check_job(const ga_problem *p, const ga_plan *plan, int j, long count,
 	return check_job_cells(p, plan, j, count, err);
 }
 
-/* R2 and the cap of R5 for service s at step t. */
+/*
+ * The cap of R5 for service s at step t.  Its cells outside its pool were
+ * refused by check_cells, so its pool holds all it uses.
+ */
 static ga_status
 check_service_step(const ga_problem *p, const ga_plan *plan, int s, int t,
 				   ga_error *err)
@@ -352,20 +384,8 @@ check_service_step(const ga_problem *p, const ga_plan *plan, int s, int t,
 	int32_t		w = ga_service_workload(p, s);
 	int			count = 0;
 
-	for (int g = 0; g < plan->n_gpus; g++)
-	{
-		if (ga_plan_get(plan, g, t) != w)
-			continue;
-		if (!in_pool(pool, g))
-			return ga_error_set(err, GA_EILLEGAL,
-								"service \"%s\" uses GPU %d at step %d, outside its pool \"%s\"",
-								svc->name, g, t, pool->name);
-		if (!p->gpu_usable[g])
-			return ga_error_set(err, GA_EILLEGAL,
-								"service \"%s\" uses unusable GPU %d at step %d",
-								svc->name, g, t);
-		count++;
-	}
+	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
+		count += ga_plan_get(plan, g, t) == w;
 	if (count > svc->max_gpus)
 		return ga_error_set(err, GA_EILLEGAL,
 							"service \"%s\" holds %d GPUs at step %d, above its max_gpus %d",
@@ -538,12 +558,13 @@ static int
 churn_against_held(const ga_problem *p, const ga_plan *plan, int s)
 {
 	const ga_service *svc = &p->services[s];
+	const ga_pool *pool = &p->pools[svc->pool];
 	int32_t		w = ga_service_workload(p, s);
 	int			now = 0;
 	int			held = 0;
 	int			kept = 0;
 
-	for (int g = 0; g < plan->n_gpus; g++)
+	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
 		if (ga_plan_get(plan, g, 0) == w)
 			now++;
 	for (int i = 0; i < svc->n_held; i++)
@@ -562,12 +583,13 @@ churn_against_held(const ga_problem *p, const ga_plan *plan, int s)
 int
 ga_service_churn(const ga_problem *p, const ga_plan *plan, int s, int t)
 {
+	const ga_pool *pool = &p->pools[p->services[s].pool];
 	int32_t		w = ga_service_workload(p, s);
 	int			churn = 0;
 
 	if (t <= 0)
 		return p->services[s].held_known ? churn_against_held(p, plan, s) : 0;
-	for (int g = 0; g < plan->n_gpus; g++)
+	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
 		if ((ga_plan_get(plan, g, t) == w) != (ga_plan_get(plan, g, t - 1) == w))
 			churn++;
 	return churn;

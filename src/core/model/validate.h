@@ -58,7 +58,9 @@ ga_status	ga_validate(const ga_problem *problem, const ga_plan *plan,
 /*
  * GPUs handed over by service s at step t: the size of the symmetric
  * difference between its GPU sets at t and t-1.  At step 0 the comparison is
- * with the held GPUs when they are known, and 0 otherwise.
+ * with the held GPUs when they are known, and 0 otherwise.  Only the GPUs
+ * of its pool are looked at (a service's cell outside it makes the plan
+ * illegal, R2), so the cost is the pool's size, not the cluster's.
  */
 int			ga_service_churn(const ga_problem *problem, const ga_plan *plan,
 							 int s, int t);

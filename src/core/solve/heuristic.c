@@ -209,6 +209,8 @@ typedef struct fast_ctx
 	int		   *room;			/* [2 * n_pools * T] batch GPUs allowed,
 								 * both tiers (tier_room) */
 	bool	   *guarded;		/* [n_pools]: the pool has services */
+	int		   *pool_first_svc; /* [n_pools]: its first service, or -1 */
+	int		   *next_svc;		/* [n_services]: the next of its pool, or -1 */
 	uint64_t   *bad_start;		/* [W] scratch: starts a job may not take */
 	uint64_t   *bad_block;		/* [W] scratch: the same on one block */
 	int		   *job_room;		/* [T] scratch: the room of one job */
@@ -786,9 +788,8 @@ mark_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	int			blocked = INT_MAX;	/* the first blocked step from t on */
 
 	memcpy(c->job_room, tier_room(c, lengthened, job->pool), sizeof(int) * c->T);
-	for (int s = 0; s < p->n_services; s++)
-		if (p->services[s].pool == job->pool &&
-			!ga_service_protected_from(p, &p->services[s], job->priority))
+	for (int s = c->pool_first_svc[job->pool]; s >= 0; s = c->next_svc[s])
+		if (!ga_service_protected_from(p, &p->services[s], job->priority))
 			for (int t = 0; t < c->T; t++)
 				c->job_room[t] += ga_service_guarded(&p->services[s], t, lengthened);
 	for (int t = c->T - 1; t >= 0; t--)
@@ -2579,6 +2580,8 @@ ctx_free(fast_ctx *c)
 	free(c->reserved_until);
 	free(c->room);
 	free(c->guarded);
+	free(c->pool_first_svc);
+	free(c->next_svc);
 	free(c->bad_start);
 	free(c->bad_block);
 	free(c->tail_from);
@@ -2604,27 +2607,41 @@ pow2_at_least(int n)
 	return span;
 }
 
-/* Block widths the full index keeps for a pool: up to its largest job's. */
-static int
-indexed_levels(const ga_problem *p, int pool, int n_gpus)
+/*
+ * Block widths the full index keeps for each pool: up to the largest of its
+ * jobs' (levels 0 when none), in one pass over the jobs and their pools.
+ */
+static void
+set_indexed_levels(fast_ctx *c)
 {
-	int			widest = 0;
+	const ga_problem *p = c->p;
 
+	for (int q = 0; q < p->n_pools; q++)
+		c->pools[q].levels = 0; /* the widest block until the end */
 	for (int j = 0; j < p->n_jobs; j++)
 	{
 		const ga_job *job = &p->jobs[j];
-		int			g = job->gpus_max < n_gpus ? job->gpus_max : ga_pow2_floor(n_gpus);
 
-		if (ga_job_pool_rank(job, pool) >= 0 && !job->pinned && job->gpus_min <= n_gpus && g > widest)
-			widest = g;
+		for (int k = 0; !job->pinned && k < ga_job_n_pools(job); k++)
+		{
+			int			q = ga_job_pool_at(job, k);
+			int			n_gpus = p->pools[q].n_gpus;
+			int			g = job->gpus_max < n_gpus ? job->gpus_max : ga_pow2_floor(n_gpus);
+
+			if (job->gpus_min <= n_gpus && g > c->pools[q].levels)
+				c->pools[q].levels = g;
+		}
 	}
-	return widest > 0 ? __builtin_ctz((unsigned) widest) + 1 : 0;
+	for (int q = 0; q < p->n_pools; q++)
+		c->pools[q].levels = c->pools[q].levels > 0 ?
+			__builtin_ctz((unsigned) c->pools[q].levels) + 1 : 0;
 }
 
 static void
 set_pool_geometry(fast_ctx *c, int *max_pool)
 {
 	*max_pool = 1;
+	set_indexed_levels(c);
 	for (int i = 0; i < c->p->n_pools; i++)
 	{
 		pool_geom  *pg = &c->pools[i];
@@ -2635,7 +2652,6 @@ set_pool_geometry(fast_ctx *c, int *max_pool)
 		pg->log_span = __builtin_ctz((unsigned) pg->span);
 		pg->offset = c->n_words;
 		c->n_words += (size_t) 2 * pg->span * c->W;
-		pg->levels = indexed_levels(c->p, i, pg->n_gpus);
 		pg->full_offset = c->n_full_words;
 		c->n_full_words += (size_t) pg->span * pg->levels * c->W;
 		if (pg->n_gpus > *max_pool)
@@ -2682,6 +2698,8 @@ init_protect(fast_ctx *c)
 
 	c->room = malloc(sizeof(int) * (size_t) 2 * n_pools * c->T);
 	c->guarded = calloc(n_pools, sizeof(bool));
+	c->pool_first_svc = malloc(sizeof(int) * n_pools);
+	c->next_svc = malloc(sizeof(int) * (p->n_services > 0 ? p->n_services : 1));
 	c->bad_start = malloc(sizeof(uint64_t) * c->W);
 	c->bad_block = malloc(sizeof(uint64_t) * c->W);
 	c->job_room = malloc(sizeof(int) * c->T);
@@ -2689,14 +2707,21 @@ init_protect(fast_ctx *c)
 	c->tail_to = calloc(p->n_gpus + 1, sizeof(int));
 	c->tail_prefix = calloc(p->n_gpus + 2, sizeof(int));
 	c->overlap = malloc(sizeof(int) * c->T);
-	if (!c->room || !c->guarded || !c->bad_start || !c->bad_block || !c->job_room ||
+	if (!c->room || !c->guarded || !c->pool_first_svc || !c->next_svc || !c->bad_start || !c->bad_block || !c->job_room ||
 		!c->tail_from || !c->tail_to || !c->tail_prefix || !c->overlap)
 		return ga_error_set(c->err, GA_ENOMEM, "out of memory in the fast solver");
 	init_tails(c);
 	ga_protect_room(p, 0, false, c->room);
 	ga_protect_room(p, 0, true, c->room + (size_t) p->n_pools * c->T);
-	for (int s = 0; s < p->n_services; s++)
+	/* each pool's services, listed in order: a job looks at its pool's only */
+	for (int q = 0; q < n_pools; q++)
+		c->pool_first_svc[q] = -1;
+	for (int s = p->n_services - 1; s >= 0; s--)
+	{
 		c->guarded[p->services[s].pool] = true;
+		c->next_svc[s] = c->pool_first_svc[p->services[s].pool];
+		c->pool_first_svc[p->services[s].pool] = s;
+	}
 	return GA_OK;
 }
 
