@@ -133,16 +133,6 @@ bound_constants(const ga_problem *p, const ga_plan *pinned)
 	return value;
 }
 
-/*
- * Estimated nonzeros (ga_block_size_estimate) of a pool's model per
- * millisecond of the time it may take.  Building, loading and scaling the
- * model come before the simplex, and GLPK's time limit stops none of them:
- * a pool of 8 GPUs and 10 jobs over 48 steps (estimate 69,944) took 75 ms
- * to reach the simplex on 2 cores, whatever the limit.  A model that its
- * time cannot bring that far would overrun the limit for a bound its
- * simplex, left no time, makes no tighter, so it is not built.
- */
-#define BOUND_NONZEROS_PER_MS 1000.0
 
 /*
  * The whole-pool model of pool q over the pinned plan, relaxed for a bound,
@@ -155,6 +145,7 @@ build_pool_model(block_model *m, ga_neighbourhood *nb, const ga_problem *p,
 {
 	const ga_pool *pool = &p->pools[q];
 	long		size;
+	ga_status	rc;
 
 	*nb = (ga_neighbourhood) {q, pool->first_gpu, pool->n_gpus, 0, p->params.n_steps, freed};
 	for (int j = 0; j < p->n_jobs; j++)
@@ -163,7 +154,7 @@ build_pool_model(block_model *m, ga_neighbourhood *nb, const ga_problem *p,
 	if (size > max_size)
 		return ga_error_set(err, GA_EINVAL, "the pool's block model would exceed %ld nonzeros",
 							max_size);
-	if (size > time_ms * BOUND_NONZEROS_PER_MS)
+	if (!block_model_fits(size, time_ms))
 		return ga_error_set(err, GA_EINVAL,
 							"the pool's block model (%ld nonzeros) cannot be set up in the %.1f ms left for it",
 							size, time_ms);
@@ -176,7 +167,13 @@ build_pool_model(block_model *m, ga_neighbourhood *nb, const ga_problem *p,
 	m->g1 = pool->first_gpu + pool->n_gpus;
 	m->relaxed = true;
 	m->protect_bound = protect_rule;
-	return block_model_build(m, err);
+	rc = block_model_build(m, err);
+	/* the estimate may fall short of the model built: its size decides */
+	if (rc == GA_OK && !block_model_fits(m->nnz, time_ms))
+		rc = ga_error_set(err, GA_EINVAL,
+						  "the pool's block model (%d nonzeros) cannot be set up in the %.1f ms left for it",
+						  m->nnz, time_ms);
+	return rc;
 }
 
 static ga_status

@@ -1213,6 +1213,12 @@ solve_body(void *arg)
 	return GA_OK;
 }
 
+bool
+block_model_fits(long nnz, double ms)
+{
+	return nnz <= ms * BLOCK_SETUP_NONZEROS_PER_MS;
+}
+
 ga_status
 ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 				 const ga_neighbourhood *nb, double time_limit_ms, long max_size,
@@ -1239,7 +1245,13 @@ ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 	m.g1 = nb->first_gpu + nb->n_gpus;
 	run.t_end = ga_now_ms() + time_limit_ms;
 	rc = block_model_build(&m, err);
-	if (rc == GA_OK && m.n_vars > 0)
+	/*
+	 * The estimate can be several times short of the model built (long
+	 * runs cross many rows): the model's own size decides whether GLPK
+	 * can get to it in time.  Beyond that, no plan, as when GLPK finds
+	 * none.
+	 */
+	if (rc == GA_OK && m.n_vars > 0 && block_model_fits(m.nnz, time_limit_ms))
 	{
 		run.m = &m;
 		run.options = options;

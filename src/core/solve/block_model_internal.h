@@ -104,4 +104,21 @@ void		block_model_iocp(glp_iocp *iocp, double t_end,
 /* Milliseconds left until t_end (ga_now_ms) as a GLPK time limit: 1 to 1e9. */
 int			block_model_ms_left(double t_end);
 
+/*
+ * Nonzeros of a block model per millisecond of the time it may take.
+ * Loading the model into GLPK, scaling it and the first basis come before
+ * the simplex, and GLPK's time limit stops none of them; their cost grows
+ * faster than the nonzeros (scaling makes passes over the matrix).  A
+ * window of 406,904 nonzeros took 825 ms to reach the simplex on 2 cores,
+ * against a limit of 12 ms.  Over the 24,989 neighbourhoods that full mode
+ * built in four of the simulator's scenarios (01, 06, 10 and 14 at
+ * --full-ms 300), no model within this rate took more than 43 % of its
+ * neighbourhood's time to reach the simplex, and 9 % were beyond it; of
+ * those, most had reached it with 1 ms or less of their limit left.
+ */
+#define BLOCK_SETUP_NONZEROS_PER_MS 1000.0
+
+/* Whether a model of nnz nonzeros can be set up within ms milliseconds. */
+bool		block_model_fits(long nnz, double ms);
+
 #endif
