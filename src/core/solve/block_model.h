@@ -46,6 +46,9 @@ typedef struct ga_block_result
  * outside the neighbourhood) when GLPK found an integer solution within
  * time_limit_ms, else NULL.  max_size caps ga_block_size_estimate: a
  * bigger neighbourhood is refused with GA_EINVAL before anything is built.
+ * A model built larger than time_limit_ms can load and scale (1 ms per
+ * 1,000 nonzeros, none of it stopped by GLPK's limit) is not handed to
+ * GLPK: *out is NULL, as when GLPK finds nothing.
  */
 ga_status	ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
 							 const ga_neighbourhood *nb, double time_limit_ms,
@@ -57,9 +60,10 @@ ga_status	ga_block_resolve(const ga_problem *problem, const ga_plan *plan,
  * Upper bound on the objective of every legal plan from the LP relaxation
  * of the block-level model of each whole pool, relaxed to the rules of a
  * legal plan (block_bound.c).  GA_EINVAL when a pool's model would exceed
- * max_size, or more than its share of time_limit_ms can build, load and
- * scale (1 ms per 1,000 estimated nonzeros, none of it stopped by GLPK's
- * limit), or a job names several pools; *bound is HUGE_VAL unless GA_OK.
+ * max_size, or more than its share of time_limit_ms can load and scale
+ * (1 ms per 1,000 nonzeros, estimated before the model is built and
+ * counted after; none of it stopped by GLPK's limit), or a job names
+ * several pools; *bound is HUGE_VAL unless GA_OK.
  * The simplex stops at time_limit_ms; the bound stays valid (weaker).
  */
 ga_status	ga_block_bound(const ga_problem *problem, double time_limit_ms,
@@ -96,7 +100,9 @@ ga_status	ga_block_write_mps(const ga_problem *problem, bool protect_rule,
 /*
  * Size of the neighbourhood's model before any start is checked: the
  * nonzeros of every (job, size, block, start) it could have, which is what
- * building and solving it cost.
+ * building and solving it cost.  An estimate: where runs are long, each
+ * start crosses many rows, and the model built has had up to 7 times as
+ * many; what is set up in time is judged on the model's own count.
  */
 long		ga_block_size_estimate(const ga_problem *problem,
 								   const ga_neighbourhood *nb);
