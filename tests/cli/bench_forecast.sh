@@ -209,4 +209,20 @@ check "a Philly trace with no job is reported with 0 hours" \
 	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "philly_h: 0 hours, fewer than" "$4"' \
 	sh "$BENCH" "$tmp/huge" "$tmp/x.json" "$tmp/err"
 
+# a series idle for its first 11 days, then a daily wave of some 20 GPUs:
+# the first hours of demand are forecast from nothing, and the upper curve
+# that follows stays near the demand (it asked for some 1e11 GPUs)
+mkdir -p "$tmp/idle_start"
+awk 'BEGIN {
+	print "hour_start,gpus";
+	for (h = 0; h < 21 * 24; h++)
+		printf "2026-03-%02d %02d:00,%s\n", 2 + int(h / 24), h % 24,
+			h < 11 * 24 ? "0" : sprintf("%.2f", 20 + 10 * sin(h * 3.14159 / 12) + (int(h / 24) % 7 < 5 ? 5 : 0));
+}' > "$tmp/idle_start/wake_hourly.csv"
+check "a series that starts idle is forecast within reason once demand comes" \
+	sh -c '"$1" --data "$2" --out "$3" > /dev/null 2>&1 && awk -F "\"held_gpu_hours\": " "
+		/\"series\": \"wake\", \"split\": \"test\", \"method\": \"gpualloc\"/ { held = \$2 + 0; n++ }
+		END { exit !(n == 1 && held > 0 && held < 336 * 100) }" "$3"' \
+	sh "$BENCH" "$tmp/idle_start" "$tmp/x.json"
+
 finish

@@ -203,7 +203,13 @@ ga_upper_score(ga_upper *u, int h, double y, double c, const ga_upper_bound *b)
 {
 	h = h < 0 ? 0 : (h >= GA_BLEND_HORIZONS ? GA_BLEND_HORIZONS - 1 : h);
 	for (int unit = 0; unit < GA_UPPER_UNITS; unit++)
-		ga_conformal_add(u->scores[unit], h, (y - c) / b->scale[unit * GA_UPPER_WEIGHTINGS]);
+	{
+		double		scale = b->scale[unit * GA_UPPER_WEIGHTINGS];
+
+		/* no scale to measure by: the error would be y / 1e-9 */
+		if (scale > GA_UPPER_SCALE_GUARD)
+			ga_conformal_add(u->scores[unit], h, (y - c) / scale);
+	}
 	for (int o = 0; o < GA_UPPER_OPTIONS; o++)
 		u->ring[o][(u->ring_head + u->ring_n) % u->ring_len] = y - b->upper[o];
 	if (u->ring_n < u->ring_len)

@@ -13,8 +13,12 @@
  *   2  absolute: scale = 1, errors of the same size at any hour and any
  *      level (a series whose errors come from jumps or bursts that may
  *      strike at any time).
- * floor is the caller's (a share of the recent mean traffic), so a scale is
- * never 0.  Each unit keeps its own conformal windows per horizon
+ * floor is the caller's (a share of the recent mean traffic, plus
+ * GA_UPPER_SCALE_GUARD), so a scale is never 0.  A scale no larger than
+ * the guard measures nothing (no traffic seen, none forecast): an error in
+ * it is not scored: the first hours of demand after an idle start would
+ * count as errors of some 1e10 scales, and the bounds of the next day
+ * would ask for 1e11 GPUs where 40 were used.  Each unit keeps its own conformal windows per horizon
  * (conformal.h), read with equal weights or with weights halving every
  * half_life scores: six options, each giving the bound c + Q(level) x
  * scale.  Which unit describes a series better, and whether its errors are
@@ -35,6 +39,8 @@
 #define GA_UPPER_WEIGHTINGS 2
 #define GA_UPPER_OPTIONS (GA_UPPER_UNITS * GA_UPPER_WEIGHTINGS)
 #define GA_UPPER_MIN_SCORES 24
+/* Added to every floor so a scale is never 0 (see the head of the file). */
+#define GA_UPPER_SCALE_GUARD 1e-9
 
 typedef struct ga_upper ga_upper;
 

@@ -368,7 +368,7 @@ recent_mean(const ga_demand_model *m)
 static double
 scale_floor(const ga_demand_model *m)
 {
-	return m->params.floor_share * recent_mean(m) + 1e-9;
+	return m->params.floor_share * recent_mean(m) + GA_UPPER_SCALE_GUARD;
 }
 
 static int
