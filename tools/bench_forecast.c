@@ -253,11 +253,13 @@ static void
 write_json(const char *path)
 {
 	FILE	   *f;
+	bool		ok;
 
 	make_parent_dirs(path);
 	f = fopen(path, "w");
 	if (f == NULL)
 		bench_die(path, NULL);
+	errno = 0;
 	fprintf(f, "[\n");
 	for (int i = 0; i < results.n_demand; i++)
 	{
@@ -285,7 +287,14 @@ write_json(const char *path)
 		fprintf(f, "\"n_test\": %d}%s\n", r->n_test, i + 1 < results.n_duration ? "," : "");
 	}
 	fprintf(f, "]\n");
-	fclose(f);
+	/* a full disk shows only here: a file cut short is no result */
+	ok = !ferror(f);
+	if (fclose(f) != 0 || !ok)
+	{
+		fprintf(stderr, "bench_forecast: %s: cannot write the results: %s\n", path,
+				errno != 0 ? strerror(errno) : "write error");
+		exit(1);
+	}
 }
 
 int

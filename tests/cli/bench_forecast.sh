@@ -225,4 +225,12 @@ check "a series that starts idle is forecast within reason once demand comes" \
 		END { exit !(n == 1 && held > 0 && held < 336 * 100) }" "$3"' \
 	sh "$BENCH" "$tmp/idle_start" "$tmp/x.json"
 
+# the results file is checked once written: a full disk is an error, not a
+# run that succeeds with no results
+if [ -w /dev/full ]; then
+	check "a results file that cannot be written is refused" \
+		sh -c '! "$1" --data "$2" --out /dev/full > /dev/null 2> "$3" && grep -q "/dev/full: cannot write the results: No space left on device" "$3"' \
+		sh "$BENCH" "$tmp/data" "$tmp/err"
+fi
+
 finish
