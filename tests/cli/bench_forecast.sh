@@ -233,4 +233,11 @@ if [ -w /dev/full ]; then
 		sh "$BENCH" "$tmp/data" "$tmp/err"
 fi
 
+# a number too small for a normal double is finite: read as 0, not refused
+mkdir -p "$tmp/small"
+sed '5s/,[0-9]*,/,1e-400,/; 6s/,[0-9]*,/,4e-320,/' "$tmp/data/lab_hourly.csv" > "$tmp/small/lab_hourly.csv"
+check "numbers below the smallest double are read" \
+	sh -c '"$1" --data "$2" --out "$3" > /dev/null 2> "$4" && grep -q "\"series\": \"lab\"" "$3"' \
+	sh "$BENCH" "$tmp/small" "$tmp/x.json" "$tmp/err"
+
 finish

@@ -159,13 +159,16 @@ TEST(csv_open_by_directory_and_optional_files)
 	CHECK_STR_CONTAINS(err.message, "/nonexistent/gpualloc/x.csv: cannot open");
 }
 
-/* Numbers are decimal: strtod's hexadecimal, infinities and NaNs are not. */
+/*
+ * Numbers are decimal: strtod's hexadecimal, infinities and NaNs are not;
+ * one below the smallest normal double is finite, read as 0.
+ */
 TEST(csv_numbers_are_decimal_only)
 {
 	static const char *const names[] = {"n"};
 	static const char *const refused[] = {"0x10", "inf", "-Infinity", "nan", "1e999", "1,5"};
 	char		path[64];
-	char		text[256] = "n\n1e3\n-0.25\n+7\n";
+	char		text[256] = "n\n1e3\n-0.25\n+7\n1e-400\n4e-320\n";
 	ga_csv_reader r;
 	ga_csv_columns cols;
 	ga_error	err;
@@ -185,6 +188,13 @@ TEST(csv_numbers_are_decimal_only)
 	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
 	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_OK);
 	CHECK_NEAR(v, 7, 0);
+	/* too small for a normal double: 0, not an error */
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_OK);
+	CHECK_NEAR(v, 0, 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_number(&r, &cols, 0, &v, &err), GA_OK);
+	CHECK_NEAR(v, 0, 0);
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 	{
 		CHECK_INT_EQ(ga_csv_next(&r, &err), 1);

@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -268,6 +269,15 @@ ga_csv_number(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 		return ga_csv_field_error(r, cols, c, err, "is not a finite number");
 	errno = 0;
 	v = strtod(s, &end);
+	/*
+	 * ERANGE is also underflow (1e-400, 4e-320): a finite number, read as 0
+	 * (with its sign) so that no subnormal reaches a division.
+	 */
+	if (errno == ERANGE && fabs(v) <= DBL_MIN)
+	{
+		errno = 0;
+		v = copysign(0.0, v);
+	}
 	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
 		return ga_csv_field_error(r, cols, c, err, "is not a finite number");
 	*out = v;
