@@ -1054,6 +1054,14 @@ tune_forecaster(const series *all, int n)
 
 /* ---------------------------------------------------------------- entry */
 
+static void
+free_series(series *all, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(all[i].value);
+	free(all);
+}
+
 void
 bench_demand(const char *data_dir, bool tune, bench_results *res)
 {
@@ -1065,6 +1073,7 @@ bench_demand(const char *data_dir, bool tune, bench_results *res)
 	if (tune)
 	{
 		tune_forecaster(all, n);
+		free_series(all, n);
 		return;
 	}
 	for (int i = 0; i < n; i++)
@@ -1085,9 +1094,7 @@ bench_demand(const char *data_dir, bool tune, bench_results *res)
 					"the same hour a day before and a week before all have rows); left out\n",
 					all[i].name);
 	}
-	for (int i = 0; i < n; i++)
-		free(all[i].value);
-	free(all);
+	free_series(all, n);
 	if (res->n_demand == 0)
 	{
 		fprintf(stderr, "bench_forecast: no hour of any series in %s could be scored\n", data_dir);

@@ -240,4 +240,16 @@ check "numbers below the smallest double are read" \
 	sh -c '"$1" --data "$2" --out "$3" > /dev/null 2> "$4" && grep -q "\"series\": \"lab\"" "$3"' \
 	sh "$BENCH" "$tmp/small" "$tmp/x.json" "$tmp/err"
 
+# a tuning run that completes frees what it read (run this suite with
+# BENCH set to a sanitizer build: a leak there fails the run)
+mkdir -p "$tmp/tune"
+awk 'BEGIN {
+	print "hour_start,gpus_requested,gpu_jobs_submitted";
+	for (h = 0; h < 16 * 24; h++)
+		printf "2020-04-%02d %02d:00,%d,1\n", 1 + int(h / 24), h % 24, 50 + h % 24;
+}' > "$tmp/tune/venus_gpu_requests_hourly.csv"
+check "a tuning run prints the constants chosen and exits 0" \
+	sh -c '"$1" --data "$2" --tune > "$3" 2> "$4" && grep -q "^chosen: blend_hours=" "$3"' \
+	sh "$BENCH" "$tmp/tune" "$tmp/x.txt" "$tmp/err"
+
 finish
