@@ -124,12 +124,20 @@ check_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c, double v,
 }
 
 /*
- * The series' name, prefix + base; a name too long to tell apart from
- * another's is refused, naming the file, rather than cut.
+ * The series' name, prefix + base; a file that gives none (base empty: the
+ * file is named just "_hourly.csv" or "_jobs.csv") or a name too long to
+ * tell apart from another's is refused, naming the file, rather than
+ * skipped or cut.
  */
 static void
 set_name(series *s, const char *file, const char *prefix, const char *base)
 {
+	if (*base == '\0')
+	{
+		fprintf(stderr, "bench_forecast: %s: the file's name gives its series no name (expected %s)\n",
+				file, *prefix ? PHILLY_DIR "/<vc>" PHILLY_SUFFIX : "<name>" HOURLY_SUFFIX);
+		exit(1);
+	}
 	if (strlen(prefix) + strlen(base) >= sizeof(s->name))
 	{
 		fprintf(stderr, "bench_forecast: %s: the series name \"%s%s\" is longer than %d characters\n",
@@ -331,7 +339,8 @@ ends_with(const char *name, const char *suffix)
 	size_t		n = strlen(name);
 	size_t		k = strlen(suffix);
 
-	return n > k && strcmp(name + n - k, suffix) == 0;
+	/* the suffix alone counts too: set_name refuses its empty name */
+	return n >= k && strcmp(name + n - k, suffix) == 0;
 }
 
 /*

@@ -252,4 +252,18 @@ check "a tuning run prints the constants chosen and exits 0" \
 	sh -c '"$1" --data "$2" --tune > "$3" 2> "$4" && grep -q "^chosen: blend_hours=" "$3"' \
 	sh "$BENCH" "$tmp/tune" "$tmp/x.txt" "$tmp/err"
 
+# a file named by its suffix alone gives its series no name: refused,
+# rather than skipped while the others are scored
+mkdir -p "$tmp/noname/philly_jobs"
+cp "$tmp/data/lab_hourly.csv" "$tmp/noname/"
+cp "$tmp/data/lab_hourly.csv" "$tmp/noname/_hourly.csv"
+check "a file named _hourly.csv is refused, naming it" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "_hourly.csv: the file.s name gives its series no name (expected <name>_hourly.csv)" "$4"' \
+	sh "$BENCH" "$tmp/noname" "$tmp/x.json" "$tmp/err"
+rm "$tmp/noname/_hourly.csv"
+cp "$tmp/data/philly_jobs/vc9_jobs.csv" "$tmp/noname/philly_jobs/_jobs.csv"
+check "a Philly trace named _jobs.csv is refused, naming it" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "philly_jobs/_jobs.csv: the file.s name gives its series no name (expected philly_jobs/<vc>_jobs.csv)" "$4"' \
+	sh "$BENCH" "$tmp/noname" "$tmp/x.json" "$tmp/err"
+
 finish
