@@ -266,4 +266,12 @@ check "a Philly trace named _jobs.csv is refused, naming it" \
 	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "philly_jobs/_jobs.csv: the file.s name gives its series no name (expected philly_jobs/<vc>_jobs.csv)" "$4"' \
 	sh "$BENCH" "$tmp/noname" "$tmp/x.json" "$tmp/err"
 
+# a NUL byte (a file saved as UTF-16 has one in every other byte) is
+# refused with its line: it used to end its field, "5<NUL>7" read as 5
+mkdir -p "$tmp/nul"
+printf 'hour_start,gpus\n2026-03-02 00:00,5\0007\n' > "$tmp/nul/n_hourly.csv"
+check "a NUL byte is refused with its file and line" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "n_hourly.csv: line 2: holds a NUL byte" "$4"' \
+	sh "$BENCH" "$tmp/nul" "$tmp/x.json" "$tmp/err"
+
 finish

@@ -247,3 +247,26 @@ TEST(csv_reads_large_files_and_refuses_directories)
 	ga_csv_close(&r);
 	rmdir(dir);
 }
+
+/*
+ * A NUL byte is refused with its line: it would end its field, dropping the
+ * rest unseen, and a file saved as UTF-16 has one in every other byte.
+ */
+TEST(csv_refuses_a_nul_byte)
+{
+	static const char text[] = "n\n1\n5\0" "7\n";
+	char		path[64] = "/tmp/gpualloc-csv-XXXXXX";
+	int			fd = mkstemp(path);
+	ga_csv_reader r;
+	ga_error	err;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_INT_EQ((long) write(fd, text, sizeof(text) - 1), (long) (sizeof(text) - 1));
+	close(fd);
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, ": line 3: holds a NUL byte");
+	ga_csv_close(&r);
+	unlink(path);
+}

@@ -56,6 +56,25 @@ read_whole(ga_csv_reader *r, FILE *f, ga_error *err)
 	return GA_OK;
 }
 
+/*
+ * A NUL byte would end the field it falls in, silently dropping the rest
+ * ("5<NUL>7" read as 5): no CSV text holds one, and a file saved as UTF-16
+ * holds one in every other byte.
+ */
+static ga_status
+check_no_nul(const ga_csv_reader *r, ga_error *err)
+{
+	const char *nul = memchr(r->data, '\0', r->len);
+	int			line = 1;
+
+	if (nul == NULL)
+		return GA_OK;
+	for (const char *p = r->data; p < nul; p++)
+		line += *p == '\n';
+	return ga_error_set(err, GA_EINVAL, "%s: line %d: holds a NUL byte (a CSV file is UTF-8 text; "
+						"UTF-16, as some spreadsheets save, is not read)", r->path, line);
+}
+
 ga_status
 ga_csv_open(ga_csv_reader *r, const char *dir, const char *name,
 			bool optional, bool *missing, ga_error *err)
@@ -85,6 +104,8 @@ ga_csv_open(ga_csv_reader *r, const char *dir, const char *name,
 	errno = 0;
 	rc = read_whole(r, f, err);
 	fclose(f);
+	if (rc == GA_OK)
+		rc = check_no_nul(r, err);
 	if (rc != GA_OK)
 	{
 		free(r->data);
