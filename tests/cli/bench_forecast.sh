@@ -274,4 +274,12 @@ check "a NUL byte is refused with its file and line" \
 	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "n_hourly.csv: line 2: holds a NUL byte" "$4"' \
 	sh "$BENCH" "$tmp/nul" "$tmp/x.json" "$tmp/err"
 
+# a day its month does not have is refused where it stands (it was read as
+# a day of the next month, and the row after it blamed for the order)
+mkdir -p "$tmp/feb30"
+printf 'hour_start,gpus\n2026-02-28 23:00,1\n2026-02-29 00:00,1\n2026-03-01 01:00,1\n' > "$tmp/feb30/f_hourly.csv"
+check "a day past its month's end is refused with its line" \
+	sh -c '! "$1" --data "$2" --out "$3" 2> "$4" && grep -q "f_hourly.csv: line 3, column \"hour_start\": \"2026-02-29 00:00\" is not a day of its month" "$4"' \
+	sh "$BENCH" "$tmp/feb30" "$tmp/x.json" "$tmp/err"
+
 finish
