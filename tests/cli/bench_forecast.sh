@@ -8,9 +8,14 @@
 # a series over five years, a Philly job of 0 GPUs or submitted past five
 # years, a name over 63 characters, two series of one name, a directory
 # named as a series file, a Philly trace past 1e9 GPUs in an hour, a
-# hexadecimal number) are refused with a message naming the cause; a series
-# with no hour to score is reported; any number of series is backtested; a
-# series of no demand and a name with a quote still give valid JSON.
+# hexadecimal number, a file named by its suffix alone, a NUL byte, a day
+# its month lacks, a results file that cannot be written) are refused with
+# a message naming the cause; a number below the smallest normal double is
+# read as 0; a series with no hour to score is reported; any number of
+# series is backtested; a series of no demand and a name with a quote
+# still give valid JSON; a series that starts idle is forecast within
+# reason; a tuning run completes (run with BENCH set to a sanitizer build
+# too).
 # Series written here by a script.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
