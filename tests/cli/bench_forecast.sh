@@ -189,13 +189,18 @@ check "400 series are all backtested" \
 	sh -c '"$1" --data "$2" --out "$3" > /dev/null 2> "$4" && test "$(grep -c "\"method\": \"gpualloc\"," "$3")" -eq 400' \
 	sh "$BENCH" "$tmp/many" "$tmp/x.json" "$tmp/err"
 
+# venus_days DAYS FILE: a Venus-format series of DAYS days from 2020-04-01
+venus_days() {
+	awk -v days="$1" 'BEGIN {
+		print "hour_start,gpus_requested,gpu_jobs_submitted";
+		for (h = 0; h < days * 24; h++)
+			printf "2020-04-%02d %02d:00,%d,1\n", 1 + int(h / 24), h % 24, 50 + h % 24;
+	}' > "$2"
+}
+
 # a tuning series too short to have a first half to tune on
 mkdir -p "$tmp/shorttune"
-awk 'BEGIN {
-	print "hour_start,gpus_requested,gpu_jobs_submitted";
-	for (h = 0; h < 10 * 24; h++)
-		printf "2020-04-%02d %02d:00,%d,1\n", 1 + int(h / 24), h % 24, 50 + h % 24;
-}' > "$tmp/shorttune/venus_gpu_requests_hourly.csv"
+venus_days 10 "$tmp/shorttune/venus_gpu_requests_hourly.csv"
 check "tuning on a series with no first half to tune on is refused, not NaN" \
 	sh -c '! "$1" --data "$2" --tune > "$3" 2> "$4" && grep -q "venus: its first half holds no hour that could be scored" "$4" && ! grep -qi nan "$3"' \
 	sh "$BENCH" "$tmp/shorttune" "$tmp/x.txt" "$tmp/err"
@@ -248,11 +253,7 @@ check "numbers below the smallest double are read" \
 # a tuning run that completes frees what it read (run this suite with
 # BENCH set to a sanitizer build: a leak there fails the run)
 mkdir -p "$tmp/tune"
-awk 'BEGIN {
-	print "hour_start,gpus_requested,gpu_jobs_submitted";
-	for (h = 0; h < 16 * 24; h++)
-		printf "2020-04-%02d %02d:00,%d,1\n", 1 + int(h / 24), h % 24, 50 + h % 24;
-}' > "$tmp/tune/venus_gpu_requests_hourly.csv"
+venus_days 16 "$tmp/tune/venus_gpu_requests_hourly.csv"
 check "a tuning run prints the constants chosen and exits 0" \
 	sh -c '"$1" --data "$2" --tune > "$3" 2> "$4" && grep -q "^chosen: blend_hours=" "$3"' \
 	sh "$BENCH" "$tmp/tune" "$tmp/x.txt" "$tmp/err"
