@@ -100,6 +100,14 @@ expect_error "--oracle-coverage out of range names the rule" '--oracle-coverage 
 expect_error "--fast-ms must be positive" '--fast-ms needs a positive number' run "$dir" --policy fast --fast-ms 0
 expect_error "a missing directory is an error" "$tmp/nowhere" run "$tmp/nowhere" --policy fifo
 
+# an inch mark in a column the reader ignores is text: the rows between two
+# of them are still jobs, so the run is the one without the column
+cp -r "$dir" "$tmp/inch"
+sed -i '1s/$/,note/; 2s/$/,24" screen/; 3s/$/,ok/; 4s/$/,the 8" one/; 5s/$/,/' "$tmp/inch/jobs.csv"
+plain=$("$SIM" run "$dir" --policy fifo --perfect-knowledge --json 2>/dev/null | sed 's/"solve_[^,]*,//g')
+inch=$("$SIM" run "$tmp/inch" --policy fifo --perfect-knowledge --json 2>/dev/null | sed 's/"solve_[^,]*,//g')
+check "a quote inside an unquoted field is text, not the start of a quoted one" test -n "$inch" -a "$inch" = "$plain"
+
 cp -r "$dir" "$tmp/broken"
 sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"
 expect_error "a bad job row names file and column" 'jobs.csv' run "$tmp/broken" --policy fifo

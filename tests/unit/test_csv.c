@@ -59,6 +59,45 @@ TEST(csv_quoted_and_trimmed_fields)
 	unlink(path);
 }
 
+/*
+ * A quote opens a quoted field only where the field starts: inside an
+ * unquoted field (an inch mark in a note) it is an ordinary character and
+ * does not join the commas and rows up to the next quote into one field.
+ */
+TEST(csv_quote_inside_an_unquoted_field_is_text)
+{
+	static const char *const names[] = {"job", "note"};
+	char		path[64];
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+
+	write_csv(path, sizeof(path),
+			  "job,note\n"
+			  "a,24\" screen\n"
+			  "b,x\n"
+			  "c,the 8\" one\n"
+			  "d, \"quoted, \"\"still\"\"\"\n");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 2, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 0), "a") == 0);
+	CHECK_MSG(strcmp(ga_csv_field(&r, &cols, 1), "24\" screen") == 0,
+			  "got [%s]", ga_csv_field(&r, &cols, 1));
+	CHECK_INT_EQ(r.n, 2);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 0), "b") == 0);
+	CHECK_INT_EQ(r.line, 3);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 1), "the 8\" one") == 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 0), "d") == 0);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 1), "quoted, \"still\"") == 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 0);
+	ga_csv_close(&r);
+	unlink(path);
+}
+
 TEST(csv_header_finds_columns_and_tolerates_extra_ones)
 {
 	static const char *const names[] = {"gpus", "pool"};

@@ -140,7 +140,38 @@ trim(char **s)
 	*s = p;
 }
 
-/* Fields are unquoted in place, so they point into r->data. */
+/*
+ * The rest of a quoted field, from just after its opening quote to its
+ * closing one, unquoted onto *out ("" stands for one quote); false when the
+ * file ends first.
+ */
+static bool
+read_quoted(ga_csv_reader *r, char **out)
+{
+	while (r->pos < r->len)
+	{
+		char		c = r->data[r->pos++];
+
+		if (c == '\n')
+			r->next_line++;
+		if (c == '"')
+		{
+			if (r->pos >= r->len || r->data[r->pos] != '"')
+				return true;
+			r->pos++;
+		}
+		*(*out)++ = c;
+	}
+	return false;
+}
+
+/*
+ * Fields are unquoted in place, so they point into r->data.  A quote opens
+ * a quoted field only where the field starts (spaces before it are
+ * dropped anyway); anywhere else it is an ordinary character, as in the
+ * inch mark of a note `24" screen`, which would otherwise swallow the
+ * commas and rows up to the next quote of the file.
+ */
 int
 ga_csv_next(ga_csv_reader *r, ga_error *err)
 {
@@ -148,6 +179,7 @@ ga_csv_next(ga_csv_reader *r, ga_error *err)
 	{
 		char	   *out;
 		bool		blank = true;
+		bool		field_start = true; /* only spaces so far in this field */
 
 		if (r->pos >= r->len)
 			return 0;
@@ -157,32 +189,19 @@ ga_csv_next(ga_csv_reader *r, ga_error *err)
 		r->field[r->n++] = out;
 		while (r->pos < r->len)
 		{
-			char		c = r->data[r->pos];
+			char		c = r->data[r->pos++];
 
-			if (c == '"')
+			if (c == '"' && field_start)
 			{
-				r->pos++;
-				for (;;)
+				if (!read_quoted(r, &out))
 				{
-					if (r->pos >= r->len)
-					{
-						ga_error_set(err, GA_EINVAL, "%s: line %d: unterminated quoted field",
-									 r->path, r->line);
-						return -1;
-					}
-					c = r->data[r->pos++];
-					if (c == '\n')
-						r->next_line++;
-					if (c == '"' && r->pos < r->len && r->data[r->pos] == '"')
-						r->pos++;
-					else if (c == '"')
-						break;
-					*out++ = c;
+					ga_error_set(err, GA_EINVAL, "%s: line %d: unterminated quoted field",
+								 r->path, r->line);
+					return -1;
 				}
-				blank = false;
+				blank = field_start = false;
 				continue;
 			}
-			r->pos++;
 			if (c == '\n')
 			{
 				r->next_line++;
@@ -201,10 +220,11 @@ ga_csv_next(ga_csv_reader *r, ga_error *err)
 				}
 				r->field[r->n++] = out;
 				blank = false;
+				field_start = true;
 				continue;
 			}
 			if (!isspace((unsigned char) c))
-				blank = false;
+				blank = field_start = false;
 			*out++ = c;
 		}
 		*out = '\0';

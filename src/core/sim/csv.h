@@ -8,11 +8,12 @@
  *
  * A file is read whole and split into rows: fields may be quoted with "",
  * "" standing for a quote inside (a quoted field may hold commas and line
- * breaks); lines end in LF or CRLF; a UTF-8 byte-order mark before the
- * header is skipped; blank rows are skipped; spaces around
- * each field are dropped; a row has at most GA_CSV_MAX_FIELDS fields.  The
- * header row maps the names a caller needs to column positions, so the
- * columns may come in any order and columns nobody asked for are ignored.
+ * breaks; a quote that does not start a field is an ordinary character);
+ * lines end in LF or CRLF; a UTF-8 byte-order mark before the header is
+ * skipped; blank rows are skipped; spaces around each field are dropped; a
+ * row has at most GA_CSV_MAX_FIELDS fields.  The header row maps the names
+ * a caller needs to column positions, so the columns may come in any order
+ * and columns nobody asked for are ignored.
  */
 #ifndef GPUALLOC_CSV_H
 #define GPUALLOC_CSV_H
