@@ -108,6 +108,16 @@ plain=$("$SIM" run "$dir" --policy fifo --perfect-knowledge --json 2>/dev/null |
 inch=$("$SIM" run "$tmp/inch" --policy fifo --perfect-knowledge --json 2>/dev/null | sed 's/"solve_[^,]*,//g')
 check "a quote inside an unquoted field is text, not the start of a quoted one" test -n "$inch" -a "$inch" = "$plain"
 
+# a cap above the pool is lowered to it, however large it is written
+cp -r "$dir" "$tmp/bigcap"
+sed -i 's/^chat,a100,4,100,2,0,4,/chat,a100,4,100,2,0,1e10,/' "$tmp/bigcap/services.csv"
+bigcap=$("$SIM" run "$tmp/bigcap" --policy fifo --perfect-knowledge --json 2>/dev/null | sed 's/"solve_[^,]*,//g')
+check "max_gpus 1e10 reads as the pool's size" test -n "$bigcap" -a "$bigcap" = "$plain"
+cp -r "$dir" "$tmp/range"
+printf 'pool,node,gpus\na100,n1,2e9\n' > "$tmp/range/gpus.csv"
+expect_error "a whole number beyond 1e9 is out of range, not fractional" \
+	'gpus.csv: line 2, column "gpus": "2e9" is out of range' run "$tmp/range" --policy fifo
+
 cp -r "$dir" "$tmp/broken"
 sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"
 expect_error "a bad job row names file and column" 'jobs.csv' run "$tmp/broken" --policy fifo

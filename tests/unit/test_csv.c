@@ -246,6 +246,38 @@ TEST(csv_numbers_are_decimal_only)
 }
 
 /*
+ * A whole number too large is refused as out of range, the rule it
+ * breaks, not as "not a whole number"; caps read any whole number, one
+ * beyond 1e9 as 1e9.
+ */
+TEST(csv_number_range_errors_name_the_rule)
+{
+	static const char *const names[] = {"n"};
+	char		path[64];
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+	int			i;
+
+	write_csv(path, sizeof(path), "n\n2e9\n-5e12\n2.5e9\n");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_int(&r, &cols, 0, &i, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "line 2, column \"n\": \"2e9\" is out of range: whole numbers lie between -1e9 and 1e9");
+	CHECK_INT_EQ(ga_csv_int_saturated(&r, &cols, 0, &i, &err), GA_OK);
+	CHECK_INT_EQ(i, 1000000000);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_int_saturated(&r, &cols, 0, &i, &err), GA_OK);
+	CHECK_INT_EQ(i, -1000000000);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK_INT_EQ(ga_csv_int(&r, &cols, 0, &i, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "out of range");
+	ga_csv_close(&r);
+	unlink(path);
+}
+
+/*
  * A file is read whole whatever its size, and a directory where a file was
  * expected is refused by name (it reports a size of its own, not its bytes).
  */

@@ -325,17 +325,41 @@ ga_csv_number(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 	return GA_OK;
 }
 
+/* A whole number of any size: 8 and 8.0 alike. */
+static ga_status
+whole_number(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
+			 double *out, ga_error *err)
+{
+	if (ga_csv_number(r, cols, c, out, err) != GA_OK)
+		return GA_EINVAL;
+	if (*out != floor(*out))
+		return ga_csv_field_error(r, cols, c, err, "is not a whole number");
+	return GA_OK;
+}
+
 ga_status
 ga_csv_int(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 		   int *out, ga_error *err)
 {
 	double		v;
 
-	if (ga_csv_number(r, cols, c, &v, err) != GA_OK)
+	if (whole_number(r, cols, c, &v, err) != GA_OK)
 		return GA_EINVAL;
-	if (v != floor(v) || fabs(v) > 1e9)
-		return ga_csv_field_error(r, cols, c, err, "is not a whole number");
+	if (fabs(v) > GA_CSV_MAX_INT)
+		return ga_csv_field_error(r, cols, c, err, "is out of range: whole numbers lie between -1e9 and 1e9");
 	*out = (int) v;
+	return GA_OK;
+}
+
+ga_status
+ga_csv_int_saturated(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
+					 int *out, ga_error *err)
+{
+	double		v;
+
+	if (whole_number(r, cols, c, &v, err) != GA_OK)
+		return GA_EINVAL;
+	*out = (int) fmax(-GA_CSV_MAX_INT, fmin(v, GA_CSV_MAX_INT));
 	return GA_OK;
 }
 

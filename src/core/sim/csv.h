@@ -90,15 +90,26 @@ ga_status	ga_csv_field_error(const ga_csv_reader *r, const ga_csv_columns *cols,
 bool		ga_csv_decimal_chars(const char *s);
 
 /*
+ * Whole numbers are read up to 1e9 in magnitude: above any count of GPUs a
+ * scenario may hold, and well inside an int.
+ */
+#define GA_CSV_MAX_INT 1e9
+
+/*
  * Typed fields of the current row; on a bad field, an error from
  * ga_csv_field_error.  A number is decimal and finite; an int a whole
- * number (8 or 8.0) of at most 1e9 in magnitude; a name is not empty and
- * shorter than size; a time is read by ga_parse_minutes.
+ * number (8 or 8.0) of at most GA_CSV_MAX_INT in magnitude; a saturated
+ * int a whole number of any size, one beyond GA_CSV_MAX_INT read as
+ * GA_CSV_MAX_INT with its sign (for caps and limits, where any value above
+ * the GPUs of a pool means the same); a name is not empty and shorter than
+ * size; a time is read by ga_parse_minutes.
  */
 ga_status	ga_csv_number(const ga_csv_reader *r, const ga_csv_columns *cols,
 						  int c, double *out, ga_error *err);
 ga_status	ga_csv_int(const ga_csv_reader *r, const ga_csv_columns *cols,
 					   int c, int *out, ga_error *err);
+ga_status	ga_csv_int_saturated(const ga_csv_reader *r, const ga_csv_columns *cols,
+								 int c, int *out, ga_error *err);
 ga_status	ga_csv_name(const ga_csv_reader *r, const ga_csv_columns *cols,
 						int c, char *out, size_t size, ga_error *err);
 ga_status	ga_csv_minutes(const ga_csv_reader *r, const ga_csv_columns *cols,

@@ -271,13 +271,14 @@ add_service(ga_scenario *scn, const ga_csv_reader *r, const ga_csv_columns *cols
 	scn->services = svcs;
 	s = &svcs[scn->n_services];
 	memset(s, 0, sizeof(*s));
+	/* churn_limit and max_gpus are caps lowered to the pool: any size is read */
 	if (ga_csv_name(r, cols, 0, s->name, sizeof(s->name), err) != GA_OK ||
 		get_pool(r, cols, 1, scn, &s->pool, err) != GA_OK ||
 		ga_csv_number(r, cols, 2, &s->priority, err) != GA_OK ||
 		ga_csv_number(r, cols, 3, &s->capacity_per_gpu, err) != GA_OK ||
-		ga_csv_int(r, cols, 4, &s->churn_limit, err) != GA_OK ||
+		ga_csv_int_saturated(r, cols, 4, &s->churn_limit, err) != GA_OK ||
 		ga_csv_int(r, cols, 5, &s->min_gpus, err) != GA_OK ||
-		ga_csv_int(r, cols, 6, &s->max_gpus, err) != GA_OK)
+		ga_csv_int_saturated(r, cols, 6, &s->max_gpus, err) != GA_OK)
 		return GA_EINVAL;
 	if (find_service(scn, s->name) >= 0)
 		return ga_csv_field_error(r, cols, 0, err, "is listed twice");
@@ -894,15 +895,16 @@ get_policy_numbers(const ga_scenario *scn, const ga_csv_reader *r,
 	if (guaranteed_in(scn, tp->pool) + tp->guarantee > scn->pools[tp->pool].n_gpus)
 		return ga_csv_field_error(r, cols, 2, err,
 								  "takes the pool's guarantees above its GPUs in gpus.csv");
+	/* limit and borrow are caps no pool reaches beyond 1e9: any size is read */
 	tp->limit = GA_NO_LIMIT;
 	if (ga_csv_field(r, cols, 3)[0] != '\0')
 	{
-		if (ga_csv_int(r, cols, 3, &tp->limit, err) != GA_OK)
+		if (ga_csv_int_saturated(r, cols, 3, &tp->limit, err) != GA_OK)
 			return GA_EINVAL;
 		if (tp->limit < tp->guarantee)
 			return ga_csv_field_error(r, cols, 3, err, "must be empty (none) or at least the guarantee");
 	}
-	if (ga_csv_int(r, cols, 4, &tp->borrow_limit, err) != GA_OK)
+	if (ga_csv_int_saturated(r, cols, 4, &tp->borrow_limit, err) != GA_OK)
 		return GA_EINVAL;
 	if (tp->borrow_limit < 0)
 		return ga_csv_field_error(r, cols, 4, err, "must not be negative");
