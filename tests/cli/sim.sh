@@ -117,6 +117,9 @@ cp -r "$dir" "$tmp/range"
 printf 'pool,node,gpus\na100,n1,2e9\n' > "$tmp/range/gpus.csv"
 expect_error "a whole number beyond 1e9 is out of range, not fractional" \
 	'gpus.csv: line 2, column "gpus": "2e9" is out of range' run "$tmp/range" --policy fifo
+cp -r "$dir" "$tmp/longname"
+sed -i "s/^j2,/j$(printf 'x%.0s' $(seq 63)),/" "$tmp/longname/jobs.csv"
+expect_error "a name too long says the limit" 'column "job": "jx*" is longer than 63 bytes' run "$tmp/longname" --policy fifo
 
 cp -r "$dir" "$tmp/broken"
 sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"

@@ -177,7 +177,7 @@ TEST(csv_typed_fields_report_file_line_and_column)
 	CHECK_STR_CONTAINS(err.message, path);
 	CHECK_STR_CONTAINS(err.message, ": line 3, column \"n\": \"x\" is not a finite number");
 	CHECK_INT_EQ(ga_csv_name(&r, &cols, 1, name, sizeof(name), &err), GA_EINVAL);
-	CHECK_STR_CONTAINS(err.message, "\"abcd\" is too long");
+	CHECK_STR_CONTAINS(err.message, "\"abcd\" is longer than 3 bytes");
 	CHECK_INT_EQ(ga_csv_minutes(&r, &cols, 2, &t, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "column \"ts\": \"2026-03-02\" must be a UTC time YYYY-MM-DD HH:MM");
 	ga_csv_close(&r);

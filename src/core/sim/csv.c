@@ -372,7 +372,12 @@ ga_csv_name(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 	if (*s == '\0')
 		return ga_csv_field_error(r, cols, c, err, "must not be empty");
 	if (strlen(s) >= size)
-		return ga_csv_field_error(r, cols, c, err, "is too long");
+	{
+		char		rule[64];
+
+		snprintf(rule, sizeof(rule), "is longer than %zu bytes", size - 1);
+		return ga_csv_field_error(r, cols, c, err, rule);
+	}
 	snprintf(out, size, "%s", s);
 	return GA_OK;
 }
