@@ -141,6 +141,12 @@ first=$("$SIM" run "$tmp/pools" --policy fast --perfect-knowledge --json --first
 done_both=$(echo "$both" | sed -n 's/.*"completed_jobs": \([0-9]*\),.*/\1/p')
 done_first=$(echo "$first" | sed -n 's/.*"completed_jobs": \([0-9]*\),.*/\1/p')
 check "a second pool completes more jobs than the first pool alone" [ "${done_both:-0}" -gt "${done_first:-0}" ]
+# a pool whose name holds a colon is named in alt_pools: the factor
+# follows the entry's last colon
+cp -r "$tmp/pools" "$tmp/colon"
+sed -i 's/h100/gpu:h100/' "$tmp/colon/gpus.csv" "$tmp/colon/jobs.csv"
+colon=$("$SIM" run "$tmp/colon" --policy fast --perfect-knowledge --json 2>"$tmp/err")
+check "alt_pools names a pool called gpu:h100" test "$(echo "$colon" | sed 's/"solve_[^,]*,//g')" = "$(echo "$both" | sed 's/"solve_[^,]*,//g')"
 sed -i 's/h100:0.5$/v100:0.5/' "$tmp/pools/jobs.csv"
 expect_error "an unknown pool in alt_pools is named as such" 'not in gpus.csv' run "$tmp/pools" --policy fast
 check "the message names the alt_pools column" grep -q 'column "alt_pools"' "$tmp/err"

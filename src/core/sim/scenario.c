@@ -441,12 +441,13 @@ trim_spaces(char *s)
 /*
  * One entry "pool:factor" of alt_pools added to the job's alternatives
  * (spaces around the pool and the factor dropped); NULL, or the rule it
- * breaks.
+ * breaks.  The factor follows the last colon: a number holds none, a pool's
+ * name may.
  */
 static const char *
 parse_alt_pool(const ga_scenario *scn, ga_scn_job *j, char *entry)
 {
-	char	   *colon = strchr(entry, ':');
+	char	   *colon = strrchr(entry, ':');
 	char	   *number;
 	char	   *end;
 	int			q;
