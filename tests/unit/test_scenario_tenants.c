@@ -82,6 +82,8 @@ TEST(scenario_rejects_bad_tenant_rows)
 		{"vision,h100,4,x,0,1,\n", "limit", "line 2"},
 		{"vision,h100,4,6,-2,1,\n", "borrow", "must not be negative"},
 		{"vision,h100,4,6,0,0,\n", "weight", "must be positive"},
+		/* two such weights summed were infinite: every share 0 */
+		{"vision,h100,4,6,0,1.5e308,\n", "weight", "at most 1e6"},
 		{"vision,h100,4,6,0,1,\nvision,h100,2,6,0,1,\n", "line 3", "already has a row for this tenant"},
 	};
 

@@ -911,8 +911,9 @@ get_policy_numbers(const ga_scenario *scn, const ga_csv_reader *r,
 		return ga_csv_field_error(r, cols, 4, err, "must not be negative");
 	if (ga_csv_number(r, cols, 5, &tp->weight, err) != GA_OK)
 		return GA_EINVAL;
-	if (!(tp->weight > 0))
-		return ga_csv_field_error(r, cols, 5, err, "must be positive");
+	/* as the extension's tenant_policies: a pool's weights are summed */
+	if (!(tp->weight > 0) || tp->weight > GA_SCN_MAX_WEIGHT)
+		return ga_csv_field_error(r, cols, 5, err, "must be positive and at most 1e6");
 	return GA_OK;
 }
 

@@ -30,7 +30,7 @@
  */
 #define GA_SCN_MAX_GPUS (1 << 20)
 #define GA_SCN_MAX_STEPS (1 << 20)
-/* Priorities, the penalty and the half-life: at most 1e6. */
+/* Priorities, tenant weights, the penalty and the half-life: at most 1e6. */
 #define GA_SCN_MAX_WEIGHT 1e6
 /* A true run's steps are capped here, far past any window (1e8). */
 #define GA_SCN_MAX_RUN_STEPS 100000000
