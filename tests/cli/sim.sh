@@ -121,6 +121,11 @@ cp -r "$dir" "$tmp/longname"
 sed -i "s/^j2,/j$(printf 'x%.0s' $(seq 63)),/" "$tmp/longname/jobs.csv"
 expect_error "a name too long says the limit" 'column "job": "jx*" is longer than 63 bytes' run "$tmp/longname" --policy fifo
 
+cp -r "$dir" "$tmp/cr"
+tr '\n' '\r' < "$dir/gpus.csv" > "$tmp/cr/gpus.csv"
+expect_error "lines ended by CR alone are named as such" \
+	'gpus.csv: line 1: a carriage return inside a line' run "$tmp/cr" --policy fifo
+
 cp -r "$dir" "$tmp/broken"
 sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"
 expect_error "a bad job row names file and column" 'jobs.csv' run "$tmp/broken" --policy fifo

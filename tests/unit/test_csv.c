@@ -98,6 +98,37 @@ TEST(csv_quote_inside_an_unquoted_field_is_text)
 	unlink(path);
 }
 
+/*
+ * Lines end in LF or CRLF: a file whose lines end in CR alone was read as
+ * one row and reported as a header missing its columns; it is refused for
+ * what it is.  CRs before an LF, and inside quotes, are still fine.
+ */
+TEST(csv_refuses_lines_ended_by_cr_alone)
+{
+	static const char *const names[] = {"pool", "gpus"};
+	char		path[64];
+	ga_csv_reader r;
+	ga_csv_columns cols;
+	ga_error	err;
+
+	write_csv(path, sizeof(path), "pool,gpus\rh100,8\r");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 2, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, ": line 1: a carriage return inside a line");
+	ga_csv_close(&r);
+	unlink(path);
+
+	write_csv(path, sizeof(path), "pool,gpus\r\r\n\"h\r100\",8\r");
+	CHECK_INT_EQ(ga_csv_open(&r, NULL, path, false, NULL, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_header(&r, &cols, names, 2, &err), GA_OK);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 1);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 0), "h\r100") == 0);
+	CHECK(strcmp(ga_csv_field(&r, &cols, 1), "8") == 0);
+	CHECK_INT_EQ(ga_csv_next(&r, &err), 0);
+	ga_csv_close(&r);
+	unlink(path);
+}
+
 TEST(csv_header_finds_columns_and_tolerates_extra_ones)
 {
 	static const char *const names[] = {"gpus", "pool"};

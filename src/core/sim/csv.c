@@ -166,6 +166,21 @@ read_quoted(ga_csv_reader *r, char **out)
 }
 
 /*
+ * Whether the carriage return just read is not one of the CRs before an LF
+ * (nor the file's last byte).  Dropped, it would join a file that ends its
+ * lines in CR alone into one row, reported as a header missing columns.
+ */
+static bool
+lone_cr(const ga_csv_reader *r)
+{
+	size_t		p = r->pos;
+
+	while (p < r->len && r->data[p] == '\r')
+		p++;
+	return p < r->len && r->data[p] != '\n';
+}
+
+/*
  * Fields are unquoted in place, so they point into r->data.  A quote opens
  * a quoted field only where the field starts (spaces before it are
  * dropped anyway); anywhere else it is an ordinary character, as in the
@@ -208,7 +223,15 @@ ga_csv_next(ga_csv_reader *r, ga_error *err)
 				break;
 			}
 			if (c == '\r')
+			{
+				if (lone_cr(r))
+				{
+					ga_error_set(err, GA_EINVAL, "%s: line %d: a carriage return inside a line: lines end in LF or CRLF (saved with CR alone?)",
+								 r->path, r->line);
+					return -1;
+				}
 				continue;
+			}
 			if (c == ',')
 			{
 				*out++ = '\0';
