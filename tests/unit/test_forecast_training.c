@@ -185,6 +185,18 @@ TEST(training_feature_list_parses_scenario_text)
 	ga_feature_list_destroy(list);
 	CHECK(ga_feature_list_parse("params_b", &err) == NULL);
 	CHECK_STR_CONTAINS(err.message, "key=value");
+	/* numbers are decimal: hexadecimal, inf and nan are text */
+	list = ga_feature_list_parse("params_b=0x10;tokens_m=inf;epochs=nan;seq_len=2e3", &err);
+	CHECK(list != NULL);
+	if (list == NULL)
+		return;
+	CHECK(!list->items[0].is_number);
+	CHECK(!list->items[1].is_number);
+	CHECK(!list->items[2].is_number);
+	CHECK(list->items[3].is_number && list->items[3].number == 2000);
+	CHECK_INT_EQ(ga_estimate_job(NULL, "training", list->items, list->n, 4, &e, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "\"params_b\" must be a number, got text \"0x10\"");
+	ga_feature_list_destroy(list);
 }
 
 /* Random job features, with the strings kept static. */

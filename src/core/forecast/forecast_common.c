@@ -243,12 +243,17 @@ trim(char *s)
 	return s;
 }
 
+/*
+ * A value is a number when it is written as a decimal one, as the scenario
+ * format's numbers are: strtod alone would also read hexadecimal ("0x10"
+ * as 16), "inf" and "nan".
+ */
 static bool
 parse_full_number(const char *s, double *out)
 {
 	char	   *end;
 
-	if (*s == '\0')
+	if (*s == '\0' || strspn(s, "0123456789+-.eE") != strlen(s))
 		return false;
 	*out = strtod(s, &end);
 	return *end == '\0';
