@@ -126,6 +126,12 @@ tr '\n' '\r' < "$dir/gpus.csv" > "$tmp/cr/gpus.csv"
 expect_error "lines ended by CR alone are named as such" \
 	'gpus.csv: line 1: a carriage return inside a line' run "$tmp/cr" --policy fifo
 
+# a time limit shorter than a step is a step, never none: j1 is stopped
+cp -r "$dir" "$tmp/limit"
+sed -i '1s/$/,time_limit_hours/; 2s/$/,1e-10/; 3,$s/$/,/' "$tmp/limit/jobs.csv"
+stopped=$("$SIM" run "$tmp/limit" --policy fifo --perfect-knowledge --json 2>/dev/null | sed -n 's/.*"stopped_jobs": \([0-9]*\),.*/\1/p')
+check "a time limit of 1e-10 hours stops the job after its first step" test "${stopped:-0}" -eq 1
+
 cp -r "$dir" "$tmp/broken"
 sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"
 expect_error "a bad job row names file and column" 'jobs.csv' run "$tmp/broken" --policy fifo

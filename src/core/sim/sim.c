@@ -393,6 +393,19 @@ largest_block(const sim_ctx *c, const ga_scn_job *sj)
 	return largest;
 }
 
+/*
+ * A job's time limit in steps, rounded up; 0 for none.  A limit shorter
+ * than a step is one step: the rounding down by 1e-9 (so 1 h is 2 steps
+ * of 30 min, not 3) must not take a positive limit to 0, which means none.
+ */
+static int
+limit_steps(const ga_scenario *scn, const ga_scn_job *sj)
+{
+	if (!(sj->time_limit_hours > 0))
+		return 0;
+	return (int) fmax(1, ceil(sj->time_limit_hours * 60 / scn->step_minutes - 1e-9));
+}
+
 static ga_status
 init_jobs(sim_ctx *c)
 {
@@ -409,8 +422,7 @@ init_jobs(sim_ctx *c)
 		job->pool_max = largest_block(c, sj);
 		if (sj->gpus_min > job->pool_max)
 			job->state = JOB_NEVER;
-		job->limit_steps = sj->time_limit_hours > 0
-			? (int) ceil(sj->time_limit_hours * 60 / scn->step_minutes - 1e-9) : 0;
+		job->limit_steps = limit_steps(scn, sj);
 		job->est_version = -1;
 		c->res->jobs[j].start_step = -1;
 		c->res->jobs[j].end_step = -1;
