@@ -326,6 +326,39 @@ TEST(chain_ready_jobs_keep_out_of_windows_and_reservations)
 	ga_problem_destroy(p);
 }
 
+/*
+ * The waiting jobs are placed after the ready ones, under the same
+ * closures: with the chain's first job on the whole pool over steps 0-1, a
+ * window on every GPU over steps 2-3 and another tenant's reservation over
+ * step 4 keep its successor from starting before step 5 in every planner
+ * (they were placed at step 2, inside the window).
+ */
+TEST(chain_waiting_jobs_keep_out_of_windows_and_reservations)
+{
+	ga_problem *p = chain_problem_unfinished();
+	ga_window	w = {.pool = 0, .first_gpu = 0, .n_gpus = 4, .start_step = 2, .end_step = 4};
+	ga_advance_reservation r = {.cells = {.pool = 0, .first_gpu = 0, .n_gpus = 4, .start_step = 4, .end_step = 5},
+	.tenant = 1};
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_set_advance_reservations(p, &r, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	for (int mode = 0; mode < 4; mode++)
+	{
+		ga_plan    *plan = NULL;
+
+		CHECK_INT_EQ(plan_with(p, mode, &plan, &err), GA_OK);
+		if (plan == NULL)
+			continue;
+		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "mode %d: %s", mode, err.message);
+		CHECK_MSG(plan->job_size[1] == 0 || plan->job_start[1] >= 5, "mode %d starts job 1 at %d", mode,
+				  plan->job_start[1]);
+		ga_plan_destroy(plan);
+	}
+	ga_problem_destroy(p);
+}
+
 TEST(chain_successor_of_a_running_job_waits_for_its_estimated_end)
 {
 	ga_problem *p = chain_problem_unfinished();

@@ -165,13 +165,20 @@ planned_end(const ga_problem *p, const ga_plan *plan, int j)
 											   plan->job_size[j]);
 }
 
-/* Every GPU of the block usable and idle over [start, end) inside the horizon. */
+/*
+ * Every GPU of the block usable and idle over [start, end) inside the
+ * horizon, and no maintenance window nor other tenant's reservation on it
+ * over the run, past the horizon too (rules R6 and R8): the ready jobs'
+ * planner keeps windows in its own state, not in the plan's cells.
+ */
 static bool
-block_free(const ga_problem *p, const ga_plan *plan, int first, int size,
+block_free(const ga_problem *p, const ga_plan *plan, int tenant, int first, int size,
 		   int start, int end)
 {
 	int			last = end < plan->n_steps ? end : plan->n_steps;
 
+	if (ga_block_closed(p, tenant, first, size, start, end))
+		return false;
 	for (int g = first; g < first + size; g++)
 	{
 		if (!p->gpu_usable[g])
@@ -227,7 +234,7 @@ place_on_pool(const ga_problem *p, ga_plan *plan, quota_tally *qt, int j, int q,
 			!ga_quota_fits(qt->quota, qt->use, job->tenant, q, t, end, size))
 			continue;
 		for (int off = 0; off + size <= pool->n_gpus; off += size)
-			if (block_free(p, plan, pool->first_gpu + off, size, t, end))
+			if (block_free(p, plan, job->tenant, pool->first_gpu + off, size, t, end))
 			{
 				ga_plan_place_job(plan, p, j, t, pool->first_gpu + off, size);
 				ga_quota_count(qt->quota, qt->use, job->tenant, q, t, end, size, false, 1);
