@@ -294,6 +294,26 @@ TEST(chain_every_planner_places_the_chain_in_order)
 	ga_problem_destroy(p);
 }
 
+/* Every planner's plan is legal and starts job j at step `from` or later, if at all. */
+static void
+check_no_planner_starts_before(const ga_problem *p, int j, int from)
+{
+	ga_error	err;
+
+	for (int mode = 0; mode < 4; mode++)
+	{
+		ga_plan    *plan = NULL;
+
+		CHECK_INT_EQ(plan_with(p, mode, &plan, &err), GA_OK);
+		if (plan == NULL)
+			continue;
+		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "mode %d: %s", mode, err.message);
+		CHECK_MSG(plan->job_size[j] == 0 || plan->job_start[j] >= from, "mode %d starts job %d at %d",
+				  mode, j, plan->job_start[j]);
+		ga_plan_destroy(plan);
+	}
+}
+
 /*
  * The ready jobs are planned apart from the waiting ones, but under the
  * same closures: a maintenance window on GPUs 0-1 and another tenant's
@@ -311,18 +331,7 @@ TEST(chain_ready_jobs_keep_out_of_windows_and_reservations)
 	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
 	CHECK_INT_EQ(ga_problem_set_advance_reservations(p, &r, 1, &err), GA_OK);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	for (int mode = 0; mode < 4; mode++)
-	{
-		ga_plan    *plan = NULL;
-
-		CHECK_INT_EQ(plan_with(p, mode, &plan, &err), GA_OK);
-		if (plan == NULL)
-			continue;
-		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "mode %d: %s", mode, err.message);
-		CHECK_MSG(plan->job_size[0] == 0 || plan->job_start[0] >= 4, "mode %d starts job 0 at %d", mode,
-				  plan->job_start[0]);
-		ga_plan_destroy(plan);
-	}
+	check_no_planner_starts_before(p, 0, 4);
 	ga_problem_destroy(p);
 }
 
@@ -344,18 +353,7 @@ TEST(chain_waiting_jobs_keep_out_of_windows_and_reservations)
 	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
 	CHECK_INT_EQ(ga_problem_set_advance_reservations(p, &r, 1, &err), GA_OK);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	for (int mode = 0; mode < 4; mode++)
-	{
-		ga_plan    *plan = NULL;
-
-		CHECK_INT_EQ(plan_with(p, mode, &plan, &err), GA_OK);
-		if (plan == NULL)
-			continue;
-		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "mode %d: %s", mode, err.message);
-		CHECK_MSG(plan->job_size[1] == 0 || plan->job_start[1] >= 5, "mode %d starts job 1 at %d", mode,
-				  plan->job_start[1]);
-		ga_plan_destroy(plan);
-	}
+	check_no_planner_starts_before(p, 1, 5);
 	ga_problem_destroy(p);
 }
 
