@@ -124,30 +124,6 @@ check_field(const ga_csv_reader *r, const ga_csv_columns *cols, int c, double v,
 }
 
 /*
- * The hour_start of the current row, in minutes: a time (ga_csv_minutes)
- * on a day its month has.  The shared parser checks the day only against
- * 31, and reads 2026-02-30 as 2026-03-02; in a series that silently moves
- * the row, or blames the next one for being out of order.
- */
-static int64_t
-row_minutes(const ga_csv_reader *r, const ga_csv_columns *cols, const char *file)
-{
-	int64_t		minutes;
-	char		date[32];
-	ga_error	err;
-
-	if (ga_csv_minutes(r, cols, 0, &minutes, &err) != GA_OK)
-		bench_die(file, &err);
-	ga_format_minutes(minutes, date, sizeof(date));
-	if (strncmp(date, ga_csv_field(r, cols, 0), 10) != 0)
-	{
-		ga_csv_field_error(r, cols, 0, &err, "is not a day of its month");
-		bench_die(file, &err);
-	}
-	return minutes;
-}
-
-/*
  * The series' name, prefix + base; a file that gives none (base empty: the
  * file is named just "_hourly.csv" or "_jobs.csv") or a name too long to
  * tell apart from another's is refused, naming the file, rather than
@@ -204,8 +180,8 @@ read_hourly(const char *dir, const char *file, const char *name, const char *col
 		int64_t		minutes;
 		double		v;
 
-		minutes = row_minutes(&r, &cols, file);
-		if (ga_csv_number(&r, &cols, 1, &v, &err) != GA_OK)
+		if (ga_csv_minutes(&r, &cols, 0, &minutes, &err) != GA_OK ||
+			ga_csv_number(&r, &cols, 1, &v, &err) != GA_OK)
 			bench_die(file, &err);
 		check_field(&r, &cols, 0, minutes % 60, 0, 0, file, "is not on a whole hour");
 		/* every row, also those before `from` that are not kept */

@@ -72,3 +72,21 @@ TEST(calendar_day_and_week_positions)
 	/* a day past the month's end runs on into the next month */
 	CHECK_INT_EQ(ga_civil_days(2023, 2, 29), ga_civil_days(2023, 3, 1));
 }
+
+/* A day its month lacks is refused, naming the rule; leap days where they fall. */
+TEST(calendar_parse_refuses_a_day_its_month_lacks)
+{
+	int64_t		m;
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_parse_minutes("2026-02-29 00:00", &m, &err), GA_EINVAL);
+	CHECK_MSG(strstr(err.message, "is not a day of its month") != NULL, "message: %s", err.message);
+	CHECK_INT_EQ(ga_parse_minutes("2026-04-31 00:00", &m, &err), GA_EINVAL);
+	CHECK_INT_EQ(ga_parse_minutes("2100-02-29 00:00", &m, &err), GA_EINVAL);
+	CHECK_INT_EQ(ga_parse_minutes("2024-02-29 00:00", &m, &err), GA_OK);
+	CHECK_INT_EQ(ga_parse_minutes("2000-02-29 00:00", &m, &err), GA_OK);
+	CHECK_INT_EQ(ga_parse_minutes("2026-12-31 23:59", &m, &err), GA_OK);
+	CHECK_INT_EQ(ga_days_in_month(2026, 12), 31);
+	CHECK_INT_EQ(ga_days_in_month(2024, 2), 29);
+	CHECK_INT_EQ(ga_days_in_month(2026, 9), 30);
+}

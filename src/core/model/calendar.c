@@ -86,6 +86,14 @@ digits(const char **s, int n, int *out)
 	return true;
 }
 
+int
+ga_days_in_month(int year, int month)
+{
+	int64_t		next = month == 12 ? ga_civil_days(year + 1, 1, 1) : ga_civil_days(year, month + 1, 1);
+
+	return (int) (next - ga_civil_days(year, month, 1));
+}
+
 ga_status
 ga_parse_minutes(const char *text, int64_t *minutes, ga_error *err)
 {
@@ -111,6 +119,9 @@ ga_parse_minutes(const char *text, int64_t *minutes, ga_error *err)
 	if (!ok || *s != '\0' || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
 		h > 23 || mi > 59 || sec != 0)
 		return ga_error_set(err, GA_EINVAL, "must be a UTC time YYYY-MM-DD HH:MM");
+	/* read on, 2026-02-30 would be 2026-03-02: a row moved without a word */
+	if (d > ga_days_in_month(y, mo))
+		return ga_error_set(err, GA_EINVAL, "is not a day of its month");
 	*minutes = (ga_civil_days(y, mo, d) * 24 + h) * 60 + mi;
 	return GA_OK;
 }

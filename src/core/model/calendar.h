@@ -22,9 +22,13 @@
  */
 int64_t		ga_civil_days(int year, int month, int day);
 
+/* Days of a month (1-12) of a year: 28 to 31. */
+int			ga_days_in_month(int year, int month);
+
 /*
  * Minutes since the epoch of "YYYY-MM-DD HH:MM" (also with "T" for the
- * space, seconds ":00" and a trailing "Z"); years from 1970 on.
+ * space, seconds ":00" and a trailing "Z"); years from 1970 on, a day its
+ * month has.  The message names the rule broken.
  */
 ga_status	ga_parse_minutes(const char *text, int64_t *minutes, ga_error *err);
 

@@ -409,8 +409,10 @@ ga_status
 ga_csv_minutes(const ga_csv_reader *r, const ga_csv_columns *cols, int c,
 			   int64_t *out, ga_error *err)
 {
-	if (ga_parse_minutes(ga_csv_field(r, cols, c), out, NULL) != GA_OK)
-		return ga_csv_field_error(r, cols, c, err, "must be a UTC time YYYY-MM-DD HH:MM");
+	ga_error	rule;
+
+	if (ga_parse_minutes(ga_csv_field(r, cols, c), out, &rule) != GA_OK)
+		return ga_csv_field_error(r, cols, c, err, rule.message);
 	return GA_OK;
 }
 
