@@ -50,6 +50,9 @@ TEST(demand_hour_parsing_and_week_buckets)
 	CHECK_INT_EQ(ga_parse_hour("2024-11-18 00:30", &h, &err), GA_EINVAL);
 	CHECK_INT_EQ(ga_parse_hour("yesterday", &h, &err), GA_EINVAL);
 	CHECK_STR_CONTAINS(err.message, "yesterday");
+	/* the calendar's rules: a day its month has */
+	CHECK_INT_EQ(ga_parse_hour("2026-02-30 05:00", &h, &err), GA_EINVAL);
+	CHECK_STR_CONTAINS(err.message, "is not a day of its month");
 }
 
 /* Hours between two timestamps, as the parser counts them. */

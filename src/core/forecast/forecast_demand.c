@@ -11,8 +11,8 @@
 #include "forecast/holt_winters.h"
 #include "forecast/level_shift.h"
 #include "forecast/weekly_profile.h"
+#include "model/calendar.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -783,49 +783,19 @@ ga_demand_forecast(const ga_demand_model *model, int64_t from_hour,
 	return GA_OK;
 }
 
-static bool
-read_digits(const char **s, int n, int *out)
-{
-	*out = 0;
-	for (int i = 0; i < n; i++, (*s)++)
-	{
-		if (!isdigit((unsigned char) **s))
-			return false;
-		*out = *out * 10 + (**s - '0');
-	}
-	return true;
-}
-
-static bool
-expect_char(const char **s, const char *allowed)
-{
-	if (**s == '\0' || strchr(allowed, **s) == NULL)
-		return false;
-	(*s)++;
-	return true;
-}
-
 ga_status
 ga_parse_hour(const char *text, int64_t *hour, ga_error *err)
 {
-	const char *s = text;
-	int			y,
-				mo,
-				d,
-				h,
-				mi;
-	bool		ok;
+	int64_t		minutes;
+	ga_error	why = {0};
 
-	ok = s != NULL && read_digits(&s, 4, &y) && expect_char(&s, "-") &&
-		read_digits(&s, 2, &mo) && expect_char(&s, "-") &&
-		read_digits(&s, 2, &d) && expect_char(&s, " T") &&
-		read_digits(&s, 2, &h) && expect_char(&s, ":") &&
-		read_digits(&s, 2, &mi);
-	if (!ok || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
-		mi != 0)
+	if (text == NULL || ga_parse_minutes(text, &minutes, &why) != GA_OK)
+		return ga_error_set(err, GA_EINVAL, "timestamp \"%s\" %s",
+							text ? text : "(null)",
+							text ? why.message : "must be a UTC time YYYY-MM-DD HH:00 (whole hours)");
+	if (minutes % 60 != 0)
 		return ga_error_set(err, GA_EINVAL,
-							"timestamp \"%s\" must be YYYY-MM-DD HH:00 (UTC, whole hours)",
-							text ? text : "(null)");
-	*hour = ga_civil_days(y, mo, d) * 24 + h;
+							"timestamp \"%s\" must be a whole hour (UTC)", text);
+	*hour = minutes / 60;
 	return GA_OK;
 }

@@ -205,8 +205,8 @@ void		ga_churn_shape(const int *q, int n, int churn_limit, int *out);
 int			ga_demand_upper_gpus(double upper, double capacity_per_gpu);
 
 /*
- * Parse "YYYY-MM-DD HH:MM" (UTC; "T" also accepted as separator, minutes
- * must be 00) into an hour index.
+ * Parse a whole hour "YYYY-MM-DD HH:00" (UTC; the forms and rules of
+ * ga_parse_minutes in model/calendar.h) into an hour index.
  */
 ga_status	ga_parse_hour(const char *text, int64_t *hour, ga_error *err);
 
