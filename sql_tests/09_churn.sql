@@ -98,3 +98,24 @@ SELECT plan_id AS plan, status FROM gpualloc.replan('full', time_limit => '10 se
 SELECT :'status' IN ('succeeded', 'fallback') AS planned;
 SELECT sum(churn) <= 2 AS within_budget, min(gpus) FILTER (WHERE step = 0) >= 1 AS serves_at_step_0
 FROM pg_temp.service_steps(:plan, 'steady');
+
+-- GPUs taken from a service are not churn: a service on 6 GPUs with a
+-- churn limit of 1 loses 4 of them to a drain at once.  The next plan is
+-- legal: it keeps the 2 GPUs left, takes one more (the one handover it
+-- chose), and holds nothing on the drained GPUs.
+SELECT gpualloc.add_pool('shed', 'L40S', 48, 362, node_size => 8) > 0 AS pool_added;
+SELECT gpualloc.add_node('shed', 0);
+SELECT gpualloc.add_service('shed', 'shed', capacity_per_gpu => 100, max_gpus => 8,
+	churn_limit => 1) > 0 AS service_added;
+INSERT INTO gpualloc.demand_staging
+SELECT 'shed', h, 550 FROM generate_series(date_trunc('hour', now()) - interval '14 days',
+										   date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+SELECT gpualloc.load_demand() AS hours;
+SELECT status FROM gpualloc.replan('fast');
+SELECT count(*) AS shed_gpus FROM gpualloc.current_allocation WHERE service = 'shed';
+WITH held AS MATERIALIZED (SELECT node, slot FROM gpualloc.current_allocation
+						   WHERE service = 'shed' ORDER BY slot LIMIT 4)
+SELECT count(*) AS drained FROM (SELECT gpualloc.drain_gpu('shed', node, slot) FROM held) d;
+SELECT status, coalesce(message, '') AS message FROM gpualloc.replan('fast');
+SELECT count(*) AS shed_gpus, count(*) FILTER (WHERE state <> 'up') AS on_drained_gpus
+FROM gpualloc.current_allocation WHERE service = 'shed';

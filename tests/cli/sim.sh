@@ -132,6 +132,17 @@ sed -i '1s/$/,time_limit_hours/; 2s/$/,1e-10/; 3,$s/$/,/' "$tmp/limit/jobs.csv"
 stopped=$("$SIM" run "$tmp/limit" --policy fifo --perfect-knowledge --json 2>/dev/null | sed -n 's/.*"stopped_jobs": \([0-9]*\),.*/\1/p')
 check "a time limit of 1e-10 hours stops the job after its first step" test "${stopped:-0}" -eq 1
 
+# a window the plans cannot see coming (a day-long step: the horizon is one
+# step) takes the service's GPUs at once, more than its churn limit of 1
+# moves: the GPUs lost are not churn, so every planner still has a legal plan
+cp -r "$dir" "$tmp/sudden"
+sed -i 's/^step_minutes,.*/step_minutes,1440/' "$tmp/sudden/scenario.csv"
+sed -i 's/^chat,a100,4,100,2,/chat,a100,4,100,1,/' "$tmp/sudden/services.csv"
+printf 'pool,first_gpu,gpus,start,end\na100,0,4,2026-03-03 08:00,2026-03-03 10:00\n' > "$tmp/sudden/windows.csv"
+"$SIM" compare "$tmp/sudden" --policies fast,full --full-ms 200 --json > "$tmp/sudden.json" 2> "$tmp/err"
+check "a window that takes more held GPUs than the churn limit leaves a legal plan" test $? -eq 0
+check "both planners ran the sudden window" test "$(grep -c '"policy": "f' "$tmp/sudden.json")" -eq 2
+
 cp -r "$dir" "$tmp/broken"
 sed -i 's/^j2,training,a100,1,/j2,training,a100,-1,/' "$tmp/broken/jobs.csv"
 expect_error "a bad job row names file and column" 'jobs.csv' run "$tmp/broken" --policy fifo

@@ -530,19 +530,20 @@ TEST(fast_forced_handover_spends_the_churn_budget)
 
 /*
  * Held GPUs are set aside for the steps the service needs to hand them over
- * one by one, counting first the held GPUs it loses anyway.  In a pool of 4
- * the service holds GPUs 1-3 and GPU 3 is down, so it must give up GPU 3 at
- * step 0 and can give up GPU 1 at step 1 at the earliest.  A job denser
- * than the service, which fits only on GPUs 0-1, waits until step 1.
+ * one by one; a held GPU it loses anyway (down) takes none of its churn
+ * limit.  In a pool of 4 the service holds GPUs 1-3 and GPU 3 is down, so
+ * it gives up GPU 3 at step 0 without counting it and may give up GPU 1
+ * there too.  A job far denser than the service, which fits only on GPUs
+ * 0-1, starts at once.
  */
-TEST(fast_sets_aside_held_gpus_after_those_lost)
+TEST(fast_sets_aside_held_gpus_but_not_for_those_lost)
 {
 	ga_problem *p = blank_problem(4, 8, 1, 1);
 	int			held[3] = {1, 2, 3};
 	ga_plan    *plan;
 	ga_error	err;
 
-	tp_set_job(p, 0, 10, 2, 2, 8, 0, -1);
+	tp_set_job(p, 0, 40, 2, 2, 8, 0, -1);
 	for (int t = 0; t < 8; t++)
 		p->services[0].demand[t] = 3;
 	ga_problem_set_held(p, 0, held, 3, &err);
@@ -554,8 +555,10 @@ TEST(fast_sets_aside_held_gpus_after_those_lost)
 		return;
 	}
 	CHECK_INT_EQ(plan->job_first_gpu[0], 0);
-	CHECK_INT_EQ(plan->job_start[0], 1);
-	CHECK(service_on(p, plan, 0, 1, 0));
+	CHECK_INT_EQ(plan->job_start[0], 0);
+	CHECK(service_on(p, plan, 0, 2, 0));
+	CHECK_INT_EQ(ga_service_handovers(p, plan, 0, 0), 2);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 1);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
@@ -608,21 +611,35 @@ TEST(fast_rejects_unfinished_problem)
 	ga_problem_destroy(p);
 }
 
-TEST(fast_reports_service_that_cannot_shed_held_gpus)
+/*
+ * Three held GPUs drained at once, with a churn limit of one: the service
+ * loses them at step 0 without counting them (it could not keep them under
+ * any plan), and takes their replacements one per step.
+ */
+TEST(fast_lets_a_service_lose_drained_gpus_beyond_its_churn_limit)
 {
 	ga_problem *p = blank_problem(8, 4, 0, 1);
 	int			held[3] = {5, 6, 7};
-	ga_plan    *plan = NULL;
+	ga_plan    *plan;
 	ga_error	err;
 
-	/* three held GPUs drained at once, but only one may change per step */
+	for (int t = 0; t < 4; t++)
+		p->services[0].demand[t] = 3;
 	ga_problem_set_held(p, 0, held, 3, &err);
 	p->gpu_usable[5] = p->gpu_usable[6] = p->gpu_usable[7] = false;
-	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	CHECK_INT_EQ(ga_solve_fast(p, NULL, &plan, &err), GA_EINVAL);
-	CHECK_STR_CONTAINS(err.message, "svc0");
-	CHECK_STR_CONTAINS(err.message, "no legal plan");
-	CHECK(plan == NULL);
+	plan = solve_checked(p);
+	if (plan == NULL)
+	{
+		ga_problem_destroy(p);
+		return;
+	}
+	for (int t = 0; t < 4; t++)
+		CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) == (t < 2 ? t + 1 : 3),
+				  "step %d: %d GPUs", t, ga_plan_service_gpus(p, plan, 0, t));
+	CHECK_INT_EQ(ga_service_handovers(p, plan, 0, 0), 4);
+	CHECK_INT_EQ(ga_service_forced_handovers(p, plan, 0, 0), 3);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 1);
+	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
 

@@ -329,8 +329,10 @@ TEST(oracle_floor_is_validated_and_lowered_when_unreachable)
  * of the pool's 8 GPUs over hour 6 (steps 12-13), so at most 56 of the 64
  * GPU-steps demanded are served.  Every policy, with perfect knowledge and
  * keeping the window, serves no more.  The planners also keep chat's churn
- * limit (2 a step), so they hold 8, 8, 8, 6, 4, 4, 6, 8 over steps 8-15:
- * 52, the most that limit allows.
+ * limit (2 a step) for the handovers they choose: the window takes its 4
+ * GPUs at step 12 without counting (nothing is gained by giving them up
+ * sooner), and chat takes them back 2 a step after it, so it holds 8, 8, 8,
+ * 8, 4, 4, 6, 8 over steps 8-15: 54, the most that limit allows.
  */
 TEST(oracle_coverage_keeps_windows)
 {
@@ -364,7 +366,7 @@ TEST(oracle_coverage_keeps_windows)
 					  "policy %d: coverage %g above the bound %g", p,
 					  res->metrics.coverage, oracle->metrics.coverage);
 			if (p == GA_POLICY_FAST || p == GA_POLICY_FULL)
-				CHECK_NEAR(res->metrics.coverage, 52.0 / 64.0, 1e-9);
+				CHECK_NEAR(res->metrics.coverage, 54.0 / 64.0, 1e-9);
 			ga_sim_result_destroy(res);
 		}
 	}

@@ -493,6 +493,83 @@ TEST(validate_step0_is_free_without_held_gpus)
 	ga_problem_destroy(p);
 }
 
+/*
+ * GPUs taken from the service whatever the plan are no churn: held GPUs
+ * under a pinned job (4, 5) or drained (6) at step 0, beyond a lowered
+ * max_gpus, or closed by a window at a later step.  Only what the plan
+ * chooses counts.
+ */
+TEST(validate_does_not_count_gpus_taken_from_a_service)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = legal_plan(p);
+	int			held[5] = {4, 5, 6, 7, 4};
+	int32_t		chat = ga_service_workload(p, 0);
+	ga_error	err;
+
+	p->gpu_usable[6] = false;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 5, &err), GA_OK);
+	/* keeps 7, loses 4, 5 and 6: three handovers, none chosen */
+	CHECK_INT_EQ(ga_service_handovers(p, plan, 0, 0), 3);
+	CHECK_INT_EQ(ga_service_forced_handovers(p, plan, 0, 0), 3);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 0);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	/* moving from 7 to 3 as well is two chosen handovers, one above the limit */
+	for (int t = 0; t < N_STEPS; t++)
+	{
+		ga_plan_set(plan, 7, t, GA_IDLE);
+		ga_plan_set(plan, 3, t, chat);
+	}
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 2);
+	expect_illegal(p, plan, "at step 0", "churn_limit 1");
+	ga_plan_destroy(plan);
+
+	/* held 6 and 7 with max_gpus lowered to 1 and 6 usable again: 7 kept, 6 must go */
+	p->gpu_usable[6] = true;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, (int[]) {6, 7}, 2, &err), GA_OK);
+	p->services[0].max_gpus = 1;
+	plan = legal_plan(p);
+	CHECK_INT_EQ(ga_service_forced_handovers(p, plan, 0, 0), 1);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 0), 0);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/* A window closing two GPUs the service holds: both leave at its start, uncounted. */
+TEST(validate_does_not_count_gpus_a_window_takes)
+{
+	ga_problem *p = validate_problem();
+	ga_plan    *plan = legal_plan(p);
+	ga_window	w = {.pool = 0, .first_gpu = 6, .n_gpus = 2, .start_step = 3, .end_step = 10};
+	int32_t		chat = ga_service_workload(p, 0);
+	ga_error	err;
+
+	p->services[0].max_gpus = 3;
+	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	/* on 7 from the start, 6 from step 1, both gone at step 3 and 3 taken there */
+	for (int t = 0; t < N_STEPS; t++)
+	{
+		ga_plan_set(plan, 7, t, t < 3 ? chat : GA_IDLE);
+		ga_plan_set(plan, 6, t, t >= 1 && t < 3 ? chat : GA_IDLE);
+		ga_plan_set(plan, 3, t, t >= 3 ? chat : GA_IDLE);
+	}
+	CHECK_INT_EQ(ga_service_handovers(p, plan, 0, 3), 3);
+	CHECK_INT_EQ(ga_service_forced_handovers(p, plan, 0, 3), 2);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 3), 1);
+	CHECK_INT_EQ(ga_service_closing_gpus(p, plan, 0, 3), 2);
+	CHECK_INT_EQ(ga_service_closing_gpus(p, plan, 0, 2), 0);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	/* giving 6 up a step early, for 3, is two handovers the plan chose */
+	ga_plan_set(plan, 3, 2, chat);
+	ga_plan_set(plan, 6, 2, GA_IDLE);
+	CHECK_INT_EQ(ga_service_churn(p, plan, 0, 2), 2);
+	expect_illegal(p, plan, "hands over 2 GPUs at step 2", "churn_limit 1");
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
 TEST(validate_rejects_churn_budget_overrun)
 {
 	ga_problem *p = validate_problem();

@@ -409,11 +409,11 @@ check_service(const ga_problem *p, const ga_plan *plan, int s, ga_error *err)
 		churn = ga_service_churn(p, plan, s, t);
 		if (t == 0 && svc->held_known && churn > svc->churn_limit)
 			return ga_error_set(err, GA_EILLEGAL,
-								"service \"%s\" hands over %d GPUs at step 0 against the %d GPUs it holds now, above its churn_limit %d",
+								"service \"%s\" hands over %d GPUs at step 0 against the %d GPUs it holds now (besides those it must give up), above its churn_limit %d",
 								svc->name, churn, svc->n_held, svc->churn_limit);
 		if (t > 0 && churn > svc->churn_limit)
 			return ga_error_set(err, GA_EILLEGAL,
-								"service \"%s\" hands over %d GPUs at step %d, above its churn_limit %d",
+								"service \"%s\" hands over %d GPUs at step %d (besides those it must give up), above its churn_limit %d",
 								svc->name, churn, t, svc->churn_limit);
 		total += churn;
 	}
@@ -580,8 +580,70 @@ churn_against_held(const ga_problem *p, const ga_plan *plan, int s)
 	return now + held - 2 * kept;
 }
 
+bool
+ga_service_may_hold(const ga_problem *p, const ga_plan *plan, int s, int g, int t)
+{
+	const ga_pool *pool = &p->pools[p->services[s].pool];
+	int32_t		k;
+
+	if (g < pool->first_gpu || g >= pool->first_gpu + pool->n_gpus || !p->gpu_usable[g] ||
+		ga_gpu_closed(p, g, t))
+		return false;
+	k = ga_plan_get(plan, g, t);
+	return !(k >= 0 && k < p->n_jobs && p->jobs[k].pinned);
+}
+
+/* Held GPUs the service must give up at step 0 whatever the plan. */
+static int
+forced_against_held(const ga_problem *p, const ga_plan *plan, int s)
+{
+	const ga_service *svc = &p->services[s];
+	int			lost = 0;
+	int			kept = 0;
+
+	for (int i = 0; i < svc->n_held; i++)
+	{
+		if (held_listed_earlier(svc, i))
+			continue;
+		if (ga_service_may_hold(p, plan, s, svc->held_gpus[i], 0))
+			kept++;
+		else
+			lost++;
+	}
+	return lost + (kept > svc->max_gpus ? kept - svc->max_gpus : 0);
+}
+
 int
-ga_service_churn(const ga_problem *p, const ga_plan *plan, int s, int t)
+ga_service_forced_handovers(const ga_problem *p, const ga_plan *plan, int s, int t)
+{
+	const ga_pool *pool = &p->pools[p->services[s].pool];
+	int32_t		w = ga_service_workload(p, s);
+	int			forced = 0;
+
+	if (t <= 0)
+		return p->services[s].held_known ? forced_against_held(p, plan, s) : 0;
+	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
+		if (ga_plan_get(plan, g, t - 1) == w && ga_plan_get(plan, g, t) != w &&
+			!ga_service_may_hold(p, plan, s, g, t))
+			forced++;
+	return forced;
+}
+
+int
+ga_service_closing_gpus(const ga_problem *p, const ga_plan *plan, int s, int t)
+{
+	const ga_pool *pool = &p->pools[p->services[s].pool];
+	int			n = 0;
+
+	if (t <= 0)
+		return 0;
+	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
+		n += ga_service_may_hold(p, plan, s, g, t - 1) && !ga_service_may_hold(p, plan, s, g, t);
+	return n;
+}
+
+int
+ga_service_handovers(const ga_problem *p, const ga_plan *plan, int s, int t)
 {
 	const ga_pool *pool = &p->pools[p->services[s].pool];
 	int32_t		w = ga_service_workload(p, s);
@@ -593,6 +655,15 @@ ga_service_churn(const ga_problem *p, const ga_plan *plan, int s, int t)
 		if ((ga_plan_get(plan, g, t) == w) != (ga_plan_get(plan, g, t - 1) == w))
 			churn++;
 	return churn;
+}
+
+int
+ga_service_churn(const ga_problem *p, const ga_plan *plan, int s, int t)
+{
+	int			churn = ga_service_handovers(p, plan, s, t) -
+		ga_service_forced_handovers(p, plan, s, t);
+
+	return churn > 0 ? churn : 0;
 }
 
 int

@@ -18,8 +18,9 @@
  *       by it (pinned jobs are exempt: they already run);
  *   R5  a service holds at most max_gpus per step; its churn (GPUs handed
  *       over between consecutive steps, and at step 0 against the GPUs it
- *       holds now when those are known) stays within churn_limit each step
- *       and within churn_budget in total;
+ *       holds now when those are known, less those taken from it whatever
+ *       the plan: ga_service_churn) stays within churn_limit each step and
+ *       within churn_budget in total;
  *   R6  no job and no service holds a GPU inside a maintenance window, and no
  *       job's run reaches one on its block past the horizon (pinned jobs are
  *       exempt: they already run);
@@ -61,6 +62,41 @@ ga_status	ga_validate(const ga_problem *problem, const ga_plan *plan,
  * with the held GPUs when they are known, and 0 otherwise.  Only the GPUs
  * of its pool are looked at (a service's cell outside it makes the plan
  * illegal, R2), so the cost is the pool's size, not the cluster's.
+ */
+int			ga_service_handovers(const ga_problem *problem, const ga_plan *plan,
+								 int s, int t);
+
+/*
+ * Whether service s can hold GPU g at step t whatever the plan: g is a
+ * usable GPU of the service's pool, open to services at t (no maintenance
+ * window, no advance reservation), and no pinned job runs on it then.
+ */
+bool		ga_service_may_hold(const ga_problem *problem, const ga_plan *plan,
+								int s, int g, int t);
+
+/*
+ * Of those, the GPUs the service had to give up whatever the plan: at step
+ * t > 0, GPUs it held at t-1 that are closed to services at t (a
+ * maintenance window or an advance reservation begins); at step 0, held
+ * GPUs that are unusable (drained, down), outside its pool, closed at step
+ * 0 or under a pinned job, and those it holds beyond max_gpus.
+ */
+int			ga_service_forced_handovers(const ga_problem *problem,
+										const ga_plan *plan, int s, int t);
+
+/*
+ * GPUs of service s's pool it may hold at step t - 1 but not at t (t > 0;
+ * 0 otherwise): the most it can be made to give up at t, whatever the plan.
+ * The aggregate models relax the churn rows by it.
+ */
+int			ga_service_closing_gpus(const ga_problem *problem, const ga_plan *plan,
+									int s, int t);
+
+/*
+ * The churn R5 counts: handovers the plan chose, that is
+ * ga_service_handovers less ga_service_forced_handovers.  A service is
+ * never made to break its churn limit by GPUs taken from it: those
+ * leave at once, and only their replacements count.
  */
 int			ga_service_churn(const ga_problem *problem, const ga_plan *plan,
 							 int s, int t);

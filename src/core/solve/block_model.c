@@ -742,6 +742,7 @@ churn_terms(block_model *m, int s, int t, int row)
 {
 	const ga_pool *pool = &m->p->pools[m->p->services[s].pool];
 	int			constant = 0;
+	int			lost = 0;
 
 	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
 	{
@@ -750,6 +751,12 @@ churn_terms(block_model *m, int s, int t, int row)
 		int			cur = fixed_state(m, s, g, t, &cc);
 		int			prev = fixed_state(m, s, g, t - 1, &pc);
 
+		/* a GPU taken from the service is no churn (ga_service_churn) */
+		if (cur == 0 && prev != 0 && !ga_service_may_hold(m->p, m->plan, s, g, t))
+		{
+			lost += t == 0;
+			continue;
+		}
 		if (cur >= 0 && prev >= 0)
 			constant += cur != prev;
 		else if (cur < 0 && prev < 0)
@@ -780,6 +787,9 @@ churn_terms(block_model *m, int s, int t, int row)
 			constant += k;
 		}
 	}
+	/* at step 0, held GPUs beyond max_gpus go uncharged too */
+	if (t == 0 && m->p->services[s].held_known)
+		constant -= ga_service_forced_handovers(m->p, m->plan, s, 0) - lost;
 	return constant;
 }
 

@@ -13,6 +13,7 @@
  * at both ends of its run, so the plan's own handovers always come first.
  */
 #include "solve/headroom.h"
+#include "model/validate.h"
 
 #include <limits.h>
 #include <math.h>
@@ -23,12 +24,14 @@ typedef struct hr_ctx
 	const ga_problem *p;
 	ga_plan    *plan;
 	const ga_service *svc;
+	int			s;				/* its index */
 	const ga_pool *pool;
 	int32_t		w;				/* the service's workload */
 	int			T;
 	int		   *target;			/* [T] */
 	int		   *count;			/* [T] GPUs the service holds */
-	int		   *churn;			/* [T] handovers at each step */
+	int		   *churn;			/* [T] handovers counted at each step
+								 * (ga_service_churn) */
 	bool	   *held;			/* [pool size] held now (before step 0) */
 	int		   *dist;			/* [pool size] scratch: to a service GPU */
 	bool	   *tried;			/* [pool size] scratch: candidates tried */
@@ -87,13 +90,9 @@ measure(hr_ctx *c, int s)
 	for (int t = 0; t < c->T; t++)
 	{
 		c->count[t] = 0;
-		c->churn[t] = 0;
 		for (int g = first; g < first + c->pool->n_gpus; g++)
-		{
 			c->count[t] += is_member(c, g, t);
-			if (counted(c, t))
-				c->churn[t] += is_member(c, g, t) != was_member(c, g, t);
-		}
+		c->churn[t] = counted(c, t) ? ga_service_churn(c->p, c->plan, s, t) : 0;
 	}
 }
 
@@ -114,7 +113,8 @@ try_take(hr_ctx *c, int g, int t)
 		   !ga_gpu_closed(c->p, g, end) && c->count[end] < c->target[end])
 		end++;
 	at_start = !counted(c, t) ? 0 : was_member(c, g, t) ? -1 : 1;
-	if (end < c->T)
+	/* given back where something closes it, the GPU leaves uncounted */
+	if (end < c->T && ga_service_may_hold(c->p, c->plan, c->s, g, end))
 		at_end = is_member(c, g, end) ? -1 : 1;
 	if (c->churn[t] + at_start > L || (end < c->T && c->churn[end] + at_end > L))
 		return false;
@@ -232,6 +232,7 @@ ga_plan_add_headroom(const ga_problem *p, ga_plan *plan)
 	for (int s = 0; ok && s < p->n_services; s++)
 	{
 		c.svc = &p->services[s];
+		c.s = s;
 		c.pool = &p->pools[c.svc->pool];
 		c.w = ga_service_workload(p, s);
 		if (c.svc->churn_budget < 0 && c.pool->n_gpus > 0)

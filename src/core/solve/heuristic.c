@@ -28,6 +28,7 @@
 #include "solve/chain.h"
 #include "model/tenant_quota.h"
 #include "model/terminal.h"
+#include "model/validate.h"
 
 #include <limits.h>
 #include <math.h>
@@ -199,10 +200,12 @@ typedef struct fast_ctx
 	/* scratch of service placement, sized for the largest pool */
 	int		   *cap;			/* [T] */
 	int		   *want;			/* [T] */
-	int		   *forced_at;		/* [T + 1] */
+	int		   *forced_at;		/* [T + 1] members taken from the service per step */
+	int		   *charged_at;		/* [T + 1] of those, handovers its churn counts */
 	bool	   *member;			/* [pool] */
 	int		   *member_end;		/* [pool] */
-	int			n_pending;		/* members that will be taken before the end */
+	bool	   *member_charged; /* [pool] its handover at member_end counts */
+	int			n_pending;		/* members whose handover before the end counts */
 	int		   *held_sorted;	/* [n_gpus] scratch */
 	int		   *reserved_until; /* [n_gpus]: end of a held GPU's set-aside */
 	/* the protect rule (ga_protect_room) */
@@ -1399,10 +1402,26 @@ service_targets(const fast_ctx *c, const ga_service *svc, int n_start,
 }
 
 /*
- * Start from the GPUs the service holds now; returns their count.  For each
- * member, member_end is the first step at which it is busy with something
- * else (so must be handed over), and forced_at counts members per such step.
+ * Make GPU rel a member until `end`, the first step at which it is busy
+ * with something else (so must be handed over; T: never).  That handover
+ * counts against the churn limit unless what takes it is closed to the
+ * service whatever the plan (ga_service_churn).
  */
+static void
+add_member(fast_ctx *c, const fast_state *st, int s, const pool_geom *pg, int rel, int end)
+{
+	bool		charged = end < c->T &&
+		ga_service_may_hold(c->p, st->plan, s, pg->first_gpu + rel, end);
+
+	c->member[rel] = true;
+	c->member_end[rel] = end;
+	c->member_charged[rel] = charged;
+	c->forced_at[end]++;
+	c->charged_at[end] += charged;
+	c->n_pending += charged;
+}
+
+/* Start from the GPUs the service holds now; returns their count. */
 static int
 seed_members(fast_ctx *c, const fast_state *st, int s)
 {
@@ -1412,22 +1431,17 @@ seed_members(fast_ctx *c, const fast_state *st, int s)
 
 	memset(c->member, 0, sizeof(bool) * pg->n_gpus);
 	memset(c->forced_at, 0, sizeof(int) * (c->T + 1));
+	memset(c->charged_at, 0, sizeof(int) * (c->T + 1));
 	c->n_pending = 0;
 	if (!svc->held_known)
 		return 0;
 	for (int i = 0; i < svc->n_held; i++)
 	{
 		int			rel = svc->held_gpus[i] - pg->first_gpu;
-		int			end;
 
 		if (c->member[rel])
 			continue;
-		end = next_set(service_leaf(c, st, pg, rel), 0, c->T);
-		c->member[rel] = true;
-		c->member_end[rel] = end;
-		c->forced_at[end]++;
-		if (end < c->T)
-			c->n_pending++;
+		add_member(c, st, s, pg, rel, next_set(service_leaf(c, st, pg, rel), 0, c->T));
 		count++;
 	}
 	return count;
@@ -1438,21 +1452,29 @@ drop_member(fast_ctx *c, int rel)
 {
 	c->member[rel] = false;
 	c->forced_at[c->member_end[rel]]--;
-	if (c->member_end[rel] < c->T)
-		c->n_pending--;
+	c->charged_at[c->member_end[rel]] -= c->member_charged[rel];
+	c->n_pending -= c->member_charged[rel];
 }
 
-/* Drop members that are busy at step t; returns how many. */
+/*
+ * Drop members that are busy at step t; returns how many.  *lost: those
+ * the service could not keep whatever the plan (closed, unusable, under a
+ * pinned job): they leave without counting against its churn limit
+ * (ga_service_churn).
+ */
 static int
-drop_busy_members(fast_ctx *c, const fast_state *st, const pool_geom *pg, int t)
+drop_busy_members(fast_ctx *c, const fast_state *st, int s, const pool_geom *pg, int t,
+				  int *lost)
 {
 	int			dropped = 0;
 
+	*lost = 0;
 	for (int rel = 0; rel < pg->n_gpus; rel++)
 		if (c->member[rel] && bit_is_set(service_leaf(c, st, pg, rel), t))
 		{
 			drop_member(c, rel);
 			dropped++;
+			*lost += !ga_service_may_hold(c->p, st->plan, s, pg->first_gpu + rel, t);
 		}
 	return dropped;
 }
@@ -1460,7 +1482,8 @@ drop_busy_members(fast_ctx *c, const fast_state *st, const pool_geom *pg, int t)
 /*
  * Members that must be handed over at step t, ahead of time, so that the
  * handovers forced at later steps never exceed the churn limit: the excess
- * of each later step is carried back one step at a time.
+ * of each later step is carried back one step at a time.  GPUs a window or
+ * a reservation will take leave uncounted then, so none goes early for them.
  */
 static int
 early_drops_needed(const fast_ctx *c, int t, int limit)
@@ -1471,7 +1494,7 @@ early_drops_needed(const fast_ctx *c, int t, int limit)
 		return 0;
 	for (int u = c->T - 1; u > t; u--)
 	{
-		int			x = c->forced_at[u] + excess;
+		int			x = c->charged_at[u] + excess;
 
 		excess = x > limit ? x - limit : 0;
 	}
@@ -1532,15 +1555,14 @@ static int
 add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 			const pool_geom *pg, int t, int n)
 {
+	int			s = (int) (svc - c->p->services);
 	int			added = 0;
 
 	for (int rel = pg->n_gpus - 1; rel >= 0 && added < n; rel--)
 	{
 		if (c->member[rel] || !free_over(service_leaf(c, st, pg, rel), t, c->T))
 			continue;
-		c->member[rel] = true;
-		c->member_end[rel] = c->T;
-		c->forced_at[c->T]++;
+		add_member(c, st, s, pg, rel, c->T);
 		added++;
 	}
 	while (added < n && svc->churn_budget < 0)
@@ -1564,10 +1586,7 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 		}
 		if (pick < 0)
 			break;
-		c->member[pick] = true;
-		c->member_end[pick] = pick_end;
-		c->forced_at[pick_end]++;
-		c->n_pending++;
+		add_member(c, st, s, pg, pick, pick_end);
 		if (early_drops_needed(c, t, svc->churn_limit) > 0)
 		{
 			drop_member(c, pick);
@@ -1596,11 +1615,18 @@ commit_service_step(const fast_ctx *c, fast_state *st, int s,
 	return count;
 }
 
+/* Held GPUs a service that can keep `kept` of them must give up for max_gpus. */
+static int
+held_beyond_max(const ga_service *svc, int kept)
+{
+	return svc->held_known && kept > svc->max_gpus ? kept - svc->max_gpus : 0;
+}
+
 static ga_status
 no_legal_service_plan(const fast_ctx *c, const ga_service *svc, int n, int t)
 {
 	return ga_error_set(c->err, GA_EINVAL,
-						"service \"%s\" must hand over %d GPUs at step %d (held GPUs that are unusable, taken by running jobs or over max_gpus), more than its churn limit or budget allows: no legal plan exists",
+						"service \"%s\" must hand over %d GPUs at step %d (GPUs its plan gives to jobs, now or soon), more than its churn limit or budget allows: no legal plan exists",
 						svc->name, n, t);
 }
 
@@ -1668,23 +1694,30 @@ place_service(fast_ctx *c, fast_state *st, int s)
 	{
 		bool		limited = t > 0 || svc->held_known;
 		int			lim = limited ? (svc->churn_limit < budget_left ? svc->churn_limit : budget_left) : INT_MAX;
-		int			forced = drop_busy_members(c, st, pg, t);
+		int			lost;
+		int			forced = drop_busy_members(c, st, s, pg, t, &lost);
+		int			exempt = lost + (t == 0 ? held_beyond_max(svc, count - lost) : 0);
 		int			early = early_drops_needed(c, t, svc->churn_limit);
 		int			over;
+		int			chosen;
 		int			room;
 		int			target;
 		int			moved = 0;
 
+		/* early drops spread later handovers; GPUs taken anyway need none */
+		if (forced + early - exempt > lim)
+			early = forced - exempt < lim ? lim - forced + exempt : 0;
 		drop_soonest_taken(c, pg, early);
 		count -= forced + early;
 		over = count > svc->max_gpus ? count - svc->max_gpus : 0;
 		drop_members(c, pg, over);
 		count -= over;
-		if (forced + early + over > lim)
-			return no_legal_service_plan(c, svc, forced + early + over, t);
-		room = lim - forced - early - over;
+		chosen = forced + early + over - exempt;
+		if (chosen > lim)
+			return no_legal_service_plan(c, svc, chosen, t);
+		room = lim - chosen;
 		if (limited && svc->churn_budget >= 0)
-			room = keep_budget_for_pending(c, room, budget_left - forced - early - over);
+			room = keep_budget_for_pending(c, room, budget_left - chosen);
 		target = target_ahead_of_handovers(c, svc, t, count);
 		if (count > target)
 		{
@@ -1694,7 +1727,7 @@ place_service(fast_ctx *c, fast_state *st, int s)
 		else if (count < target)
 			moved = add_members(c, st, svc, pg, t, target - count < room ? target - count : room);
 		if (limited && svc->churn_budget >= 0)
-			budget_left -= forced + early + over + moved;
+			budget_left -= chosen + moved;
 		count = commit_service_step(c, st, s, pg, t);
 		if (svc->demand[t] > count)
 			st->service_value -= p->params.penalty * svc->priority *
@@ -1875,11 +1908,14 @@ compare_int(const void *a, const void *b)
 
 /*
  * Set aside the GPUs each service holds now, so batch work placed before the
- * service cannot force more handovers than its churn limit allows.  A
+ * service cannot force more handovers than its churn limit allows.  A held
+ * GPU that something closes later (a window, an advance reservation) is set
+ * aside until then: taken from the service there, it costs no churn
+ * (ga_service_churn), but given to a job sooner it would.  Of the others a
  * service may hand over churn_limit GPUs per step, so the GPU it would drop
- * r-th (GPUs it cannot keep anyway first, then the lowest) only needs to be
- * kept until step r / churn_limit; under a churn budget every held GPU is
- * set aside for the whole horizon, as handovers may be unaffordable.
+ * r-th (the lowest first) only needs to be kept until step r / churn_limit;
+ * under a churn budget every held GPU is set aside for the whole horizon, as
+ * handovers may be unaffordable.
  */
 static void
 reserve_held(fast_ctx *c, fast_state *st)
@@ -1891,27 +1927,30 @@ reserve_held(fast_ctx *c, fast_state *st)
 		const ga_service *svc = &p->services[s];
 		const pool_geom *pg = &c->pools[svc->pool];
 		int			n_good = 0;
-		int			n_bad;
 
 		if (!svc->held_known)
 			continue;
 		for (int i = 0; i < svc->n_held; i++)
 		{
 			int			g = svc->held_gpus[i];
+			int			busy = next_set(service_leaf(c, st, pg, g - pg->first_gpu), 0, c->T);
 
-			if (st->reserved_by[g] < 0 &&
-				free_over(service_leaf(c, st, pg, g - pg->first_gpu), 0, c->T))
+			if (st->reserved_by[g] >= 0)
+				continue;
+			st->reserved_by[g] = s;
+			if (busy < c->T)
 			{
-				st->reserved_by[g] = s;
-				c->held_sorted[n_good++] = g;
+				c->reserved_until[g] = busy;
+				tree_mark(c, st, pg, g - pg->first_gpu, 1, 0, busy);
 			}
+			else
+				c->held_sorted[n_good++] = g;
 		}
-		n_bad = svc->n_held - n_good;
 		qsort(c->held_sorted, n_good, sizeof(int), compare_int);
 		for (int r = 0; r < n_good; r++)
 		{
 			int			g = c->held_sorted[r];
-			int			until = (n_bad + r) / svc->churn_limit;
+			int			until = r / svc->churn_limit;
 
 			if (svc->churn_budget >= 0 || until > c->T)
 				until = c->T;
@@ -2574,6 +2613,8 @@ ctx_free(fast_ctx *c)
 	free(c->cap);
 	free(c->want);
 	free(c->forced_at);
+	free(c->charged_at);
+	free(c->member_charged);
 	free(c->member);
 	free(c->member_end);
 	free(c->held_sorted);
@@ -2805,13 +2846,16 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 	c->cap = malloc(sizeof(int) * c->T);
 	c->want = malloc(sizeof(int) * c->T);
 	c->forced_at = malloc(sizeof(int) * (c->T + 1));
+	c->charged_at = malloc(sizeof(int) * (c->T + 1));
 	c->member = malloc(sizeof(bool) * max_pool);
+	c->member_charged = malloc(sizeof(bool) * max_pool);
 	c->member_end = malloc(sizeof(int) * max_pool);
 	c->held_sorted = malloc(sizeof(int) * n_gpus);
 	c->reserved_until = calloc(n_gpus, sizeof(int));
 	if (!c->job_order || !c->keys || !c->best_order || !c->try_order ||
 		!c->ideal_value ||  !c->promotions || !c->cap || !c->want ||
-		!c->forced_at || !c->member || !c->member_end || !c->held_sorted ||
+		!c->forced_at || !c->charged_at || !c->member || !c->member_charged ||
+		!c->member_end || !c->held_sorted ||
 		!c->reserved_until)
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	if (!init_closed_to_services(c))

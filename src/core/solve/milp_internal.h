@@ -116,6 +116,14 @@ typedef struct milp_model
 	double	   *ar;
 
 	/*
+	 * Handovers a service cannot be charged for, [n_services*T]: at t = 0
+	 * the held GPUs it may keep (ga_service_forced_handovers subtracted,
+	 * the y[-1] of its churn rows), after it the GPUs closing to it at t
+	 * (ga_service_closing_gpus), by which the row of a fall is relaxed.
+	 */
+	int		   *svc_free_churn;
+
+	/*
 	 * Service floor of the mapping [n_services*T], or NULL: the demand the
 	 * warm start meets, min(demand, its GPUs), per service and step.
 	 */

@@ -35,6 +35,7 @@
  */
 #include "solve/milp_internal.h"
 #include "model/tenant_quota.h"
+#include "model/validate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -738,39 +739,20 @@ fill_idle(map_state *st, int *order, int n, job_key *keys)
 	}
 }
 
-/* Physical churn of every service within its limit and budget. */
+/* The churn of every service (ga_service_churn) within its limit and budget. */
 static bool
 services_churn_ok(const ga_problem *p, const ga_plan *plan)
 {
-	int			T = plan->n_steps;
-
 	for (int s = 0; s < p->n_services; s++)
 	{
 		const ga_service *svc = &p->services[s];
-		const ga_pool *pool = &p->pools[svc->pool];
-		int32_t		w = ga_service_workload(p, s);
 		long		total = 0;
 
-		for (int t = 0; t < T; t++)
+		for (int t = 0; t < plan->n_steps; t++)
 		{
-			int			churn = 0;
+			int			churn = ga_service_churn(p, plan, s, t);
 
-			for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
-			{
-				bool		now = ga_plan_get(plan, g, t) == w;
-				bool		before = now;
-
-				if (t > 0)
-					before = ga_plan_get(plan, g, t - 1) == w;
-				else if (svc->held_known)
-				{
-					before = false;
-					for (int i = 0; i < svc->n_held; i++)
-						before = before || svc->held_gpus[i] == g;
-				}
-				churn += now != before;
-			}
-			if (churn > svc->churn_limit)
+			if (churn > svc->churn_limit && (t > 0 || svc->held_known))
 				return false;
 			total += churn;
 		}
@@ -945,16 +927,18 @@ milp_plan_to_columns(const milp_model *m, const ga_plan *plan, double *x)
 	for (int s = 0; s < p->n_services; s++)
 	{
 		const ga_service *svc = &p->services[s];
-		int			prev = svc->n_held;
+		const int  *f = m->svc_free_churn + (size_t) s * T;
+		int			prev = f[0];
 
 		for (int t = 0; t < T; t++)
 		{
 			int			y = ga_plan_service_gpus(p, plan, s, t);
-			int			change = abs(y - prev);
+			int			fall = prev - y - (t > 0 ? f[t] : 0);
+			int			change = y - prev > fall ? y - prev : fall;
 
 			x[y_col(m, s, t)] = y;
 			x[u_col(m, s, t)] = svc->demand[t] > y ? svc->demand[t] - y : 0;
-			x[c_col(m, s, t)] = (t > 0 || svc->held_known) ? change : 0;
+			x[c_col(m, s, t)] = (t > 0 || svc->held_known) && change > 0 ? change : 0;
 			prev = y;
 		}
 	}

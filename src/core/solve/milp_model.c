@@ -15,8 +15,10 @@
  *            The capacity rows see only the in-horizon steps.
  *   y[s,t]   integer GPUs of service s at step t, <= max_gpus.
  *   u[s,t]   shortfall, u >= demand - y, costs penalty*priority*decay.
- *   c[s,t]   churn, c >= |y[t] - y[t-1]| (y[-1] = GPUs held now when
- *            known), c <= churn_limit, sum_t c <= churn_budget.
+ *   c[s,t]   churn, c >= y[t] - y[t-1] and c >= y[t-1] - y[t] - F[s,t]
+ *            (y[-1] = the held GPUs it may keep when known, F = the GPUs
+ *            closing to it at t), c <= churn_limit, sum_t c <= churn_budget:
+ *            GPUs taken from a service are no churn (ga_service_churn).
  *   U[p,t]   GPUs used by batch jobs in pool p at step t.
  *
  *   rows:  sum of x over a job's candidates <= 1;
@@ -33,8 +35,9 @@
  * kind of chain per block size.
  *
  * Every legal plan is a feasible point of this model (its blocks are counted
- * in U, its service counts satisfy the count-churn rows because a physical
- * handover set is at least as large as the change of its size), so the model's
+ * in U, its service counts satisfy the count-churn rows because the
+ * handovers ga_service_churn counts are at least the change of its size
+ * beyond what was taken from it), so the model's
  * LP optimum bounds every legal plan.  The bound is computed from the simplex
  * duals as a Lagrangian value (see milp_lagrangian_bound), which is valid for
  * any dual vector and therefore does not depend on the solver's tolerances or
@@ -44,6 +47,7 @@
  * so of every legal plan.
  */
 #include "solve/milp_internal.h"
+#include "model/validate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -66,6 +70,7 @@ milp_model_free(milp_model *m)
 	free(m->chain_level);
 	free(m->chain_held);
 	free(m->chain_blocks);
+	free(m->svc_free_churn);
 	free(m->prefix);
 	free(m->cap);
 	free(m->base.bits);
@@ -548,6 +553,56 @@ model_batch_rows(milp_model *m)
 	}
 }
 
+/* Distinct GPUs among those service s holds now. */
+static int
+distinct_held(const ga_service *svc)
+{
+	int			n = 0;
+
+	for (int i = 0; i < svc->n_held; i++)
+	{
+		bool		seen = false;
+
+		for (int k = 0; k < i && !seen; k++)
+			seen = svc->held_gpus[k] == svc->held_gpus[i];
+		n += !seen;
+	}
+	return n;
+}
+
+/*
+ * m->svc_free_churn: what the churn rows leave uncharged, counted on a plan
+ * of the pinned jobs alone (the cells every plan shares).
+ */
+static bool
+model_free_churn(milp_model *m)
+{
+	const ga_problem *p = m->problem;
+	int			T = m->T;
+	ga_plan    *pins = ga_plan_create(p);
+
+	m->svc_free_churn = calloc((size_t) (p->n_services > 0 ? p->n_services : 1) * T, sizeof(int));
+	if (pins == NULL || m->svc_free_churn == NULL)
+	{
+		ga_plan_destroy(pins);
+		return false;
+	}
+	for (int j = 0; j < p->n_jobs; j++)
+		if (p->jobs[j].pinned)
+			ga_plan_place_job(pins, p, j, p->jobs[j].pinned_start,
+							  p->jobs[j].pinned_first_gpu, p->jobs[j].pinned_size);
+	for (int s = 0; s < p->n_services; s++)
+	{
+		int		   *f = m->svc_free_churn + (size_t) s * T;
+
+		f[0] = distinct_held(&p->services[s]) - ga_service_forced_handovers(p, pins, s, 0);
+		for (int t = 1; t < T; t++)
+			f[t] = ga_service_closing_gpus(p, pins, s, t);
+	}
+	ga_plan_destroy(pins);
+	return true;
+}
+
 /* Capacity rows, then shortfall and churn of every service. */
 static void
 model_capacity_and_service_rows(milp_model *m)
@@ -593,8 +648,12 @@ model_capacity_and_service_rows(milp_model *m)
 				continue;
 			for (int sign = -1; sign <= 1; sign += 2)
 			{
-				/* c + sign*(y[t] - y[t-1]) >= 0, y[-1] being the held count */
-				double		rhs = (t == 0) ? sign * svc->n_held : 0;
+				/*
+				 * c + sign*(y[t] - y[t-1]) >= 0, y[-1] being the held GPUs
+				 * it may keep; a fall (sign 1) less the GPUs closing at t
+				 */
+				const int  *f = m->svc_free_churn + (size_t) s * T;
+				double		rhs = t == 0 ? sign * f[0] : (sign > 0 ? -f[t] : 0);
 				int			row = add_row(m, rhs, HUGE_VAL);
 
 				add_nz(m, row, c_col(m, s, t), 1);
@@ -672,7 +731,7 @@ build_model(milp_model *m, const ga_problem *p, size_t max_x, bool protect_rule,
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the MILP");
 	if ((rc = model_columns(m, max_x > 0 ? max_x : MAX_START_COLUMNS, err)) != GA_OK)
 		return rc;
-	if (!model_find_chains(m) || !model_alloc_arrays(m))
+	if (!model_find_chains(m) || !model_alloc_arrays(m) || !model_free_churn(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory building the MILP");
 	model_batch_rows(m);
 	model_capacity_and_service_rows(m);
