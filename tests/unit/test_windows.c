@@ -270,6 +270,51 @@ TEST(windows_fast_drains_ahead_of_window)
 }
 
 /*
+ * One pool "a" of n_gpus over n_steps, n_jobs unset jobs, and a service
+ * "chat" holding `held` with the given churn limit and a flat demand, up
+ * to the pool's size; a window over [first, first + n) from `from` to
+ * `to` (nothing when n is 0).  Finished.
+ */
+static ga_problem *
+held_service_problem(int n_gpus, int n_steps, int n_jobs, int churn_limit, int demand,
+					 const int *held, int n_held, int first, int n, int from, int to)
+{
+	ga_params	params = {.n_steps = n_steps, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, n_gpus, n_jobs, 1, &params);
+	ga_window	w = {.pool = 0, .first_gpu = first, .n_gpus = n, .start_step = from, .end_step = to};
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
+	p->pools[0].n_gpus = n_gpus;
+	for (int j = 0; j < n_jobs; j++)
+		snprintf(p->jobs[j].name, GA_NAME_LEN, "job%d", j);
+	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = churn_limit;
+	p->services[0].max_gpus = n_gpus;
+	for (int t = 0; t < n_steps; t++)
+		p->services[0].demand[t] = demand;
+	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, n_held, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_set_windows(p, &w, n > 0, &err), GA_OK);
+	return p;
+}
+
+/* Finish, solve fast and validate; the plan, or NULL (checked) on failure. */
+static ga_plan *
+fast_valid_plan(ga_problem *p)
+{
+	ga_solve_options opts = {.time_limit_ms = 10000};
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	CHECK_MSG(ga_solve_fast(p, &opts, &plan, &err) == GA_OK, "%s", err.message);
+	if (plan != NULL)
+		CHECK_MSG(ga_validate(p, plan, &err) == GA_OK, "%s", err.message);
+	return plan;
+}
+
+/*
  * A service holding GPUs 6-7 with a churn limit of 2 (two handovers a
  * step), demand 2 throughout, and a window closing GPUs 4-7 from step 3.
  * Moving a GPU costs two handovers (one GPU given up, one taken), so the
@@ -280,27 +325,11 @@ TEST(windows_fast_drains_ahead_of_window)
  */
 TEST(windows_fast_moves_a_service_ahead_of_a_window)
 {
-	ga_params	params = {.n_steps = N_STEPS, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
-	ga_problem *p = ga_problem_create(1, 8, 0, 1, &params);
-	ga_solve_options opts = {.time_limit_ms = 10000};
-	ga_plan    *plan = NULL;
-	int			held[2] = {6, 7};
-	ga_error	err;
+	ga_problem *p = held_service_problem(8, N_STEPS, 0, 2, 2, (int[]) {6, 7}, 2, 4, 4, 3, 30);
+	ga_plan    *plan = fast_valid_plan(p);
 
-	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
-	p->pools[0].n_gpus = 8;
-	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
-	p->services[0].priority = 1;
-	p->services[0].churn_limit = 2;
-	p->services[0].max_gpus = 8;
-	for (int t = 0; t < N_STEPS; t++)
-		p->services[0].demand[t] = 2;
-	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
-	set_window(p, 4, 4, 3, 30);
-	CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
 	if (plan != NULL)
 	{
-		CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 		for (int t = 0; t < N_STEPS; t++)
 			CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) >= 2, "step %d: %d GPUs", t,
 					  ga_plan_service_gpus(p, plan, 0, t));
@@ -322,34 +351,16 @@ TEST(windows_fast_moves_a_service_ahead_of_a_window)
  */
 TEST(windows_fast_keeps_closing_held_gpus_for_the_service)
 {
-	ga_params	params = {.n_steps = 8, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
-	ga_problem *p = ga_problem_create(1, 4, 1, 1, &params);
-	ga_solve_options opts = {.time_limit_ms = 10000};
-	ga_plan    *plan = NULL;
-	ga_window	w = {.pool = 0, .first_gpu = 2, .n_gpus = 2, .start_step = 4, .end_step = 6};
-	int			held[2] = {2, 3};
-	ga_error	err;
+	ga_problem *p = held_service_problem(4, 8, 1, 1, 2, (int[]) {2, 3}, 2, 2, 2, 4, 6);
+	ga_plan    *plan;
 
-	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
-	p->pools[0].n_gpus = 4;
 	p->gpu_usable[0] = p->gpu_usable[1] = false;
-	snprintf(p->jobs[0].name, GA_NAME_LEN, "dense");
 	p->jobs[0].priority = 40;
 	p->jobs[0].gpus_min = p->jobs[0].gpus_max = 2;
 	p->jobs[0].work_gpu_steps = 4;
-	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
-	p->services[0].priority = 1;
-	p->services[0].churn_limit = 1;
-	p->services[0].max_gpus = 4;
-	for (int t = 0; t < 8; t++)
-		p->services[0].demand[t] = 2;
-	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 2, &err), GA_OK);
-	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
-	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	CHECK_MSG(ga_solve_fast(p, &opts, &plan, &err) == GA_OK, "%s", err.message);
+	plan = fast_valid_plan(p);
 	if (plan != NULL)
 	{
-		CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 		CHECK_INT_EQ(plan->job_start[0], 6);
 		for (int t = 0; t < 4; t++)
 			CHECK_INT_EQ(ga_plan_service_gpus(p, plan, 0, t), 2);
@@ -368,29 +379,11 @@ TEST(windows_fast_keeps_closing_held_gpus_for_the_service)
  */
 TEST(windows_fast_keeps_held_gpus_until_a_window_takes_them)
 {
-	ga_params	params = {.n_steps = 8, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
-	ga_problem *p = ga_problem_create(1, 8, 0, 1, &params);
-	ga_solve_options opts = {.time_limit_ms = 10000};
-	ga_plan    *plan = NULL;
-	ga_window	w = {.pool = 0, .first_gpu = 4, .n_gpus = 4, .start_step = 3, .end_step = 20};
-	int			held[4] = {4, 5, 6, 7};
-	ga_error	err;
+	ga_problem *p = held_service_problem(8, 8, 0, 1, 4, (int[]) {4, 5, 6, 7}, 4, 4, 4, 3, 20);
+	ga_plan    *plan = fast_valid_plan(p);
 
-	snprintf(p->pools[0].name, GA_NAME_LEN, "a");
-	p->pools[0].n_gpus = 8;
-	snprintf(p->services[0].name, GA_NAME_LEN, "chat");
-	p->services[0].priority = 1;
-	p->services[0].churn_limit = 1;
-	p->services[0].max_gpus = 8;
-	for (int t = 0; t < 8; t++)
-		p->services[0].demand[t] = 4;
-	CHECK_INT_EQ(ga_problem_set_held(p, 0, held, 4, &err), GA_OK);
-	CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
-	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
-	CHECK_MSG(ga_solve_fast(p, &opts, &plan, &err) == GA_OK, "%s", err.message);
 	if (plan != NULL)
 	{
-		CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 		for (int t = 0; t < 3; t++)
 			CHECK_MSG(ga_plan_service_gpus(p, plan, 0, t) >= 4, "step %d: %d GPUs", t,
 					  ga_plan_service_gpus(p, plan, 0, t));
