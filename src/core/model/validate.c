@@ -593,39 +593,73 @@ ga_service_may_hold(const ga_problem *p, const ga_plan *plan, int s, int g, int 
 	return !(k >= 0 && k < p->n_jobs && p->jobs[k].pinned);
 }
 
-/* Held GPUs the service must give up at step 0 whatever the plan. */
-static int
-forced_against_held(const ga_problem *p, const ga_plan *plan, int s)
+/* Distinct held GPUs of service s, and how many it may keep at step 0. */
+static void
+count_held(const ga_problem *p, const ga_plan *plan, int s, int *distinct, int *may_keep)
 {
 	const ga_service *svc = &p->services[s];
-	int			lost = 0;
-	int			kept = 0;
 
+	*distinct = 0;
+	*may_keep = 0;
 	for (int i = 0; i < svc->n_held; i++)
+		if (!held_listed_earlier(svc, i))
+		{
+			(*distinct)++;
+			*may_keep += ga_service_may_hold(p, plan, s, svc->held_gpus[i], 0);
+		}
+}
+
+int
+ga_service_held_kept(const ga_problem *p, const ga_plan *plan, int s)
+{
+	int			distinct;
+	int			may_keep;
+
+	count_held(p, plan, s, &distinct, &may_keep);
+	return may_keep < p->services[s].max_gpus ? may_keep : p->services[s].max_gpus;
+}
+
+/*
+ * Handovers of service s at step t, and in *forced those it could not
+ * avoid: one pass for both (ga_service_churn wants their difference).
+ */
+static int
+step_handovers(const ga_problem *p, const ga_plan *plan, int s, int t, int *forced)
+{
+	const ga_pool *pool = &p->pools[p->services[s].pool];
+	int32_t		w = ga_service_workload(p, s);
+	int			all = 0;
+
+	*forced = 0;
+	if (t <= 0)
 	{
-		if (held_listed_earlier(svc, i))
-			continue;
-		if (ga_service_may_hold(p, plan, s, svc->held_gpus[i], 0))
-			kept++;
-		else
-			lost++;
+		int			distinct;
+		int			may_keep;
+
+		if (!p->services[s].held_known)
+			return 0;
+		count_held(p, plan, s, &distinct, &may_keep);
+		*forced = distinct - (may_keep < p->services[s].max_gpus ? may_keep
+							  : p->services[s].max_gpus);
+		return churn_against_held(p, plan, s);
 	}
-	return lost + (kept > svc->max_gpus ? kept - svc->max_gpus : 0);
+	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
+	{
+		bool		before = ga_plan_get(plan, g, t - 1) == w;
+		bool		now = ga_plan_get(plan, g, t) == w;
+
+		all += before != now;
+		*forced += before && !now && !ga_service_may_hold(p, plan, s, g, t);
+	}
+	return all;
 }
 
 int
 ga_service_forced_handovers(const ga_problem *p, const ga_plan *plan, int s, int t)
 {
-	const ga_pool *pool = &p->pools[p->services[s].pool];
-	int32_t		w = ga_service_workload(p, s);
-	int			forced = 0;
+	int			forced;
 
-	if (t <= 0)
-		return p->services[s].held_known ? forced_against_held(p, plan, s) : 0;
-	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
-		if (ga_plan_get(plan, g, t - 1) == w && ga_plan_get(plan, g, t) != w &&
-			!ga_service_may_hold(p, plan, s, g, t))
-			forced++;
+	step_handovers(p, plan, s, t, &forced);
 	return forced;
 }
 
@@ -645,23 +679,16 @@ ga_service_closing_gpus(const ga_problem *p, const ga_plan *plan, int s, int t)
 int
 ga_service_handovers(const ga_problem *p, const ga_plan *plan, int s, int t)
 {
-	const ga_pool *pool = &p->pools[p->services[s].pool];
-	int32_t		w = ga_service_workload(p, s);
-	int			churn = 0;
+	int			forced;
 
-	if (t <= 0)
-		return p->services[s].held_known ? churn_against_held(p, plan, s) : 0;
-	for (int g = pool->first_gpu; g < pool->first_gpu + pool->n_gpus; g++)
-		if ((ga_plan_get(plan, g, t) == w) != (ga_plan_get(plan, g, t - 1) == w))
-			churn++;
-	return churn;
+	return step_handovers(p, plan, s, t, &forced);
 }
 
 int
 ga_service_churn(const ga_problem *p, const ga_plan *plan, int s, int t)
 {
-	int			churn = ga_service_handovers(p, plan, s, t) -
-		ga_service_forced_handovers(p, plan, s, t);
+	int			forced;
+	int			churn = step_handovers(p, plan, s, t, &forced) - forced;
 
 	return churn > 0 ? churn : 0;
 }

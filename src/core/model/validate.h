@@ -85,6 +85,14 @@ int			ga_service_forced_handovers(const ga_problem *problem,
 										const ga_plan *plan, int s, int t);
 
 /*
+ * Of the GPUs service s holds now (distinct), those it may keep at step 0
+ * (ga_service_may_hold), at most max_gpus: where its churn at step 0
+ * starts from.
+ */
+int			ga_service_held_kept(const ga_problem *problem, const ga_plan *plan,
+								 int s);
+
+/*
  * GPUs of service s's pool it may hold at step t - 1 but not at t (t > 0;
  * 0 otherwise): the most it can be made to give up at t, whatever the plan.
  * The aggregate models relax the churn rows by it.

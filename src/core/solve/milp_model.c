@@ -553,23 +553,6 @@ model_batch_rows(milp_model *m)
 	}
 }
 
-/* Distinct GPUs among those service s holds now. */
-static int
-distinct_held(const ga_service *svc)
-{
-	int			n = 0;
-
-	for (int i = 0; i < svc->n_held; i++)
-	{
-		bool		seen = false;
-
-		for (int k = 0; k < i && !seen; k++)
-			seen = svc->held_gpus[k] == svc->held_gpus[i];
-		n += !seen;
-	}
-	return n;
-}
-
 /*
  * m->svc_free_churn: what the churn rows leave uncharged, counted on a plan
  * of the pinned jobs alone (the cells every plan shares).
@@ -595,7 +578,7 @@ model_free_churn(milp_model *m)
 	{
 		int		   *f = m->svc_free_churn + (size_t) s * T;
 
-		f[0] = distinct_held(&p->services[s]) - ga_service_forced_handovers(p, pins, s, 0);
+		f[0] = ga_service_held_kept(p, pins, s);
 		for (int t = 1; t < T; t++)
 			f[t] = ga_service_closing_gpus(p, pins, s, t);
 	}
