@@ -5,6 +5,7 @@
  */
 #include "unit.h"
 #include "problem_fixture.h"
+#include "model/advance_reservation.h"
 #include "model/terminal.h"
 #include "model/validate.h"
 #include "solve/heuristic.h"
@@ -259,10 +260,159 @@ TEST(terminal_displaces_lowest_priority_first)
 		{
 			int			held[4] = {2, 2, 2, 2};
 
-			CHECK_NEAR(ga_terminal_delta(tm, 0, held, 3, 4, 3),
+			CHECK_NEAR(ga_terminal_delta(tm, 0, held, 3, 4, 0, 3),
 					   ga_terminal_step_cost(tm, 0, 3, 5) - ga_terminal_step_cost(tm, 0, 3, 2), 1e-12);
 		}
 	}
 	ga_terminal_destroy(tm);
 	ga_problem_destroy(p);
+}
+
+/* Give p the window w, finish it and build its terminal charge. */
+static ga_terminal *
+terminal_with_window(ga_problem *p, const ga_window *w)
+{
+	ga_error	err;
+	ga_terminal *tm;
+
+	CHECK_INT_EQ(ga_problem_set_windows(p, w, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	tm = ga_terminal_create(p);
+	CHECK(tm != NULL);
+	return tm;
+}
+
+/*
+ * The long job of zero_last_step_problem on GPUs 0-3 from step 47, the
+ * service needing 4 of the 8 GPUs past the horizon: free while the other 4
+ * are open (terminal_job_with_spare_gpus_is_free), but a maintenance window
+ * known now closes GPUs 6-7 over steps 50-54, so there the service has 2.
+ */
+TEST(terminal_counts_gpus_a_window_closes_past_horizon)
+{
+	ga_problem *p = zero_last_step_problem();
+	ga_window	w = {.pool = 0, .first_gpu = 6, .n_gpus = 2, .start_step = 50, .end_step = 55};
+	ga_terminal *tm;
+	ga_plan    *plan;
+	ga_error	err;
+	double		charge = 0;
+
+	for (int t = 0; t < 47; t++)
+		p->services[0].demand[t] = 4;
+	tm = terminal_with_window(p, &w);
+	if (tm)
+	{
+		/* steps 48 + k: open in the pool, and in blocks across the window */
+		CHECK_INT_EQ(ga_terminal_open_in_pool(tm, 0, 1), 8);
+		CHECK_INT_EQ(ga_terminal_open_in_pool(tm, 0, 2), 6);
+		CHECK_INT_EQ(ga_terminal_open_in_pool(tm, 0, 6), 6);
+		CHECK_INT_EQ(ga_terminal_open_in_pool(tm, 0, 7), 8);
+		CHECK_INT_EQ(ga_terminal_open_gpus(tm, 4, 4, 3), 2);
+		CHECK_INT_EQ(ga_terminal_open_gpus(tm, 6, 2, 3), 0);
+		CHECK_INT_EQ(ga_terminal_open_gpus(tm, 0, 4, 3), 4);
+		CHECK_INT_EQ(ga_terminal_open_gpus(tm, 4, 4, 7), 4);
+	}
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 47, 0, 4);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	/* 8 x priority 1 x 2 GPUs short at steps 50-54 */
+	for (int k = 2; k < 7; k++)
+		charge += 8 * 1 * 2 * decay_after(p, k);
+	CHECK_NEAR(ga_terminal_cost(p, plan), charge, 1e-12);
+	ga_terminal_destroy(tm);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * GPUs 0-3 are reserved for the job's tenant over steps 47-69, so the
+ * service, needing 5 past the horizon, has 4 there whatever runs on them:
+ * the tenant's job on its reservation takes nothing from it and is not
+ * charged; the same job on GPUs 4-7 takes the service's last 4.  With
+ * overlapping closures (a window over GPUs 2-5 at steps 52-53) a GPU
+ * closed twice is counted once.
+ */
+TEST(terminal_leaves_a_reservation_to_its_tenant)
+{
+	ga_problem *p = zero_last_step_problem();
+	ga_advance_reservation r = {.cells = {.pool = 0, .first_gpu = 0, .n_gpus = 4,
+	.start_step = 47, .end_step = 70},.tenant = 0};
+	ga_window	w = {.pool = 0, .first_gpu = 2, .n_gpus = 4, .start_step = 52, .end_step = 54};
+	ga_plan    *plan;
+	ga_terminal *tm;
+	ga_error	err;
+	double		charge = 0;
+
+	for (int t = 0; t < 47; t++)
+		p->services[0].demand[t] = 5;
+	p->jobs[0].tenant = 0;
+	CHECK_INT_EQ(ga_problem_set_advance_reservations(p, &r, 1, &err), GA_OK);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 47, 0, 4);
+	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+	CHECK_NEAR(ga_terminal_cost(p, plan), 0, 1e-12);
+	ga_plan_destroy(plan);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, 47, 4, 4);
+	/* steps 48-66: 5 needed, none left; 4 of them the reservation's */
+	for (int k = 0; k < 19; k++)
+		charge += 8 * 1 * 4 * decay_after(p, k);
+	CHECK_NEAR(ga_terminal_cost(p, plan), charge, 1e-12);
+	ga_plan_destroy(plan);
+	/* the fast mode's increments agree */
+	tm = ga_terminal_create(p);
+	CHECK(tm != NULL);
+	if (tm)
+	{
+		int			held[19] = {0};
+
+		CHECK_NEAR(ga_terminal_delta(tm, 0, held, 0, 19, 0, 4), 0, 1e-12);
+		CHECK_NEAR(ga_terminal_delta(tm, 0, held, 0, 19, 4, 4), charge, 1e-12);
+	}
+	ga_terminal_destroy(tm);
+	tm = terminal_with_window(p, &w);
+	if (tm)
+	{
+		CHECK_INT_EQ(ga_terminal_open_in_pool(tm, 0, 3), 4);
+		CHECK_INT_EQ(ga_terminal_open_in_pool(tm, 0, 4), 2);
+		CHECK_INT_EQ(ga_terminal_open_gpus(tm, 0, 8, 4), 2);
+		CHECK_INT_EQ(ga_terminal_open_gpus(tm, 0, 8, 22), 8);
+	}
+	ga_terminal_destroy(tm);
+	ga_problem_destroy(p);
+}
+
+/*
+ * Fast on the window problem: the job that would be free without the
+ * window (terminal_job_with_spare_gpus_is_free) costs more past the
+ * horizon than it earns inside it, so fast leaves it out, and the plan it
+ * returns scores what ga_plan_objective gives it.
+ */
+TEST(fast_leaves_out_job_that_a_window_past_horizon_makes_displace)
+{
+	for (int with_window = 0; with_window < 2; with_window++)
+	{
+		ga_problem *p = zero_last_step_problem();
+		ga_window	w = {.pool = 0, .first_gpu = 4, .n_gpus = 4, .start_step = 48, .end_step = 70};
+		ga_solve_options opts = {0};
+		ga_plan    *plan = NULL;
+		ga_error	err;
+
+		for (int t = 0; t < 47; t++)
+			p->services[0].demand[t] = 4;
+		if (with_window)
+			CHECK_INT_EQ(ga_problem_set_windows(p, &w, 1, &err), GA_OK);
+		CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+		CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
+		if (plan != NULL)
+		{
+			CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
+			CHECK_MSG(with_window ? plan->job_size[0] == -1 : plan->job_size[0] == 4,
+					  "window %d: job size %d", with_window, plan->job_size[0]);
+			CHECK_NEAR(plan->objective, ga_plan_objective(p, plan), 1e-9);
+		}
+		ga_plan_destroy(plan);
+		ga_problem_destroy(p);
+	}
 }

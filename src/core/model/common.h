@@ -45,4 +45,7 @@ const char *ga_status_name(ga_status code);
 /* Monotonic wall clock in milliseconds, for time budgets. */
 double		ga_now_ms(void);
 
+/* qsort comparator of ints, lowest first. */
+int			ga_compare_int(const void *a, const void *b);
+
 #endif

@@ -209,14 +209,6 @@ struct ga_quota
 	bool		any;
 };
 
-static int
-compare_int(const void *a, const void *b)
-{
-	int			x = *(const int *) a;
-	int			y = *(const int *) b;
-
-	return (x > y) - (x < y);
-}
 
 /* Distinct tenants of jobs and policies, sorted, into q->tenant_of. */
 static bool
@@ -233,7 +225,7 @@ collect_tenants(ga_quota *q, const ga_problem *p)
 		q->tenant_of[1 + j] = p->jobs[j].tenant;
 	for (int i = 0; i < p->n_policies; i++)
 		q->tenant_of[1 + p->n_jobs + i] = p->policies[i].tenant;
-	qsort(q->tenant_of, n, sizeof(int), compare_int);
+	qsort(q->tenant_of, n, sizeof(int), ga_compare_int);
 	for (int i = 0; i < n; i++)
 		if (k == 0 || q->tenant_of[k - 1] != q->tenant_of[i])
 			q->tenant_of[k++] = q->tenant_of[i];

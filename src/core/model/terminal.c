@@ -95,6 +95,123 @@ set_expected(ga_terminal *tm, const ga_problem *p)
 	}
 }
 
+/* Keep closure w when it closes GPUs at some step T + k, k < tm->steps. */
+static void
+add_closure(ga_terminal *tm, const ga_window *w)
+{
+	int			T = tm->problem->params.n_steps;
+	ga_terminal_closure *c = &tm->closures[tm->n_closures];
+	long		from = (long) w->start_step - T;
+	long		to = (long) w->end_step - T;
+
+	from = from > 0 ? from : 0;
+	to = to < tm->steps ? to : tm->steps;
+	if (from >= to)
+		return;
+	c->pool = w->pool;
+	c->first_gpu = w->first_gpu;
+	c->n_gpus = w->n_gpus;
+	c->from = (int) from;
+	c->to = (int) to;
+	tm->n_closures++;
+}
+
+static bool
+closure_touches(const ga_terminal_closure *c, int first, int size)
+{
+	return c->first_gpu < first + size && first < c->first_gpu + c->n_gpus;
+}
+
+static bool
+closure_covers(const ga_terminal_closure *c, int g, int k)
+{
+	return k >= c->from && k < c->to && g >= c->first_gpu && g < c->first_gpu + c->n_gpus;
+}
+
+/* Usable GPUs of block [first, first + size) that closures close at T + k. */
+static int
+block_closed(const ga_terminal *tm, int first, int size, int k)
+{
+	const ga_problem *p = tm->problem;
+	const ga_terminal_closure *only = NULL;
+	int			covering = 0;
+	int			closed = 0;
+
+	for (int i = 0; i < tm->n_closures; i++)
+		if (k >= tm->closures[i].from && k < tm->closures[i].to &&
+			closure_touches(&tm->closures[i], first, size))
+		{
+			only = &tm->closures[i];
+			covering++;
+		}
+	if (covering == 1)
+	{
+		int			lo = only->first_gpu > first ? only->first_gpu : first;
+		int			hi = only->first_gpu + only->n_gpus < first + size ?
+			only->first_gpu + only->n_gpus : first + size;
+
+		return ga_usable_gpus(p, lo, hi - lo);
+	}
+	/* several closures at once may overlap: count each GPU once */
+	for (int g = first; covering > 1 && g < first + size; g++)
+		for (int i = 0; i < tm->n_closures; i++)
+			if (closure_covers(&tm->closures[i], g, k))
+			{
+				closed += p->gpu_usable[g];
+				break;
+			}
+	return closed;
+}
+
+
+/* Drop from sorted v[0 .. n) the values equal to `before` or to the one before; the count kept. */
+static int
+unique_sorted(int *v, int n, int before)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < n; i++)
+		if (v[i] != (kept > 0 ? v[kept - 1] : before))
+			v[kept++] = v[i];
+	return kept;
+}
+
+/*
+ * Cut each pool's steps past the horizon where its closures begin or end;
+ * between two cuts the same GPUs are closed.
+ */
+static bool
+set_segments(ga_terminal *tm, const ga_problem *p)
+{
+	int			n = 0;
+
+	tm->seg_k = malloc(sizeof(int) * (2 * (size_t) tm->n_closures + p->n_pools + 1));
+	tm->seg_closed = malloc(sizeof(int) * (2 * (size_t) tm->n_closures + p->n_pools + 1));
+	if (tm->seg_k == NULL || tm->seg_closed == NULL)
+		return false;
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		int			first = n;
+
+		tm->seg_first[q] = n;
+		tm->seg_k[n++] = 0;
+		for (int i = 0; i < tm->n_closures; i++)
+			if (tm->closures[i].pool == q)
+			{
+				tm->seg_k[n++] = tm->closures[i].from;
+				if (tm->closures[i].to < tm->steps)
+					tm->seg_k[n++] = tm->closures[i].to;
+			}
+		qsort(tm->seg_k + first, n - first, sizeof(int), ga_compare_int);
+		n = first + 1 + unique_sorted(tm->seg_k + first + 1, n - first - 1, tm->seg_k[first]);
+		for (int i = first; i < n; i++)
+			tm->seg_closed[i] = block_closed(tm, p->pools[q].first_gpu, p->pools[q].n_gpus,
+											 tm->seg_k[i]);
+	}
+	tm->seg_first[p->n_pools] = n;
+	return true;
+}
+
 static void
 set_pools(ga_terminal *tm, const ga_problem *p)
 {
@@ -142,7 +259,19 @@ ga_terminal_create(const ga_problem *p)
 	tm->pool_first = calloc(p->n_pools + 1, sizeof(int));
 	tm->expected = malloc(sizeof(int) * ((size_t) p->n_services * tm->period + 1));
 	tm->weight = malloc(sizeof(double) * (tm->steps + 1));
-	if (!tm->usable || !tm->order || !tm->pool_first || !tm->expected || !tm->weight)
+	tm->closures = malloc(sizeof(ga_terminal_closure) * ((size_t) p->n_windows + p->n_reservations + 1));
+	tm->seg_first = calloc(p->n_pools + 1, sizeof(int));
+	if (!tm->usable || !tm->order || !tm->pool_first || !tm->expected || !tm->weight ||
+		!tm->closures || !tm->seg_first)
+	{
+		ga_terminal_destroy(tm);
+		return NULL;
+	}
+	for (int i = 0; i < p->n_windows; i++)
+		add_closure(tm, &p->windows[i]);
+	for (int i = 0; i < p->n_reservations; i++)
+		add_closure(tm, &p->reservations[i].cells);
+	if (!set_segments(tm, p))
 	{
 		ga_terminal_destroy(tm);
 		return NULL;
@@ -164,6 +293,10 @@ ga_terminal_destroy(ga_terminal *tm)
 	free(tm->pool_first);
 	free(tm->expected);
 	free(tm->weight);
+	free(tm->closures);
+	free(tm->seg_first);
+	free(tm->seg_k);
+	free(tm->seg_closed);
 	free(tm);
 }
 
@@ -205,29 +338,104 @@ unmet(const ga_terminal *tm, int pool, int k, int avail)
 	return cost;
 }
 
+int
+ga_terminal_open_in_pool(const ga_terminal *tm, int pool, int k)
+{
+	int			lo = tm->seg_first[pool];
+	int			hi = tm->seg_first[pool + 1] - 1;
+
+	/* the last segment starting at or before k */
+	while (lo < hi)
+	{
+		int			mid = (lo + hi + 1) / 2;
+
+		if (tm->seg_k[mid] <= k)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return tm->usable[pool] - tm->seg_closed[lo];
+}
+
+/* Whether any closure reaches block [first, first + size) past the horizon. */
+static bool
+block_touched(const ga_terminal *tm, int first, int size)
+{
+	for (int i = 0; i < tm->n_closures; i++)
+		if (closure_touches(&tm->closures[i], first, size))
+			return true;
+	return false;
+}
+
+int
+ga_terminal_open_gpus(const ga_terminal *tm, int first, int size, int k)
+{
+	return ga_usable_gpus(tm->problem, first, size) - block_closed(tm, first, size, k);
+}
+
+/*
+ * A block's open GPUs step by step: its usable GPUs, found once, less what
+ * closures take at each step, looked up only when a closure reaches it.
+ */
+typedef struct open_block
+{
+	const ga_terminal *tm;
+	int			first;
+	int			size;
+	int			usable;
+	bool		touched;
+} open_block;
+
+static open_block
+open_block_of(const ga_terminal *tm, int first, int size)
+{
+	open_block	b = {tm, first, size, ga_usable_gpus(tm->problem, first, size),
+	block_touched(tm, first, size)};
+
+	return b;
+}
+
+static int
+open_at(const open_block *b, int k)
+{
+	return b->touched ? b->usable - block_closed(b->tm, b->first, b->size, k) : b->usable;
+}
+
 double
 ga_terminal_step_cost(const ga_terminal *tm, int pool, int k, int held)
 {
-	int			usable = tm->usable[pool];
-	int			left = usable - held > 0 ? usable - held : 0;
+	int			open = ga_terminal_open_in_pool(tm, pool, k);
+	int			left = open - held > 0 ? open - held : 0;
 
 	if (held <= 0 || tm->pool_first[pool] == tm->pool_first[pool + 1])
 		return 0;
-	return tm->weight[k] * (unmet(tm, pool, k, left) - unmet(tm, pool, k, usable));
+	return tm->weight[k] * (unmet(tm, pool, k, left) - unmet(tm, pool, k, open));
 }
 
 double
 ga_terminal_delta(const ga_terminal *tm, int pool, const int *held, int from,
-				  int to, int size)
+				  int to, int first, int size)
 {
 	double		delta = 0;
+	open_block	b;
 
-	if (tm->pool_first[pool] == tm->pool_first[pool + 1])
+	if (tm->pool_first[pool] == tm->pool_first[pool + 1] || from >= to)
 		return 0;
+	b = open_block_of(tm, first, size);
 	for (int k = from; k < to; k++)
-		delta += ga_terminal_step_cost(tm, pool, k, held[k] + size) -
+		delta += ga_terminal_step_cost(tm, pool, k, held[k] + open_at(&b, k)) -
 			ga_terminal_step_cost(tm, pool, k, held[k]);
 	return delta;
+}
+
+void
+ga_terminal_hold(const ga_terminal *tm, int *held, int from, int to, int first,
+				 int size, int sign)
+{
+	open_block	b = open_block_of(tm, first, size);
+
+	for (int k = from; k < to; k++)
+		held[k] += sign * open_at(&b, k);
 }
 
 double
@@ -252,7 +460,6 @@ ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
 		int			start = plan->job_start[j];
 		int			from;
 		int			to;
-		int			n;
 		int			q;
 
 		if (size <= 0)
@@ -260,9 +467,8 @@ ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
 		q = ga_pool_of_gpu(p, plan->job_first_gpu[j]);
 		ga_terminal_range(tm, start, job->pinned ? job->pinned_end :
 						  start + ga_job_duration(job, q, size), &from, &to);
-		n = ga_usable_gpus(p, plan->job_first_gpu[j], size);
-		for (int k = from; k < to; k++)
-			held[(size_t) q * tm->steps + k] += n;
+		ga_terminal_hold(tm, held + (size_t) q * tm->steps, from, to,
+						 plan->job_first_gpu[j], size, 1);
 	}
 	for (int q = 0; q < p->n_pools; q++)
 		for (int k = 0; k < tm->steps; k++)

@@ -21,6 +21,13 @@
  * for the afternoon it would take GPUs from.  Either way it is capped at
  * max_gpus.
  *
+ * The GPUs the services could have past the horizon are the pool's usable
+ * GPUs less those that maintenance windows and advance reservations known
+ * now will close at T + k (services never run on either), and a job is
+ * counted for the GPUs of its block that are open then: a tenant's job on
+ * its own reservation, or a pinned job under a window, takes nothing from
+ * the services that the closure had not already taken.
+ *
  * The pool's GPUs go to its services highest priority first, so GPUs held
  * by jobs displace the lowest-priority demand first, and only demand that
  * the pool's usable GPUs could have served counts: the charge is the
@@ -40,12 +47,36 @@
 
 #include "model/plan.h"
 
+/*
+ * A maintenance window or advance reservation over the steps past the
+ * horizon: GPUs [first_gpu, first_gpu + n_gpus) closed to services at
+ * T + k for k in [from, to).
+ */
+typedef struct ga_terminal_closure
+{
+	int			pool;
+	int			first_gpu;
+	int			n_gpus;
+	int			from;
+	int			to;
+} ga_terminal_closure;
+
 typedef struct ga_terminal
 {
 	int			n_pools;
 	int			steps;			/* K: steps T .. T + K - 1 are charged */
 	int			period;			/* phases of the expected demand */
 	int		   *usable;			/* [n_pools] usable GPUs per pool */
+	int			n_closures;		/* closures reaching past the horizon */
+	ga_terminal_closure *closures;
+	/*
+	 * Per pool, the steps past the horizon cut where closures begin or end:
+	 * segment i of pool q starts at seg_k[i] (seg_first[q] <= i <
+	 * seg_first[q + 1]) and closes seg_closed[i] of its usable GPUs.
+	 */
+	int		   *seg_first;		/* [n_pools + 1] */
+	int		   *seg_k;
+	int		   *seg_closed;
 	int		   *order;			/* services by pool, highest priority first */
 	int		   *pool_first;		/* [n_pools + 1]: ranges of order */
 	int		   *expected;		/* [n_services * period] */
@@ -68,16 +99,36 @@ int			ga_terminal_expected(const ga_terminal *tm, int s, int k);
 void		ga_terminal_range(const ga_terminal *tm, int start, int end,
 							  int *from, int *to);
 
-/* The charge at step T + k of a pool in which jobs hold `held` usable GPUs. */
+/* Usable GPUs of a pool open to its services at step T + k. */
+int			ga_terminal_open_in_pool(const ga_terminal *tm, int pool, int k);
+
+/*
+ * GPUs of block [first, first + size) that its pool's services could use
+ * at step T + k: usable, and closed by no window or reservation then.
+ */
+int			ga_terminal_open_gpus(const ga_terminal *tm, int first, int size,
+								  int k);
+
+/*
+ * The charge at step T + k of a pool in which jobs hold `held` of the GPUs
+ * open then (ga_terminal_open_gpus summed over their blocks).
+ */
 double		ga_terminal_step_cost(const ga_terminal *tm, int pool, int k,
 								  int held);
 
 /*
- * What `size` more usable GPUs over k in [from, to) add to the charge of a
- * pool whose jobs hold held[k] there (negative size: what they take off).
+ * What a run on block [first, first + size) over k in [from, to) adds to
+ * the charge of a pool whose jobs hold held[k] open GPUs there.
  */
 double		ga_terminal_delta(const ga_terminal *tm, int pool, const int *held,
-							  int from, int to, int size);
+							  int from, int to, int first, int size);
+
+/*
+ * Add (sign 1) or take off (-1) the open GPUs of block [first, first +
+ * size) to held[k] over k in [from, to).
+ */
+void		ga_terminal_hold(const ga_terminal *tm, int *held, int from, int to,
+							 int first, int size, int sign);
 
 /*
  * The charge of a whole plan (subtracted by ga_plan_objective); NAN on out

@@ -599,8 +599,7 @@ terminal_init(block_model *m)
 		if (r->job_size[j] <= 0 || ga_pool_of_gpu(p, r->job_first_gpu[j]) != m->nb->pool)
 			continue;
 		ga_terminal_range(m->tm, r->job_start[j], job_end(p, r, j), &from, &to);
-		for (int k = from; k < to; k++)
-			m->held_after[k] += ga_usable_gpus(p, r->job_first_gpu[j], r->job_size[j]);
+		ga_terminal_hold(m->tm, m->held_after, from, to, r->job_first_gpu[j], r->job_size[j], 1);
 	}
 	return true;
 }
@@ -687,8 +686,12 @@ terminal_rows(block_model *m)
 			continue;
 		x_terminal_range(m, c, &from, &to);
 		for (int k = from; k < to; k++)
-			if (h_row[k] > 0)
-				add_nz(m, h_row[k], c, m->var[c].b);
+		{
+			int			open = ga_terminal_open_gpus(m->tm, m->var[c].c, m->var[c].b, k);
+
+			if (h_row[k] > 0 && open > 0)
+				add_nz(m, h_row[k], c, open);
+		}
 	}
 	free(h_row);
 	return true;

@@ -566,10 +566,10 @@ after_held(const fast_ctx *c, const fast_state *st, int pool)
 	return st->after_held + (size_t) pool * c->term->steps;
 }
 
-/* What a run of `n` usable GPUs over [start, end) adds to the terminal charge. */
+/* What a run on block [first, first + size) over [start, end) adds to the terminal charge. */
 static double
 terminal_charge(const fast_ctx *c, const fast_state *st, int pool, int start,
-				int end, int n)
+				int end, int first, int size)
 {
 	int			from;
 	int			to;
@@ -580,13 +580,13 @@ terminal_charge(const fast_ctx *c, const fast_state *st, int pool, int start,
 	if (from >= to)
 		return 0;
 	spend(c, to - from);
-	return ga_terminal_delta(c->term, pool, after_held(c, st, pool), from, to, n);
+	return ga_terminal_delta(c->term, pool, after_held(c, st, pool), from, to, first, size);
 }
 
 /* Add (sign 1) or take off (-1) a run's GPUs past the horizon, with its charge. */
 static void
 count_after(const fast_ctx *c, fast_state *st, int pool, int start, int end,
-			int n, int sign)
+			int first, int size, int sign)
 {
 	int			from;
 	int			to;
@@ -599,11 +599,10 @@ count_after(const fast_ctx *c, fast_state *st, int pool, int start, int end,
 		return;
 	held = after_held(c, st, pool);
 	if (sign > 0)
-		st->terminal_cost += ga_terminal_delta(c->term, pool, held, from, to, n);
-	for (int k = from; k < to; k++)
-		held[k] += sign * n;
+		st->terminal_cost += ga_terminal_delta(c->term, pool, held, from, to, first, size);
+	ga_terminal_hold(c->term, held, from, to, first, size, sign);
 	if (sign < 0)
-		st->terminal_cost -= ga_terminal_delta(c->term, pool, held, from, to, n);
+		st->terminal_cost -= ga_terminal_delta(c->term, pool, held, from, to, first, size);
 }
 
 /* Earliest start in [from, last] with steps [t, min(t + d, T)) all clear. */
@@ -1136,7 +1135,8 @@ search_size(const fast_ctx *c, const fast_state *st, const ga_job *job,
 	out->size = g;
 	out->first = pg->first_gpu + bs.best_b * g;
 	out->run = run_value(c, job, bs.best_t, bs.best_t + bs.d, g);
-	out->value = out->run - terminal_charge(c, st, job->pool, bs.best_t, bs.best_t + bs.d, g);
+	out->value = out->run - terminal_charge(c, st, job->pool, bs.best_t, bs.best_t + bs.d,
+											out->first, g);
 	return true;
 }
 
@@ -1247,7 +1247,7 @@ apply_placement(const fast_ctx *c, fast_state *st, int j, const placement *pl)
 	tree_mark_job(c, st, pg, pl->first - pg->first_gpu, pl->size,
 			  pl->start, end < c->T ? end : c->T);
 	count_job(c, st, job, pl->start, pl->first, pl->size, 1);
-	count_after(c, st, job->pool, pl->start, end, pl->size, 1);
+	count_after(c, st, job->pool, pl->start, end, pl->first, pl->size, 1);
 	ga_quota_count(c->quota, st->quota_use, job->tenant, job->pool, pl->start, end,
 				   pl->size, false, 1);
 	ga_plan_place_job(st->plan, c->p, j, pl->start, pl->first, pl->size);
@@ -1282,7 +1282,7 @@ remove_job(const fast_ctx *c, fast_state *st, int j)
 
 	tree_unmark_job(c, st, pg, first - pg->first_gpu, size, start, to);
 	count_job(c, st, job, start, first, size, -1);
-	count_after(c, st, job->pool, start, end, size, -1);
+	count_after(c, st, job->pool, start, end, first, size, -1);
 	ga_quota_count(c->quota, st->quota_use, job->tenant, job->pool, start, end, size,
 				   false, -1);
 	for (int g = first; g < first + size; g++)
@@ -1884,7 +1884,7 @@ place_pinned(const fast_ctx *c, fast_state *st)
 					job->pinned_first_gpu, job->pinned_size,
 					ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size), false, 1);
 		count_after(c, st, job->pool, job->pinned_start, job->pinned_end,
-					ga_usable_gpus(p, job->pinned_first_gpu, job->pinned_size), 1);
+					job->pinned_first_gpu, job->pinned_size, 1);
 		ga_quota_count(c->quota, st->quota_use, job->tenant, job->pool, job->pinned_start,
 					   job->pinned_end, job->pinned_size, true, 1);
 		ga_plan_place_job(st->plan, p, j, job->pinned_start,
@@ -1894,16 +1894,6 @@ place_pinned(const fast_ctx *c, fast_state *st)
 		st->jobs_value += st->job_value[j];
 	}
 	return GA_OK;
-}
-
-/* Order of held GPU indices, lowest first (the order a service drops them). */
-static int
-compare_int(const void *a, const void *b)
-{
-	int			x = *(const int *) a;
-	int			y = *(const int *) b;
-
-	return (x > y) - (x < y);
 }
 
 /*
@@ -1946,7 +1936,8 @@ reserve_held(fast_ctx *c, fast_state *st)
 			else
 				c->held_sorted[n_good++] = g;
 		}
-		qsort(c->held_sorted, n_good, sizeof(int), compare_int);
+		/* lowest first, the order a service drops them */
+		qsort(c->held_sorted, n_good, sizeof(int), ga_compare_int);
 		for (int r = 0; r < n_good; r++)
 		{
 			int			g = c->held_sorted[r];
