@@ -174,3 +174,44 @@ SELECT gpualloc.cancel_job(:d);
 SELECT gpualloc.remove_maintenance_window(window_id) FROM gpualloc.maintenance_windows
 WHERE reason = 'spread test';
 SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
+
+-- A window past the horizon takes GPUs from the services there as a job
+-- does, so a job that would run beside it is charged for the demand the
+-- two leave unmet (docs/model.md, Objective: the terminal charge).  Pool
+-- mwt has 8 GPUs and a service whose traffic needs all 8; a 4-GPU job of 40
+-- GPU-hours (10 hours) queues, the plan having no block for it.
+SET gpualloc.headroom_min = 0;
+SELECT gpualloc.add_pool('mwt', 'L40S', 48, 362, node_size => 8) > 0 AS pool_added;
+SELECT gpualloc.add_node('mwt', 0);
+SELECT gpualloc.add_service('mwt-chat', 'mwt', capacity_per_gpu => 100, max_gpus => 8,
+	churn_limit => 8) > 0 AS service_added;
+INSERT INTO gpualloc.demand_staging
+SELECT 'mwt-chat', h, 750 FROM generate_series(date_trunc('hour', now()) - interval '14 days',
+											   date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+SELECT gpualloc.load_demand() AS hours;
+SELECT status FROM gpualloc.replan('fast');
+SELECT gpualloc.submit_job('mwt-long', 'training', 'mwt', 4, tenant => 'mw_team', work_gpu_hours => 40) AS long \gset
+SELECT pg_temp.held(:long) AS long_queued;
+-- the traffic corrected to 4 GPUs' worth, and a 2-hour horizon: 4 GPUs are
+-- free for the job over the whole plan, and past it the service still needs
+-- 4 of the 8
+INSERT INTO gpualloc.demand_staging
+SELECT 'mwt-chat', h, 350 FROM generate_series(date_trunc('hour', now()) - interval '14 days',
+											   date_trunc('hour', now()) - interval '1 hour', interval '1 hour') h;
+SELECT gpualloc.load_demand() AS hours;
+SET gpualloc.horizon = '2h';
+-- GPUs 4-7 closed from 3 hours ahead, past the horizon, for 10 hours: the
+-- job on 0-3 would leave the service nothing there, so it does not start
+SELECT gpualloc.add_maintenance_window('mwt', now() + interval '3 hours', now() + interval '13 hours',
+	first_gpu => 4, gpus => 4, reason => 'past the horizon') > 0 AS closed_past_the_horizon;
+SELECT status FROM gpualloc.replan('fast');
+SELECT coalesce(pg_temp.planned_now(:long), false) AS long_planned_now_with_window;
+-- without the window the service keeps its 4 beside the job: it starts now
+SELECT gpualloc.remove_maintenance_window(window_id) FROM gpualloc.maintenance_windows
+WHERE reason = 'past the horizon';
+SELECT status FROM gpualloc.replan('fast');
+SELECT pg_temp.planned_now(:long) AS long_planned_now_without_window;
+SELECT gpualloc.cancel_job(:long);
+RESET gpualloc.horizon;
+RESET gpualloc.headroom_min;
+SELECT count(*) AS integrity_problems FROM gpualloc.check_integrity();
