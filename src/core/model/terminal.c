@@ -163,7 +163,6 @@ block_closed(const ga_terminal *tm, int first, int size, int k)
 	return closed;
 }
 
-
 /* Drop from sorted v[0 .. n) the values equal to `before` or to the one before; the count kept. */
 static int
 unique_sorted(int *v, int n, int before)
