@@ -661,6 +661,7 @@ terminal_rows(block_model *m)
 	int			last = 0;
 	int			n_x_vars = m->n_vars;
 	int		   *h_row;
+	int		   *open;
 	int			from;
 	int			to;
 
@@ -675,8 +676,13 @@ terminal_rows(block_model *m)
 			last = to;
 	}
 	h_row = calloc(last > 0 ? last : 1, sizeof(int));
-	if (h_row == NULL)
+	open = calloc(last > 0 ? last : 1, sizeof(int));
+	if (h_row == NULL || open == NULL)
+	{
+		free(h_row);
+		free(open);
 		return false;
+	}
 	for (int k = 0; k < last; k++)
 		if (terminal_extra(m, k, m->p->pools[m->nb->pool].n_gpus) > 0)
 			h_row[k] = terminal_step(m, k);
@@ -685,15 +691,17 @@ terminal_rows(block_model *m)
 		if (m->var[c].kind != 'x')
 			continue;
 		x_terminal_range(m, c, &from, &to);
+		/* the block's open GPUs per step, its usable ones counted once */
+		ga_terminal_hold(m->tm, open, from, to, m->var[c].c, m->var[c].b, 1);
 		for (int k = from; k < to; k++)
 		{
-			int			open = ga_terminal_open_gpus(m->tm, m->var[c].c, m->var[c].b, k);
-
-			if (h_row[k] > 0 && open > 0)
-				add_nz(m, h_row[k], c, open);
+			if (h_row[k] > 0 && open[k] > 0)
+				add_nz(m, h_row[k], c, open[k]);
+			open[k] = 0;
 		}
 	}
 	free(h_row);
+	free(open);
 	return true;
 }
 
