@@ -1174,7 +1174,7 @@ TEST(lns_solves_a_small_pool_outright_to_its_optimum)
 	tp_set_job(p, 3, 3, 1, 1, 5, 1, -1);
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 	plan = ga_plan_create(p);
-	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, NULL, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK_INT_EQ(stats.pools_outright, 1);
 	CHECK_INT_EQ(stats.rejected, 0);
@@ -1227,7 +1227,7 @@ TEST(lns_moves_a_service_to_make_room_for_a_job)
 	ga_plan_place_job(plan, p, 1, 0, 6, 2);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	before = ga_plan_objective(p, plan);
-	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, NULL, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK(stats.improvements >= 1);
 	CHECK(plan->objective > before + 1);
@@ -1252,7 +1252,7 @@ TEST(lns_leaves_the_committed_step_as_it_was)
 	ga_lns_stats stats;
 	ga_error	err;
 
-	CHECK_INT_EQ(ga_lns_improve(p, &plan, 1, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 1, NULL, ga_now_ms() + 5000, NULL, &stats, &err), GA_OK);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK(plan->objective > ga_plan_objective(p, was) + 1);
 	for (int g = 0; g < 8; g++)
@@ -1286,7 +1286,7 @@ TEST(lns_keeps_the_plan_when_cancelled)
 	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 	plan = ga_plan_create(p);
 	ga_plan_place_job(plan, p, 0, 0, 0, 2);
-	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, ga_now_ms() + 5000, &opts, NULL, &err), GA_ECANCEL);
+	CHECK_INT_EQ(ga_lns_improve(p, &plan, 0, NULL, ga_now_ms() + 5000, &opts, NULL, &err), GA_ECANCEL);
 	CHECK_INT_EQ(ga_validate(p, plan, &err), GA_OK);
 	CHECK_INT_EQ(plan->job_start[0], 0);
 	CHECK(plan->job_size[1] <= 0);

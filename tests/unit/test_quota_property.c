@@ -8,9 +8,11 @@
  * backfill, quota; they may break a service's churn limit by design)
  * the quota rules; and a recount of
  * each tenant's GPUs from the grid cells finds no limit exceeded where
- * pinned jobs do not already exceed it.
+ * pinned jobs do not already exceed it.  Full's plans start every job
+ * that the fast plan starts within its tenant's guarantee no later.
  */
 #include "unit.h"
+#include "model/first_claim.h"
 #include "model/tenant_quota.h"
 #include "model/validate.h"
 #include "model/validate_quota.h"
@@ -182,6 +184,7 @@ check_quota_instance(int i, int *placed)
 	ga_plan    *plan = NULL;
 	ga_reservation *r = NULL;
 	ga_problem *p;
+	int		   *claim;
 	ga_error	err;
 
 	ga_generate_defaults(&spec, 4 + 4 * (i % 12), 4 + i % 20, 4 + i % 30, 131 * (uint64_t) i + 5);
@@ -194,12 +197,14 @@ check_quota_instance(int i, int *placed)
 	if (p == NULL)
 		return;
 	add_random_quotas(p, 2654435761ULL * (uint64_t) i + 17);
+	claim = malloc(sizeof(int) * (p->n_jobs + 1));
 	CHECK_MSG(ga_solve_fast(p, &opts, &plan, &err) == GA_OK, "instance %d fast: %s", i, err.message);
 	if (plan != NULL)
 	{
 		check_plan(p, plan, i, "fast", true);
 		for (int j = 0; j < p->n_jobs; j++)
 			*placed += plan->job_size[j] > 0 && !p->jobs[j].pinned;
+		CHECK_INT_EQ(ga_first_claims(p, plan, claim, &err), GA_OK);
 	}
 	ga_plan_destroy(plan);
 	plan = NULL;
@@ -212,10 +217,15 @@ check_quota_instance(int i, int *placed)
 		/* the mapping keeps the quotas itself: the validator refused none of its plans */
 		CHECK_MSG(stats.rejected == 0, "instance %d full: %d mapped plans refused", i, stats.rejected);
 		if (plan != NULL)
+		{
 			check_plan(p, plan, i, "full", true);
+			CHECK_MSG(ga_keeps_first_claims(p, plan, claim),
+					  "instance %d full: a job starts after its first claim", i);
+		}
 		ga_plan_destroy(plan);
 		plan = NULL;
 	}
+	free(claim);
 	CHECK_INT_EQ(ga_reservation_from_demand(p, 0, &r, &err), GA_OK);
 	for (int k = 0; k < 3 && r != NULL; k++)
 	{

@@ -3,17 +3,20 @@
  * the validator's rules R9 (limit) and R10 (guarantees and borrowing)
  * reject a hand-made violation of each kind and exempt pinned jobs, the
  * planners' accounting agrees with the validator, and policies survive
- * serialisation and splitting.  The property test over every planner is
+ * serialisation and splitting, and a plan's first claims on guarantees
+ * are found and kept by the full mode.  The property test over every planner is
  * in test_quota_property.c.
  */
 #include "unit.h"
 #include "problem_fixture.h"
+#include "model/first_claim.h"
 #include "model/problem_split.h"
 #include "model/serial.h"
 #include "model/tenant_quota.h"
 #include "model/validate.h"
 #include "model/validate_quota.h"
 #include "solve/baseline.h"
+#include "solve/milp.h"
 #include "solve/reservation.h"
 #include "solve/solve.h"
 
@@ -421,6 +424,105 @@ TEST(quota_fast_first_claim_beats_priority)
 	expect_legal(p, plan);
 	CHECK_INT_EQ(plan->job_start[2], 0);
 	CHECK(plan->job_start[0] >= 4);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * A plan's first claims: in a pool of 8 guaranteed 4 to tenant 0 and 2
+ * to tenant 1, tenant 0's job 1 (4 GPUs from step 1) keeps it within its
+ * guarantee and claims; its job 2 (2 GPUs from step 2, beside job 1) takes
+ * it to 6 and does not.  Running job 0 of tenant 1 claims nothing but
+ * counts: tenant 1's job 3 (2 GPUs from step 0) beside it takes tenant 1
+ * to 4, above its guarantee, and does not claim either.  A plan keeps the
+ * claims when it starts each claiming job no later.
+ */
+TEST(quota_first_claims_of_a_plan)
+{
+	int			tenant[4] = {1, 0, 0, 1};
+	int			size[4] = {2, 4, 2, 2};
+	ga_problem *p = sized_problem(8, N_STEPS, 4, tenant, size, NULL, 2);
+	ga_tenant_policy tps[2] = {policy(0, 4, GA_NO_LIMIT, 4, 0), policy(1, 2, GA_NO_LIMIT, 4, 0)};
+	int			claim[4];
+	ga_plan    *plan;
+	ga_error	err;
+
+	p->jobs[0].pinned = true;
+	p->jobs[0].pinned_start = -1;
+	p->jobs[0].pinned_end = 2;
+	p->jobs[0].pinned_first_gpu = 6;
+	p->jobs[0].pinned_size = 2;
+	set_policies(p, tps, 2);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, -1, 6, 2);
+	ga_plan_place_job(plan, p, 1, 1, 0, 4);
+	ga_plan_place_job(plan, p, 2, 2, 4, 2);
+	ga_plan_place_job(plan, p, 3, 0, 4, 2);
+	expect_legal(p, plan);
+	CHECK_INT_EQ(ga_first_claims(p, plan, claim, &err), GA_OK);
+	CHECK_INT_EQ(claim[0], -1);
+	CHECK_INT_EQ(claim[1], 1);
+	CHECK_INT_EQ(claim[2], -1);
+	CHECK_INT_EQ(claim[3], -1);
+	CHECK(ga_keeps_first_claims(p, plan, claim));
+	ga_plan_destroy(plan);
+
+	/* job 1 a step earlier keeps its claim, a step later or left out breaks it */
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, -1, 6, 2);
+	ga_plan_place_job(plan, p, 1, 0, 0, 4);
+	ga_plan_place_job(plan, p, 3, 0, 4, 2);
+	CHECK(ga_keeps_first_claims(p, plan, claim));
+	ga_plan_destroy(plan);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, -1, 6, 2);
+	ga_plan_place_job(plan, p, 1, 2, 0, 4);
+	ga_plan_place_job(plan, p, 3, 0, 4, 2);
+	CHECK(!ga_keeps_first_claims(p, plan, claim));
+	ga_plan_destroy(plan);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 0, -1, 6, 2);
+	ga_plan_place_job(plan, p, 3, 0, 4, 2);
+	CHECK(!ga_keeps_first_claims(p, plan, claim));
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+
+	/* without policies nothing claims */
+	p = sized_problem(8, N_STEPS, 4, tenant, size, NULL, 2);
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	plan = ga_plan_create(p);
+	ga_plan_place_job(plan, p, 1, 1, 0, 4);
+	CHECK_INT_EQ(ga_first_claims(p, plan, claim, &err), GA_OK);
+	CHECK_INT_EQ(claim[1], -1);
+	ga_plan_destroy(plan);
+	ga_problem_destroy(p);
+}
+
+/*
+ * The full mode keeps the fast plan's first claims: the pool and jobs of
+ * quota_fast_first_claim_beats_priority, where the plan worth most starts
+ * tenant 1's valuable job of 4 GPUs at once on tenant 0's idle guarantee
+ * and tenant 0's small job after it.  Full, whose search finds that plan,
+ * still starts tenant 0's job within its guarantee at step 0.
+ */
+TEST(quota_full_keeps_first_claim)
+{
+	int			tenant[3] = {1, 0, 0};
+	int			size[3] = {4, 4, 2};
+	double		priority[3] = {2, 0.5, 0.25};
+	ga_problem *p = sized_problem(4, 48, 3, tenant, size, priority, 4);
+	ga_tenant_policy tps[2] = {policy(0, 2, 4, 4, 0), policy(1, 2, GA_NO_LIMIT, 2, 0)};
+	ga_solve_options opts = {.time_limit_ms = 2000};
+	ga_milp_stats stats;
+	ga_plan    *plan = NULL;
+	ga_error	err;
+
+	set_policies(p, tps, 2);
+	CHECK_INT_EQ(ga_solve_full_ex(p, &opts, NULL, &plan, &stats, &err), GA_OK);
+	expect_legal(p, plan);
+	CHECK_INT_EQ(plan->job_start[2], 0);
+	CHECK(plan->job_start[0] >= 4);
+	CHECK(stats.claims_refused > 0);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }

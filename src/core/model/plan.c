@@ -83,6 +83,16 @@ ga_plan_copy(const ga_plan *src)
 	return dst;
 }
 
+int
+ga_plan_job_end(const ga_problem *problem, const ga_plan *plan, int j)
+{
+	const ga_job *job = &problem->jobs[j];
+
+	return job->pinned ? job->pinned_end :
+		plan->job_start[j] + ga_job_duration(job, ga_pool_of_gpu(problem, plan->job_first_gpu[j]),
+											 plan->job_size[j]);
+}
+
 void
 ga_plan_place_job(ga_plan *plan, const ga_problem *problem, int j, int start,
 				  int first, int size)

@@ -59,6 +59,13 @@ void		ga_plan_place_job(ga_plan *plan, const ga_problem *problem, int j,
 							  int start, int first, int size);
 
 /*
+ * The step job j's run as placed ends at (exclusive): a running job's
+ * pinned end, else its start plus its duration on the pool of its block.
+ * The job must be placed (job_size[j] > 0).
+ */
+int			ga_plan_job_end(const ga_problem *problem, const ga_plan *plan, int j);
+
+/*
  * Objective (docs/model.md, Objective) of this grid: batch value, with each job's work
  * past the horizon credited by ga_job_tail_value, minus the shortfall
  * penalty inside the horizon, minus the charge for the demand that jobs

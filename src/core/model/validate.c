@@ -13,17 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* End of job j's run as placed: its duration on the pool of its block. */
-static int
-job_end(const ga_problem *p, const ga_plan *plan, int j)
-{
-	const ga_job *job = &p->jobs[j];
-	int			first = plan->job_first_gpu[j];
-
-	return job->pinned ? job->pinned_end :
-		plan->job_start[j] + ga_job_duration(job, ga_pool_of_gpu(p, first), plan->job_size[j]);
-}
-
 static bool
 in_pool(const ga_pool *pool, int gpu)
 {
@@ -168,7 +157,7 @@ check_job_timing(const ga_problem *p, const ga_plan *plan, int j,
 	const ga_job *job = &p->jobs[j];
 	int			start = plan->job_start[j];
 	int			first = plan->job_first_gpu[j];
-	int			end = job_end(p, plan, j);
+	int			end = ga_plan_job_end(p, plan, j);
 
 	if (job->pinned)
 	{
@@ -227,7 +216,7 @@ explain_missing_cell(const ga_problem *p, const ga_plan *plan, int j,
 	const ga_job *job = &p->jobs[j];
 	int			first = plan->job_first_gpu[j];
 	int			size = plan->job_size[j];
-	int			end = job_end(p, plan, j);
+	int			end = ga_plan_job_end(p, plan, j);
 	int			other = job_elsewhere_at(plan, j, first, size, t);
 
 	if (other >= 0)
@@ -252,7 +241,7 @@ explain_stray_cell(const ga_problem *p, const ga_plan *plan, int j,
 	int			first = plan->job_first_gpu[j];
 	int			size = plan->job_size[j];
 	int			start = plan->job_start[j];
-	int			end = job_end(p, plan, j);
+	int			end = ga_plan_job_end(p, plan, j);
 
 	for (int g = 0; g < plan->n_gpus; g++)
 		for (int t = 0; t < plan->n_steps; t++)
@@ -284,7 +273,7 @@ check_job_cells(const ga_problem *p, const ga_plan *plan, int j, long count,
 	int			start = plan->job_start[j];
 	int			size = plan->job_size[j];
 	int			first = plan->job_first_gpu[j];
-	int			end = job_end(p, plan, j);
+	int			end = ga_plan_job_end(p, plan, j);
 	int			from = start > 0 ? start : 0;
 	int			to = end < plan->n_steps ? end : plan->n_steps;
 	long		expected = to > from ? (long) size * (to - from) : 0;
@@ -345,7 +334,7 @@ check_job_order(const ga_problem *p, const ga_plan *plan, int j,
 			return ga_error_set(err, GA_EILLEGAL,
 								"job \"%s\" is placed but its predecessor \"%s\" is not",
 								job->name, pred->name);
-		end = job_end(p, plan, q);
+		end = ga_plan_job_end(p, plan, q);
 		if (plan->job_start[j] < end)
 			return ga_error_set(err, GA_EILLEGAL,
 								"job \"%s\" starts at step %d, before its predecessor \"%s\" ends at step %d",
@@ -458,7 +447,7 @@ check_closed_cells(const ga_problem *p, const ga_plan *plan, const ga_window *w,
 		int			size = plan->job_size[j];
 		int			first = plan->job_first_gpu[j];
 		int			start = plan->job_start[j];
-		int			end = job_end(p, plan, j);
+		int			end = ga_plan_job_end(p, plan, j);
 
 		if (job->pinned || size <= 0 || end <= plan->n_steps ||
 			(tenant >= 0 && job->tenant == tenant))

@@ -25,16 +25,6 @@ tally_index(pool_tally *pt, int tenant)
 	return pt->n++;
 }
 
-static int
-placed_end(const ga_problem *p, const ga_plan *plan, int j)
-{
-	const ga_job *job = &p->jobs[j];
-
-	return job->pinned ? job->pinned_end :
-		plan->job_start[j] + ga_job_duration(job, ga_pool_of_gpu(p, plan->job_first_gpu[j]),
-											 plan->job_size[j]);
-}
-
 /* The GPUs per step of pool q's tenants (listed by size_tally). */
 static void
 tally_pool(const ga_problem *p, const ga_plan *plan, int q, pool_tally *pt)
@@ -50,7 +40,7 @@ tally_pool(const ga_problem *p, const ga_plan *plan, int q, pool_tally *pt)
 		if (plan->job_size[j] <= 0 || ga_pool_of_gpu(p, plan->job_first_gpu[j]) != q)
 			continue;
 		i = tally_index(pt, p->jobs[j].tenant);
-		end = placed_end(p, plan, j);
+		end = ga_plan_job_end(p, plan, j);
 		for (int t = start > 0 ? start : 0; t < end && t < T; t++)
 		{
 			pt->held[t * pt->n + i] += plan->job_size[j];

@@ -39,6 +39,7 @@ typedef struct lns_state
 	double		t_end;
 	double		iteration_ms;	/* a tenth of the search's time */
 	ga_lns_stats *stats;
+	const int  *claim_start;	/* [n_jobs] or NULL */
 	bool	   *eligible;		/* [n_jobs] */
 	bool	   *freed;			/* [n_jobs] scratch */
 	int		   *waiting;		/* [MAX_WAITING] scratch */
@@ -78,7 +79,8 @@ mark_eligible(lns_state *st)
 	for (int j = 0; j < p->n_jobs; j++)
 		st->eligible[j] = !p->jobs[j].pinned && p->jobs[j].n_preds == 0 &&
 			p->jobs[j].n_alt_pools == 0 &&
-			!(plan->job_size[j] > 0 && plan->job_start[j] < st->from_step);
+			!(plan->job_size[j] > 0 && plan->job_start[j] < st->from_step) &&
+			!(st->claim_start != NULL && st->claim_start[j] >= 0);
 	for (int j = 0; j < p->n_jobs; j++)
 		for (int k = 0; k < p->jobs[j].n_preds; k++)
 			st->eligible[p->jobs[j].preds[k]] = false;
@@ -301,7 +303,7 @@ search(lns_state *st, ga_error *err)
 
 ga_status
 ga_lns_improve(const ga_problem *problem, ga_plan **best, int from_step,
-			   double t_end, const ga_solve_options *options,
+			   const int *claim_start, double t_end, const ga_solve_options *options,
 			   ga_lns_stats *stats, ga_error *err)
 {
 	lns_state	st = {0};
@@ -312,6 +314,7 @@ ga_lns_improve(const ga_problem *problem, ga_plan **best, int from_step,
 	st.options = options;
 	st.best = best;
 	st.from_step = from_step > 0 ? from_step : 0;
+	st.claim_start = claim_start;
 	st.t_end = t_end;
 	st.iteration_ms = (t_end - ga_now_ms()) / 10;
 	st.stats = stats != NULL ? stats : &local;

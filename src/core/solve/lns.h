@@ -31,10 +31,13 @@ typedef struct ga_lns_stats
  * fires (GA_ECANCEL, *best unchanged from the last kept plan) or nothing is
  * left to try.  Steps before from_step stay as *best has them: no job
  * starts there that does not already, none that does moves, and services
- * keep their GPUs there (0 re-decides the whole plan).  stats may be NULL.
+ * keep their GPUs there (0 re-decides the whole plan).  A job with
+ * claim_start[j] >= 0 (a first claim on its tenant's guarantee,
+ * model/first_claim.h) is never freed, so it keeps its start; claim_start
+ * may be NULL.  stats may be NULL.
  */
 ga_status	ga_lns_improve(const ga_problem *problem, ga_plan **best,
-						   int from_step, double t_end,
+						   int from_step, const int *claim_start, double t_end,
 						   const ga_solve_options *options,
 						   ga_lns_stats *stats, ga_error *err);
 

@@ -58,6 +58,9 @@ typedef struct ga_milp_stats
 	int			improvements;	/* plans better than the warm start found */
 	int			rejected;		/* mapped plans refused by the validator
 								 * (a defect when not 0) */
+	int			claims_refused; /* better plans refused for starting a job
+								 * after the fast plan's first claim on its
+								 * tenant's guarantee (model/first_claim.h) */
 	int			lns_neighbourhoods; /* neighbourhoods the search solved */
 	double		model_ms;		/* building the model */
 	double		lp_ms;			/* solving the LP relaxation */

@@ -22,6 +22,7 @@
 #include "solve/block_model.h"
 #include "model/validate.h"
 #include "model/pool_choice.h"
+#include "model/first_claim.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -71,12 +72,16 @@ typedef struct milp_run
 	int		   *svc_count;		/* service counts of best [S*T] */
 	int		   *tgt_start;		/* scratch [n_jobs] */
 	int		   *tgt_size;
+	int		   *claim_start;	/* the fast plan's first claims [n_jobs]
+								 * (model/first_claim.h); all -1 until known */
+	int		   *claim_size;		/* the fast plan's size of each claiming job */
 	double	   *xread;			/* [n_cols+1] solution read from GLPK */
 	double	   *xoffer;			/* [n_cols+1] incumbent handed to GLPK */
 	bool		offered;		/* best has been handed to GLPK */
 	int			heur_calls;
 	int			improvements;
 	int			rejected;		/* mapped plans the validator refused */
+	int			claims_refused; /* plans that broke a first claim */
 	int			lns_neighbourhoods; /* solved by the neighbourhood search */
 
 	bool		cancelled;
@@ -120,7 +125,8 @@ glpk_time_limit(const milp_run *run)
  * Keep plan when it beats the best so far; takes ownership.  Mapped plans
  * are legal by construction; the validator is the safety net that keeps a
  * mapping defect from ever reaching the caller (it would cost the plan, not
- * legality).
+ * legality).  A plan that starts a job later than the fast plan's first
+ * claim on its tenant's guarantee is not kept, whatever it is worth.
  */
 static bool
 consider_plan(milp_run *run, ga_plan *plan, const char *source)
@@ -130,6 +136,12 @@ consider_plan(milp_run *run, ga_plan *plan, const char *source)
 	if (run->best != NULL && ga_validate(run->problem, plan, NULL) != GA_OK)
 	{
 		run->rejected++;
+		ga_plan_destroy(plan);
+		return false;
+	}
+	if (run->best != NULL && !ga_keeps_first_claims(run->problem, plan, run->claim_start))
+	{
+		run->claims_refused++;
 		ga_plan_destroy(plan);
 		return false;
 	}
@@ -148,6 +160,24 @@ consider_plan(milp_run *run, ga_plan *plan, const char *source)
 	return true;
 }
 
+/*
+ * Targets read from a solution keep the fast plan's first claims: a
+ * claiming job is due no later than its claim (at its fast size when the
+ * solution leaves it out), so the mapping places it then, and the plan is
+ * not refused for starting it later.
+ */
+static void
+keep_claims_in_targets(milp_run *run)
+{
+	for (int j = 0; j < run->problem->n_jobs; j++)
+		if (run->claim_start[j] >= 0 &&
+			(run->tgt_start[j] < 0 || run->tgt_start[j] > run->claim_start[j]))
+		{
+			run->tgt_start[j] = run->claim_start[j];
+			run->tgt_size[j] = run->claim_size[j];
+		}
+}
+
 /* LP-guided placements from a solution in run->xread. */
 static void
 round_solution(milp_run *run, const char *source)
@@ -158,6 +188,7 @@ round_solution(milp_run *run, const char *source)
 	{
 		milp_targets_from_solution(run->model, run->xread, thresholds[i],
 							  run->tgt_start, run->tgt_size);
+		keep_claims_in_targets(run);
 		consider_plan(run, milp_map_schedule(run->model, run->tgt_start, run->tgt_size,
 										run->svc_count), source);
 	}
@@ -373,6 +404,7 @@ branch_and_bound(milp_run *run)
 		for (int j = 1; j <= run->model->n_cols; j++)
 			run->xread[j] = glp_mip_col_val(run->lp, j);
 		milp_targets_from_solution(run->model, run->xread, 0.5, run->tgt_start, run->tgt_size);
+		keep_claims_in_targets(run);
 		for (int s = 0; s < run->problem->n_services; s++)
 			for (int t = 0; t < run->model->T; t++)
 				run->svc_count[s * run->model->T + t] =
@@ -481,6 +513,8 @@ run_free(milp_run *run)
 	free(run->svc_count);
 	free(run->tgt_start);
 	free(run->tgt_size);
+	free(run->claim_start);
+	free(run->claim_size);
 	free(run->xread);
 	free(run->xoffer);
 }
@@ -496,9 +530,14 @@ run_alloc(milp_run *run)
 	run->svc_count = calloc(ns, sizeof(int));
 	run->tgt_start = calloc(nj, sizeof(int));
 	run->tgt_size = calloc(nj, sizeof(int));
+	run->claim_start = malloc(sizeof(int) * nj);
+	run->claim_size = calloc(nj, sizeof(int));
+	for (int j = 0; run->claim_start != NULL && j < nj; j++)
+		run->claim_start[j] = -1;
 	run->xread = calloc(nc, sizeof(double));
 	run->xoffer = calloc(nc, sizeof(double));
-	return run->svc_count && run->tgt_start && run->tgt_size && run->xread && run->xoffer;
+	return run->svc_count && run->tgt_start && run->tgt_size && run->claim_start &&
+		run->claim_size && 		run->xread && run->xoffer;
 }
 
 static void
@@ -519,6 +558,7 @@ fill_stats(ga_milp_stats *stats, const milp_run *run, const milp_model *m)
 	stats->mip_optimal = run->mip_optimal;
 	stats->improvements = run->improvements;
 	stats->rejected = run->rejected;
+	stats->claims_refused = run->claims_refused;
 	stats->lns_neighbourhoods = run->lns_neighbourhoods;
 	stats->lp_ms = run->lp_ms;
 	stats->mip_ms = run->mip_ms;
@@ -584,6 +624,10 @@ warm_start(milp_run *run, double limit, ga_milp_stats *stats, ga_error *err)
 	if (stats != NULL)
 		stats->fast_objective = fast->objective;
 	consider_plan(run, fast, "fast");
+	if ((rc = ga_first_claims(run->problem, run->best, run->claim_start, err)) != GA_OK)
+		return rc;
+	for (int j = 0; j < run->problem->n_jobs; j++)
+		run->claim_size[j] = run->best->job_size[j];
 	if (run->model == NULL)
 		return GA_OK;			/* no model to re-pack the plan with */
 	set_service_floor(run->model, run->problem, run->best);
@@ -648,7 +692,7 @@ neighbourhood_search(milp_run *run, ga_error *err)
 	ga_lns_stats st;
 	double		before = run->best->objective;
 	ga_status	rc = ga_lns_improve(run->problem, &run->best, SEARCH_FROM_STEP,
-									run->t_end - run->reserve_ms,
+									run->claim_start, run->t_end - run->reserve_ms,
 									run->options, &st, err);
 
 	run->lns_neighbourhoods = st.neighbourhoods;
