@@ -440,3 +440,26 @@ SELECT status FROM gpualloc.replan('fast');
 SELECT pending_code, pending_reason FROM gpualloc.queue WHERE job_id = :never_big;
 SELECT gpualloc.cancel_job(:never_big), gpualloc.cancel_job(:never_small);
 SELECT gpualloc.remove_pool('gov-never');
+
+-- Both modes give work within a guarantee first claim on it: in a pool of
+-- 4 guaranteed half to each, gov_light's small job of priority 0.25 within
+-- its half starts now, and gov_heavy's job of priority 2 for all 4 GPUs
+-- (which would borrow gov_light's half) after it, though a plan starting
+-- the big job first is worth more.  The full mode keeps that too.
+SELECT gpualloc.add_pool('gov-claim', 'L4', 24, 121, node_size => 4) > 0 AS claim_pool;
+SELECT gpualloc.add_node('gov-claim', 0);
+SELECT gpualloc.set_tenant_policy('gov_heavy', 'gov-claim', guarantee => 2, borrow_limit => 2, cohort => 'claim'),
+	   gpualloc.set_tenant_policy('gov_light', 'gov-claim', guarantee => 2, cohort => 'claim');
+SELECT gpualloc.submit_job('gov-claim-big', 'training', 'gov-claim', 4, 4, tenant => 'gov_heavy', priority => 2,
+	work_gpu_hours => 16, not_before => now() + interval '1 minute') AS claim_big \gset
+SELECT gpualloc.submit_job('gov-claim-small', 'training', 'gov-claim', 2, 2, tenant => 'gov_light', priority => 0.25,
+	work_gpu_hours => 4, not_before => now() + interval '1 minute') AS claim_small \gset
+UPDATE gpualloc.jobs SET not_before = NULL WHERE job_id IN (:claim_big, :claim_small);
+SELECT status FROM gpualloc.replan('full', time_limit => '2 seconds');
+SELECT job_name, count(*) AS gpus FROM gpualloc.current_allocation
+WHERE pool = 'gov-claim' AND job_name IS NOT NULL GROUP BY job_name;
+-- the small job runs 2 hours: the big one is planned after it
+SELECT q.name, q.planned_start > now() + interval '90 minutes' AS after_small
+FROM gpualloc.queue_plan q WHERE q.job_id = :claim_big;
+SELECT gpualloc.cancel_job(:claim_big), gpualloc.cancel_job(:claim_small);
+SELECT gpualloc.remove_pool('gov-claim');
