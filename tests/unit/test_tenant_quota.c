@@ -402,28 +402,46 @@ TEST(quota_fast_gives_guarantee_first_claim)
 }
 
 /*
- * First claim holds whatever the priorities: in a pool of 4 guaranteed half
- * to each of two tenants of one cohort, tenant 1's job of 4 GPUs, worth
- * far more, would borrow tenant 0's idle half; tenant 0's small job within
- * its guarantee, worth least of all, starts first, and tenant 1's big job
- * after it.
+ * A pool of 4 guaranteed half to each of two tenants of one cohort:
+ * tenant 1's job 0 of 4 GPUs, worth far more, would borrow tenant 0's idle
+ * half; tenant 0's job 2 of 2 GPUs is within its guarantee and worth least
+ * of all (job 1, tenant 0's job of 4, least dense).
  */
-TEST(quota_fast_first_claim_beats_priority)
+static ga_problem *
+claim_over_priority_problem(void)
 {
 	int			tenant[3] = {1, 0, 0};
 	int			size[3] = {4, 4, 2};
 	double		priority[3] = {2, 0.5, 0.25};
 	ga_problem *p = sized_problem(4, 48, 3, tenant, size, priority, 4);
 	ga_tenant_policy tps[2] = {policy(0, 2, 4, 4, 0), policy(1, 2, GA_NO_LIMIT, 2, 0)};
+
+	set_policies(p, tps, 2);
+	return p;
+}
+
+/* Job 2's claim kept: it starts first, the borrower after it. */
+static void
+expect_claim_over_priority(const ga_problem *p, const ga_plan *plan)
+{
+	expect_legal(p, plan);
+	CHECK_INT_EQ(plan->job_start[2], 0);
+	CHECK(plan->job_start[0] >= 4);
+}
+
+/*
+ * First claim holds whatever the priorities: tenant 0's small job within
+ * its guarantee starts first, and tenant 1's big job after it.
+ */
+TEST(quota_fast_first_claim_beats_priority)
+{
+	ga_problem *p = claim_over_priority_problem();
 	ga_solve_options opts = {.time_limit_ms = 2000};
 	ga_plan    *plan = NULL;
 	ga_error	err;
 
-	set_policies(p, tps, 2);
 	CHECK_INT_EQ(ga_solve_fast(p, &opts, &plan, &err), GA_OK);
-	expect_legal(p, plan);
-	CHECK_INT_EQ(plan->job_start[2], 0);
-	CHECK(plan->job_start[0] >= 4);
+	expect_claim_over_priority(p, plan);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
 }
@@ -499,29 +517,22 @@ TEST(quota_first_claims_of_a_plan)
 }
 
 /*
- * The full mode keeps the fast plan's first claims: the pool and jobs of
- * quota_fast_first_claim_beats_priority, where the plan worth most starts
+ * The full mode keeps the fast plan's first claims: in
+ * claim_over_priority_problem the plan worth most starts
  * tenant 1's valuable job of 4 GPUs at once on tenant 0's idle guarantee
  * and tenant 0's small job after it.  Full, whose search finds that plan,
  * still starts tenant 0's job within its guarantee at step 0.
  */
 TEST(quota_full_keeps_first_claim)
 {
-	int			tenant[3] = {1, 0, 0};
-	int			size[3] = {4, 4, 2};
-	double		priority[3] = {2, 0.5, 0.25};
-	ga_problem *p = sized_problem(4, 48, 3, tenant, size, priority, 4);
-	ga_tenant_policy tps[2] = {policy(0, 2, 4, 4, 0), policy(1, 2, GA_NO_LIMIT, 2, 0)};
+	ga_problem *p = claim_over_priority_problem();
 	ga_solve_options opts = {.time_limit_ms = 2000};
 	ga_milp_stats stats;
 	ga_plan    *plan = NULL;
 	ga_error	err;
 
-	set_policies(p, tps, 2);
 	CHECK_INT_EQ(ga_solve_full_ex(p, &opts, NULL, &plan, &stats, &err), GA_OK);
-	expect_legal(p, plan);
-	CHECK_INT_EQ(plan->job_start[2], 0);
-	CHECK(plan->job_start[0] >= 4);
+	expect_claim_over_priority(p, plan);
 	CHECK(stats.claims_refused > 0);
 	ga_plan_destroy(plan);
 	ga_problem_destroy(p);
