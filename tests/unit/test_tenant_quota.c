@@ -76,6 +76,17 @@ policy(int tenant, int guarantee, int limit, int borrow, int cohort)
 	.limit = limit, .borrow_limit = borrow, .weight = 1, .cohort = cohort};
 }
 
+/* Job j runs from start (< 0: before the plan) to end on [first, first + size). */
+static void
+pin_job(ga_problem *p, int j, int start, int end, int first, int size)
+{
+	p->jobs[j].pinned = true;
+	p->jobs[j].pinned_start = start;
+	p->jobs[j].pinned_end = end;
+	p->jobs[j].pinned_first_gpu = first;
+	p->jobs[j].pinned_size = size;
+}
+
 static void
 set_policies(ga_problem *p, const ga_tenant_policy *tps, int n)
 {
@@ -245,11 +256,7 @@ TEST(quota_validate_r10_exempts_pinned)
 	ga_tenant_policy tps[2] = {policy(0, 8, GA_NO_LIMIT, 0, -1), policy(1, 8, GA_NO_LIMIT, 0, -1)};
 	ga_plan    *plan;
 
-	p->jobs[0].pinned = true;
-	p->jobs[0].pinned_start = -2;
-	p->jobs[0].pinned_end = 3;
-	p->jobs[0].pinned_first_gpu = 12;
-	p->jobs[0].pinned_size = 4;
+	pin_job(p, 0, -2, 3, 12, 4);
 	set_policies(p, tps, 2);
 	plan = ga_plan_create(p);
 	ga_plan_place_job(plan, p, 0, -2, 12, 4);
@@ -465,11 +472,7 @@ TEST(quota_first_claims_of_a_plan)
 	ga_plan    *plan;
 	ga_error	err;
 
-	p->jobs[0].pinned = true;
-	p->jobs[0].pinned_start = -1;
-	p->jobs[0].pinned_end = 2;
-	p->jobs[0].pinned_first_gpu = 6;
-	p->jobs[0].pinned_size = 2;
+	pin_job(p, 0, -1, 2, 6, 2);
 	set_policies(p, tps, 2);
 	plan = ga_plan_create(p);
 	ga_plan_place_job(plan, p, 0, -1, 6, 2);

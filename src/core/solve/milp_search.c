@@ -161,14 +161,15 @@ consider_plan(milp_run *run, ga_plan *plan, const char *source)
 }
 
 /*
- * Targets read from a solution keep the fast plan's first claims: a
- * claiming job is due no later than its claim (at its fast size when the
- * solution leaves it out), so the mapping places it then, and the plan is
- * not refused for starting it later.
+ * Targets from the solution in run->xread at the threshold, keeping the
+ * fast plan's first claims: a claiming job is due no later than its claim
+ * (at its fast size when the solution leaves it out), so the mapping
+ * places it then, and the plan is not refused for starting it later.
  */
 static void
-keep_claims_in_targets(milp_run *run)
+read_targets(milp_run *run, double threshold)
 {
+	milp_targets_from_solution(run->model, run->xread, threshold, run->tgt_start, run->tgt_size);
 	for (int j = 0; j < run->problem->n_jobs; j++)
 		if (run->claim_start[j] >= 0 &&
 			(run->tgt_start[j] < 0 || run->tgt_start[j] > run->claim_start[j]))
@@ -186,9 +187,7 @@ round_solution(milp_run *run, const char *source)
 
 	for (size_t i = 0; i < sizeof(thresholds) / sizeof(thresholds[0]); i++)
 	{
-		milp_targets_from_solution(run->model, run->xread, thresholds[i],
-							  run->tgt_start, run->tgt_size);
-		keep_claims_in_targets(run);
+		read_targets(run, thresholds[i]);
 		consider_plan(run, milp_map_schedule(run->model, run->tgt_start, run->tgt_size,
 										run->svc_count), source);
 	}
@@ -403,8 +402,7 @@ branch_and_bound(milp_run *run)
 	{
 		for (int j = 1; j <= run->model->n_cols; j++)
 			run->xread[j] = glp_mip_col_val(run->lp, j);
-		milp_targets_from_solution(run->model, run->xread, 0.5, run->tgt_start, run->tgt_size);
-		keep_claims_in_targets(run);
+		read_targets(run, 0.5);
 		for (int s = 0; s < run->problem->n_services; s++)
 			for (int t = 0; t < run->model->T; t++)
 				run->svc_count[s * run->model->T + t] =
