@@ -257,10 +257,12 @@ ga_terminal_create(const ga_problem *p)
 	tm->order = malloc(sizeof(int) * (p->n_services + 1));
 	tm->pool_first = calloc(p->n_pools + 1, sizeof(int));
 	tm->expected = malloc(sizeof(int) * ((size_t) p->n_services * tm->period + 1));
+	tm->pool_need = calloc((size_t) p->n_pools * tm->period + 1, sizeof(int));
 	tm->weight = malloc(sizeof(double) * (tm->steps + 1));
 	tm->closures = malloc(sizeof(ga_terminal_closure) * ((size_t) p->n_windows + p->n_reservations + 1));
 	tm->seg_first = calloc(p->n_pools + 1, sizeof(int));
-	if (!tm->usable || !tm->order || !tm->pool_first || !tm->expected || !tm->weight ||
+	if (!tm->usable || !tm->order || !tm->pool_first || !tm->expected ||
+		!tm->pool_need || !tm->weight ||
 		!tm->closures || !tm->seg_first)
 	{
 		ga_terminal_destroy(tm);
@@ -277,6 +279,10 @@ ga_terminal_create(const ga_problem *p)
 	}
 	set_pools(tm, p);
 	set_expected(tm, p);
+	for (int s = 0; s < p->n_services; s++)
+		for (int k = 0; k < tm->period; k++)
+			tm->pool_need[(size_t) p->services[s].pool * tm->period + k] +=
+				tm->expected[(size_t) s * tm->period + k];
 	for (int k = 0; k < tm->steps; k++)
 		tm->weight[k] = p->params.penalty * p->tail_decay * pow(p->step_decay, k);
 	return tm;
@@ -291,6 +297,7 @@ ga_terminal_destroy(ga_terminal *tm)
 	free(tm->order);
 	free(tm->pool_first);
 	free(tm->expected);
+	free(tm->pool_need);
 	free(tm->weight);
 	free(tm->closures);
 	free(tm->seg_first);
@@ -316,11 +323,13 @@ ga_terminal_range(const ga_terminal *tm, int start, int end, int *from,
 }
 
 /*
- * Priority-weighted unmet demand at step T + k when the pool's services
- * share `avail` GPUs, highest priority first.
+ * Priority-weighted unmet demand at a step T + k of the given phase
+ * (k mod the period, found once per step by the callers: the division
+ * would otherwise be most of the work) when the pool's services share
+ * `avail` GPUs, highest priority first.
  */
-static double
-unmet(const ga_terminal *tm, int pool, int k, int avail)
+static inline double
+unmet(const ga_terminal *tm, int pool, int phase, int avail)
 {
 	const ga_problem *p = tm->problem;
 	double		cost = 0;
@@ -328,7 +337,7 @@ unmet(const ga_terminal *tm, int pool, int k, int avail)
 	for (int i = tm->pool_first[pool]; i < tm->pool_first[pool + 1]; i++)
 	{
 		int			s = tm->order[i];
-		int			need = ga_terminal_expected(tm, s, k);
+		int			need = tm->expected[(size_t) s * tm->period + phase];
 		int			give = need < avail ? need : avail;
 
 		avail -= give;
@@ -400,15 +409,31 @@ open_at(const open_block *b, int k)
 	return b->touched ? b->usable - block_closed(b->tm, b->first, b->size, k) : b->usable;
 }
 
+/*
+ * ga_terminal_step_cost with the pool's open GPUs at T + k and their unmet
+ * demand found by the caller, who needs them for two holdings at once.
+ */
+static inline double
+step_cost_given(const ga_terminal *tm, int pool, int k, int phase, int open,
+				double unmet_open, int held)
+{
+	int			left = open - held > 0 ? open - held : 0;
+
+	if (held <= 0)
+		return 0;
+	return tm->weight[k] * (unmet(tm, pool, phase, left) - unmet_open);
+}
+
 double
 ga_terminal_step_cost(const ga_terminal *tm, int pool, int k, int held)
 {
-	int			open = ga_terminal_open_in_pool(tm, pool, k);
-	int			left = open - held > 0 ? open - held : 0;
+	int			open;
 
 	if (held <= 0 || tm->pool_first[pool] == tm->pool_first[pool + 1])
 		return 0;
-	return tm->weight[k] * (unmet(tm, pool, k, left) - unmet(tm, pool, k, open));
+	open = ga_terminal_open_in_pool(tm, pool, k);
+	return step_cost_given(tm, pool, k, k % tm->period, open,
+						   unmet(tm, pool, k % tm->period, open), held);
 }
 
 double
@@ -421,9 +446,22 @@ ga_terminal_delta(const ga_terminal *tm, int pool, const int *held, int from,
 	if (tm->pool_first[pool] == tm->pool_first[pool + 1] || from >= to)
 		return 0;
 	b = open_block_of(tm, first, size);
-	for (int k = from; k < to; k++)
-		delta += ga_terminal_step_cost(tm, pool, k, held[k] + open_at(&b, k)) -
-			ga_terminal_step_cost(tm, pool, k, held[k]);
+	for (int k = from, phase = from % tm->period; k < to;
+		 k++, phase = phase + 1 < tm->period ? phase + 1 : 0)
+	{
+		int			more = open_at(&b, k);
+		int			open;
+		double		unmet_open;
+
+		if (more == 0)
+			continue;			/* the same holding: no change at T + k */
+		open = ga_terminal_open_in_pool(tm, pool, k);
+		if (open - held[k] - more >= tm->pool_need[(size_t) pool * tm->period + phase])
+			continue;			/* every service served either way: both cost 0 */
+		unmet_open = unmet(tm, pool, phase, open);
+		delta += step_cost_given(tm, pool, k, phase, open, unmet_open, held[k] + more) -
+			step_cost_given(tm, pool, k, phase, open, unmet_open, held[k]);
+	}
 	return delta;
 }
 

@@ -80,6 +80,8 @@ typedef struct ga_terminal
 	int		   *order;			/* services by pool, highest priority first */
 	int		   *pool_first;		/* [n_pools + 1]: ranges of order */
 	int		   *expected;		/* [n_services * period] */
+	int		   *pool_need;		/* [n_pools * period]: the pool's services'
+								 * expected GPUs summed */
 	double	   *weight;			/* [steps] penalty weight of step T + k:
 								 * penalty * decay(T + k) */
 	const ga_problem *problem;

@@ -202,9 +202,12 @@ typedef struct fast_ctx
 	int		   *want;			/* [T] */
 	int		   *forced_at;		/* [T + 1] members taken from the service per step */
 	int		   *charged_at;		/* [T + 1] of those, handovers its churn counts */
-	bool	   *member;			/* [pool] */
+	uint64_t   *member;			/* [pool words] the GPUs the service holds */
 	int		   *member_end;		/* [pool] */
 	bool	   *member_charged; /* [pool] its handover at member_end counts */
+	uint64_t   *serving;		/* [pool words] GPUs in a run not yet in the
+								 * tree, which began at served_from */
+	int		   *served_from;	/* [pool] */
 	int			n_pending;		/* members whose handover before the end counts */
 	int		   *held_sorted;	/* [n_gpus] scratch */
 	int		   *reserved_until; /* [n_gpus]: end of a held GPU's set-aside */
@@ -509,37 +512,6 @@ tree_unmark_job(const fast_ctx *c, fast_state *st, const pool_geom *pg,
 {
 	layer_unmark(c, st, 0, pg, rel, size, from, to);
 	layer_unmark(c, st, 1, pg, rel, size, from, to);
-}
-
-/* Mark one step of one GPU busy (a service cell). */
-static void
-tree_mark_cell(const fast_ctx *c, fast_state *st, const pool_geom *pg,
-			   int rel, int t)
-{
-	uint64_t	bit = UINT64_C(1) << (t & 63);
-	int			w = t >> 6;
-
-	node_mask(c, st, pg, pg->span + rel)[w] |= bit;
-	/* climb while something changes: what is above depends on nothing else */
-	for (int node = (pg->span + rel) >> 1; node >= 1; node >>= 1)
-	{
-		uint64_t   *m = node_mask(c, st, pg, node);
-		bool		changed = !(m[w] & bit);
-		int			height = node_height(pg, node);
-
-		m[w] |= bit;
-		for (int h = 0; h < full_levels(pg, height); h++)
-		{
-			uint64_t   *f = full_mask(c, st, pg, node, h);
-			uint64_t	was = f[w];
-
-			f[w] = level_busy(c, st, pg, 2 * node, height - 1, h)[w] &
-				level_busy(c, st, pg, 2 * node + 1, height - 1, h)[w];
-			changed |= f[w] != was;
-		}
-		if (!changed)
-			break;
-	}
 }
 
 /* ------------------------------------------------------------------------
@@ -1324,26 +1296,41 @@ release_held(const fast_ctx *c, fast_state *st, int s)
 	}
 }
 
-/* Free GPUs of the pool per step. */
+/*
+ * Free GPUs of the pool per step.  The leaves' free bits are summed word by
+ * word in bit-sliced counters (plane i holds bit i of every step's count),
+ * a few word operations per GPU instead of one per free cell.
+ */
 static void
 service_capacity(const fast_ctx *c, const fast_state *st, const pool_geom *pg,
 				 int *cap)
 {
-	for (int t = 0; t < c->T; t++)
-		cap[t] = 0;
-	for (int rel = 0; rel < pg->n_gpus; rel++)
+	int			n_planes = pg->n_gpus > 0 ? 32 - __builtin_clz((unsigned) pg->n_gpus) : 0;
+
+	for (int w = 0; w < c->W; w++)
 	{
-		const uint64_t *m = service_leaf(c, st, pg, rel);
+		uint64_t	plane[32] = {0};
+		uint64_t	steps = word_range_mask(w, 0, c->T);
 
-		for (int w = 0; w < c->W; w++)
+		for (int rel = 0; rel < pg->n_gpus; rel++)
 		{
-			uint64_t	free_bits = ~m[w] & word_range_mask(w, 0, c->T);
+			uint64_t	carry = ~service_leaf(c, st, pg, rel)[w] & steps;
 
-			while (free_bits != 0)
+			for (int i = 0; carry != 0; i++)
 			{
-				cap[w * 64 + __builtin_ctzll(free_bits)]++;
-				free_bits &= free_bits - 1;
+				uint64_t	next = plane[i] & carry;
+
+				plane[i] ^= carry;
+				carry = next;
 			}
+		}
+		for (int t = w * 64; t < c->T && t < w * 64 + 64; t++)
+		{
+			int			count = 0;
+
+			for (int i = 0; i < n_planes; i++)
+				count |= (int) ((plane[i] >> (t & 63)) & 1) << i;
+			cap[t] = count;
 		}
 	}
 }
@@ -1413,12 +1400,19 @@ add_member(fast_ctx *c, const fast_state *st, int s, const pool_geom *pg, int re
 	bool		charged = end < c->T &&
 		ga_service_may_hold(c->p, st->plan, s, pg->first_gpu + rel, end);
 
-	c->member[rel] = true;
+	c->member[rel >> 6] |= UINT64_C(1) << (rel & 63);
 	c->member_end[rel] = end;
 	c->member_charged[rel] = charged;
 	c->forced_at[end]++;
 	c->charged_at[end] += charged;
 	c->n_pending += charged;
+}
+
+/* The first member at or after rel, or the pool's size. */
+static inline int
+next_member(const fast_ctx *c, const pool_geom *pg, int rel)
+{
+	return next_set(c->member, rel, pg->n_gpus);
 }
 
 /* Start from the GPUs the service holds now; returns their count. */
@@ -1429,7 +1423,7 @@ seed_members(fast_ctx *c, const fast_state *st, int s)
 	const pool_geom *pg = &c->pools[svc->pool];
 	int			count = 0;
 
-	memset(c->member, 0, sizeof(bool) * pg->n_gpus);
+	memset(c->member, 0, sizeof(uint64_t) * ((pg->n_gpus + 63) / 64));
 	memset(c->forced_at, 0, sizeof(int) * (c->T + 1));
 	memset(c->charged_at, 0, sizeof(int) * (c->T + 1));
 	c->n_pending = 0;
@@ -1439,7 +1433,7 @@ seed_members(fast_ctx *c, const fast_state *st, int s)
 	{
 		int			rel = svc->held_gpus[i] - pg->first_gpu;
 
-		if (c->member[rel])
+		if (bit_is_set(c->member, rel))
 			continue;
 		add_member(c, st, s, pg, rel, next_set(service_leaf(c, st, pg, rel), 0, c->T));
 		count++;
@@ -1450,7 +1444,7 @@ seed_members(fast_ctx *c, const fast_state *st, int s)
 static void
 drop_member(fast_ctx *c, int rel)
 {
-	c->member[rel] = false;
+	c->member[rel >> 6] &= ~(UINT64_C(1) << (rel & 63));
 	c->forced_at[c->member_end[rel]]--;
 	c->charged_at[c->member_end[rel]] -= c->member_charged[rel];
 	c->n_pending -= c->member_charged[rel];
@@ -1469,8 +1463,8 @@ drop_busy_members(fast_ctx *c, const fast_state *st, int s, const pool_geom *pg,
 	int			dropped = 0;
 
 	*lost = 0;
-	for (int rel = 0; rel < pg->n_gpus; rel++)
-		if (c->member[rel] && bit_is_set(service_leaf(c, st, pg, rel), t))
+	for (int rel = next_member(c, pg, 0); rel < pg->n_gpus; rel = next_member(c, pg, rel + 1))
+		if (bit_is_set(service_leaf(c, st, pg, rel), t))
 		{
 			drop_member(c, rel);
 			dropped++;
@@ -1509,8 +1503,8 @@ drop_soonest_taken(fast_ctx *c, const pool_geom *pg, int n)
 	{
 		int			pick = -1;
 
-		for (int rel = 0; rel < pg->n_gpus; rel++)
-			if (c->member[rel] && c->member_end[rel] < c->T &&
+		for (int rel = next_member(c, pg, 0); rel < pg->n_gpus; rel = next_member(c, pg, rel + 1))
+			if (c->member_end[rel] < c->T &&
 				(pick < 0 || c->member_end[rel] < c->member_end[pick]))
 				pick = rel;
 		if (pick < 0)
@@ -1526,18 +1520,17 @@ drop_soonest_taken(fast_ctx *c, const pool_geom *pg, int n)
 static void
 drop_members(fast_ctx *c, const pool_geom *pg, int n)
 {
-	for (int rel = 0; rel < pg->n_gpus && n > 0; rel++)
-		if (c->member[rel] && c->member_end[rel] < c->T)
+	for (int rel = next_member(c, pg, 0); rel < pg->n_gpus && n > 0; rel = next_member(c, pg, rel + 1))
+		if (c->member_end[rel] < c->T)
 		{
 			drop_member(c, rel);
 			n--;
 		}
-	for (int rel = 0; rel < pg->n_gpus && n > 0; rel++)
-		if (c->member[rel])
-		{
-			drop_member(c, rel);
-			n--;
-		}
+	for (int rel = next_member(c, pg, 0); rel < pg->n_gpus && n > 0; rel = next_member(c, pg, rel + 1))
+	{
+		drop_member(c, rel);
+		n--;
+	}
 }
 
 /*
@@ -1560,7 +1553,7 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 
 	for (int rel = pg->n_gpus - 1; rel >= 0 && added < n; rel--)
 	{
-		if (c->member[rel] || !free_over(service_leaf(c, st, pg, rel), t, c->T))
+		if (bit_is_set(c->member, rel) || !free_over(service_leaf(c, st, pg, rel), t, c->T))
 			continue;
 		add_member(c, st, s, pg, rel, c->T);
 		added++;
@@ -1575,7 +1568,7 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 			const uint64_t *m = service_leaf(c, st, pg, rel);
 			int			end;
 
-			if (c->member[rel] || bit_is_set(m, t))
+			if (bit_is_set(c->member, rel) || bit_is_set(m, t))
 				continue;
 			end = next_set(m, t, c->T);
 			if (end > pick_end)
@@ -1597,7 +1590,13 @@ add_members(fast_ctx *c, const fast_state *st, const ga_service *svc,
 	return added;
 }
 
-/* Write the service's GPUs of step t into the grid and the tree. */
+/*
+ * Write the service's GPUs of step t into the grid; the tree gets each
+ * GPU's run of steps at once when the run ends (mark_served_runs).  The
+ * placement reads only the leaves from step t on, which marks of earlier
+ * steps never touch, so marking a run in one go leaves every decision as
+ * cell-by-cell marking did, for a fraction of the tree climbs.
+ */
 static int
 commit_service_step(const fast_ctx *c, fast_state *st, int s,
 					const pool_geom *pg, int t)
@@ -1605,14 +1604,44 @@ commit_service_step(const fast_ctx *c, fast_state *st, int s,
 	int32_t		w = ga_service_workload(c->p, s);
 	int			count = 0;
 
-	for (int rel = 0; rel < pg->n_gpus; rel++)
-		if (c->member[rel])
+	for (int word = 0; word < (pg->n_gpus + 63) / 64; word++)
+	{
+		uint64_t	held = c->member[word];
+		uint64_t	ended = c->serving[word] & ~held;
+		uint64_t	started = held & ~c->serving[word];
+
+		for (; ended != 0; ended &= ended - 1)
 		{
-			ga_plan_set(st->plan, pg->first_gpu + rel, t, w);
-			tree_mark_cell(c, st, pg, rel, t);
+			int			rel = word * 64 + __builtin_ctzll(ended);
+
+			tree_mark(c, st, pg, rel, 1, c->served_from[rel], t);
+		}
+		for (; started != 0; started &= started - 1)
+			c->served_from[word * 64 + __builtin_ctzll(started)] = t;
+		for (; held != 0; held &= held - 1)
+		{
+			ga_plan_set(st->plan, pg->first_gpu + word * 64 + __builtin_ctzll(held), t, w);
 			count++;
 		}
+		c->serving[word] = c->member[word];
+	}
 	return count;
+}
+
+/* Mark the runs still open at step `end` in the tree. */
+static void
+mark_served_runs(const fast_ctx *c, fast_state *st, const pool_geom *pg, int end)
+{
+	for (int word = 0; word < (pg->n_gpus + 63) / 64; word++)
+	{
+		for (uint64_t open = c->serving[word]; open != 0; open &= open - 1)
+		{
+			int			rel = word * 64 + __builtin_ctzll(open);
+
+			tree_mark(c, st, pg, rel, 1, c->served_from[rel], end);
+		}
+		c->serving[word] = 0;
+	}
 }
 
 /* Held GPUs a service that can keep `kept` of them must give up for max_gpus. */
@@ -1690,6 +1719,7 @@ place_service(fast_ctx *c, fast_state *st, int s)
 	service_capacity(c, st, pg, c->cap);
 	count = seed_members(c, st, s);
 	service_targets(c, svc, count, c->cap, c->want);
+	memset(c->serving, 0, sizeof(uint64_t) * ((pg->n_gpus + 63) / 64));
 	for (int t = 0; t < c->T; t++)
 	{
 		bool		limited = t > 0 || svc->held_known;
@@ -1714,7 +1744,10 @@ place_service(fast_ctx *c, fast_state *st, int s)
 		count -= over;
 		chosen = forced + early + over - exempt;
 		if (chosen > lim)
+		{
+			mark_served_runs(c, st, pg, t);
 			return no_legal_service_plan(c, svc, chosen, t);
+		}
 		room = lim - chosen;
 		if (limited && svc->churn_budget >= 0)
 			room = keep_budget_for_pending(c, room, budget_left - chosen);
@@ -1733,6 +1766,7 @@ place_service(fast_ctx *c, fast_state *st, int s)
 			st->service_value -= p->params.penalty * svc->priority *
 				ga_shortfall_decay(p, t) * (svc->demand[t] - count);
 	}
+	mark_served_runs(c, st, pg, c->T);
 	return GA_OK;
 }
 
@@ -2608,6 +2642,8 @@ ctx_free(fast_ctx *c)
 	free(c->member_charged);
 	free(c->member);
 	free(c->member_end);
+	free(c->served_from);
+	free(c->serving);
 	free(c->held_sorted);
 	free(c->reserved_until);
 	free(c->room);
@@ -2838,15 +2874,17 @@ ctx_init(fast_ctx *c, const ga_problem *p, const ga_solve_options *opt,
 	c->want = malloc(sizeof(int) * c->T);
 	c->forced_at = malloc(sizeof(int) * (c->T + 1));
 	c->charged_at = malloc(sizeof(int) * (c->T + 1));
-	c->member = malloc(sizeof(bool) * max_pool);
+	c->member = malloc(sizeof(uint64_t) * ((max_pool + 63) / 64 + 1));
+	c->serving = malloc(sizeof(uint64_t) * ((max_pool + 63) / 64 + 1));
 	c->member_charged = malloc(sizeof(bool) * max_pool);
 	c->member_end = malloc(sizeof(int) * max_pool);
+	c->served_from = malloc(sizeof(int) * max_pool);
 	c->held_sorted = malloc(sizeof(int) * n_gpus);
 	c->reserved_until = calloc(n_gpus, sizeof(int));
 	if (!c->job_order || !c->keys || !c->best_order || !c->try_order ||
 		!c->ideal_value ||  !c->promotions || !c->cap || !c->want ||
-		!c->forced_at || !c->charged_at || !c->member || !c->member_charged ||
-		!c->member_end || !c->held_sorted ||
+		!c->forced_at || !c->charged_at || !c->member || !c->serving || !c->member_charged ||
+		!c->member_end || !c->served_from || !c->held_sorted ||
 		!c->reserved_until)
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the fast solver");
 	if (!init_closed_to_services(c))
