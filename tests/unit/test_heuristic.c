@@ -234,10 +234,12 @@ TEST(fast_service_keeps_demand_against_sparser_batch_work)
  * even where taking the service's GPU early would raise the plan's
  * objective: here starting at step 0 earns 10 a step for two steps and the
  * shortfall costs 8 a step, but the job keeps the GPU for its whole run.
+ * (The horizon holds the whole run from step 2: a run past it would be
+ * held to the service's peak there, the protect rule past the horizon.)
  */
 TEST(fast_promoted_job_does_not_take_service_demand)
 {
-	ga_problem *p = blank_problem(2, 12, 1, 1);
+	ga_problem *p = blank_problem(2, 14, 1, 1);
 	ga_plan    *plan;
 
 	tp_set_job(p, 0, 5, 2, 2, 24, 0, -1);

@@ -10,6 +10,7 @@
 #include "solve/milp.h"
 #include "solve/lns.h"
 #include "solve/block_model.h"
+#include "model/protect_horizon.h"
 #include "model/validate.h"
 #include "sim/generate.h"
 
@@ -652,6 +653,8 @@ check_full_properties(const ga_problem *p, const char *label, unsigned long seed
 		/* both bounds may take the block-level LP's, each within its own time */
 		CHECK(full->bound <= stats.lp_bound + 1e-9);
 		CHECK(full->gap >= 0 && full->gap <= 1e9);
+		CHECK_MSG(ga_plan_protects_past_horizon(p, fast) && ga_plan_protects_past_horizon(p, full),
+				  "%s %lu: a run breaks the protect rule past the horizon", label, seed);
 		for (int j = 0; j < p->n_jobs; j++)
 			if (p->jobs[j].pinned)
 			{

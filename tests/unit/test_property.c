@@ -12,6 +12,7 @@
 #include "unit.h"
 #include "sim/generate.h"
 #include "solve/heuristic.h"
+#include "model/protect_horizon.h"
 #include "model/validate.h"
 
 #include <math.h>
@@ -170,6 +171,35 @@ pool_has_service(const ga_problem *p, int pool)
 }
 
 /*
+ * The rule past the horizon (model/protect_horizon.h) for job j added on g
+ * GPUs from start for d steps: within the room its priority leaves at every
+ * step past the horizon its run reaches, with the plan's batch work there.
+ */
+static bool
+past_horizon_allows(const ga_problem *p, const ga_plan *plan, int j, int g,
+					int start, int d)
+{
+	ga_terminal *tm = ga_terminal_create(p);
+	int		   *held = tm != NULL ? ga_terminal_plan_held(tm, plan) : NULL;
+	int			pool = p->jobs[j].pool;
+	int			from;
+	int			to;
+	bool		ok;
+
+	if (held == NULL)
+	{
+		ga_terminal_destroy(tm);
+		return false;
+	}
+	ga_terminal_range(tm, start, start + d, &from, &to);
+	ok = ga_protect_first_blocked_after(tm, pool, held + (size_t) pool * tm->steps, from, to,
+										g, p->jobs[j].priority) >= to;
+	free(held);
+	ga_terminal_destroy(tm);
+	return ok;
+}
+
+/*
  * The protect rule lets job j run on the block of g GPUs at `first` from
  * `start` for d steps.
  */
@@ -197,7 +227,7 @@ protect_allows(const ga_problem *p, const ga_plan *plan, int j, int first,
 		}
 	}
 	free(room);
-	return ok;
+	return ok && past_horizon_allows(p, plan, j, g, start, d);
 }
 
 /*
@@ -252,6 +282,8 @@ check_protect(int i, const ga_problem *p, const ga_plan *plan)
 						  "instance %d: batch work breaks the protect rule (tier %d) of pool %d at step %d",
 						  i, tier, q, t);
 			}
+	CHECK_MSG(ga_plan_protects_past_horizon(p, plan),
+			  "instance %d: a run breaks the protect rule past the horizon", i);
 	free(room);
 }
 

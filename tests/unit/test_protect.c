@@ -4,14 +4,16 @@
  * needs during its run, services ramp ahead of rises they could not follow
  * within their churn limit, headroom is handed to services, and a job's
  * run is lengthened against the demand by the overrun margin, or by the
- * spread of its duration estimate where it has one; in both
- * solve modes, every plan legal.
+ * spread of its duration estimate where it has one, and held to the
+ * protect curve expected past the horizon over the rest of its run; in
+ * both solve modes, every plan legal.
  */
 #include "unit.h"
 #include "problem_fixture.h"
 #include "solve/heuristic.h"
 #include "solve/headroom.h"
 #include "solve/milp.h"
+#include "model/protect_horizon.h"
 #include "model/validate.h"
 
 #include <stdlib.h>
@@ -145,6 +147,94 @@ TEST(protect_last_step_counts_for_runs_past_the_horizon)
 		ga_plan_destroy(plan);
 		ga_problem_destroy(p);
 	}
+}
+
+/*
+ * A day's horizon (48 steps of 30 minutes) whose protect curve needs 6 of
+ * 8 GPUs at steps 4 to 6 and 1 otherwise: tomorrow at that time it will
+ * again.  A 4-GPU job of 56 steps released at step 7 fits the rest of
+ * today, but wherever it starts its run reaches tomorrow's steps 4 to 6,
+ * where it would hold GPUs the curve needs and could not give them back:
+ * it is left out.  With the peak at steps 20 to 22 instead (inside its
+ * run today) it is left out by the rule inside the horizon, and with a
+ * flat curve it starts at its release.
+ */
+static ga_problem *
+past_peak_problem(int peak_from)
+{
+	ga_problem *p = protect_problem(8, 48, 1, 0);
+	ga_error	err;
+
+	tp_set_job(p, 0, 1, 4, 4, 4 * 56, 7, -1);
+	for (int t = 0; t < 48; t++)
+	{
+		p->services[0].demand[t] = 1;
+		p->services[0].protect[t] = peak_from >= 0 && t >= peak_from && t < peak_from + 3 ? 6 : 1;
+	}
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	return p;
+}
+
+TEST(protect_holds_a_run_past_the_horizon_to_tomorrows_curve)
+{
+	for (int full = 0; full < 2; full++)
+	{
+		ga_problem *tomorrow = past_peak_problem(4);
+		ga_problem *flat = past_peak_problem(-1);
+		ga_plan    *plan = solve_mode(tomorrow, full);
+		ga_plan    *plan_flat = solve_mode(flat, full);
+
+		if (plan != NULL && plan_flat != NULL)
+		{
+			CHECK_MSG(plan_flat->job_start[0] == 7, "%s: with a flat curve the job starts at %d",
+					  full ? "full" : "fast", plan_flat->job_start[0]);
+			CHECK_MSG(plan->job_size[0] == -1, "%s: the job started at %d, into tomorrow's peak",
+					  full ? "full" : "fast", plan->job_start[0]);
+			CHECK(ga_plan_protects_past_horizon(tomorrow, plan));
+			CHECK(ga_plan_protects_past_horizon(flat, plan_flat));
+		}
+		ga_plan_destroy(plan);
+		ga_plan_destroy(plan_flat);
+		ga_problem_destroy(tomorrow);
+		ga_problem_destroy(flat);
+	}
+}
+
+/*
+ * The check of a whole plan: the job placed by hand at step 7 breaks the
+ * rule past the horizon (tomorrow's steps 4 to 6 are left 2 GPUs, the job
+ * holds 4); it keeps it where tomorrow's peak lies past its run, and where
+ * the job is dense enough to displace the service (priority above the
+ * penalty times the service's); the room there is the open GPUs less the
+ * curve expected then.
+ */
+TEST(protect_past_horizon_check_of_a_whole_plan)
+{
+	ga_problem *p = past_peak_problem(4);
+	ga_problem *late = past_peak_problem(30);
+	ga_plan    *plan = ga_plan_create(p);
+	ga_plan    *plan_late = ga_plan_create(late);
+	ga_terminal *tm = ga_terminal_create(p);
+	int			held[64] = {0};
+
+	ga_plan_place_job(plan, p, 0, 7, 0, 4);
+	ga_plan_place_job(plan_late, late, 0, 7, 0, 4);
+	CHECK(!ga_plan_protects_past_horizon(p, plan));
+	CHECK(ga_plan_protects_past_horizon(late, plan_late));
+	CHECK_INT_EQ(ga_protect_room_after(tm, 0, 4, 1), 2);
+	CHECK_INT_EQ(ga_protect_room_after(tm, 0, 3, 1), 7);
+	CHECK_INT_EQ(ga_protect_room_after(tm, 0, 4 + 48, 1), 2);
+	CHECK_INT_EQ(ga_protect_room_after(tm, 0, 4, 9), 8);
+	CHECK_INT_EQ(ga_protect_first_blocked_after(tm, 0, held, 0, 15, 4, 1), 4);
+	CHECK_INT_EQ(ga_protect_first_blocked_after(tm, 0, held, 0, 4, 4, 1), 4);
+	CHECK_INT_EQ(ga_protect_first_blocked_after(tm, 0, held, 0, 15, 2, 1), 15);
+	p->jobs[0].priority = 9;	/* above penalty 8 x service priority 1 */
+	CHECK(ga_plan_protects_past_horizon(p, plan));
+	ga_terminal_destroy(tm);
+	ga_plan_destroy(plan);
+	ga_plan_destroy(plan_late);
+	ga_problem_destroy(p);
+	ga_problem_destroy(late);
 }
 
 /*

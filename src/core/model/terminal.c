@@ -67,8 +67,14 @@ steps_per_day(const ga_problem *p)
 	return day > 0 ? day : 1;
 }
 
+/*
+ * The curve at T + k of each service from one of its per-step curves
+ * (demand or protect): the same time of day on the horizon's last day, or
+ * with a horizon shorter than a day the higher of its peak there and the
+ * service's day_peak; capped at max_gpus.
+ */
 static void
-set_expected(ga_terminal *tm, const ga_problem *p)
+expect_curve(ga_terminal *tm, const ga_problem *p, bool protect, int *out)
 {
 	int			T = p->params.n_steps;
 	int			day = steps_per_day(p);
@@ -76,18 +82,19 @@ set_expected(ga_terminal *tm, const ga_problem *p)
 	for (int s = 0; s < p->n_services; s++)
 	{
 		const ga_service *svc = &p->services[s];
-		int		   *e = tm->expected + (size_t) s * tm->period;
+		const int  *curve = protect ? svc->protect : svc->demand;
+		int		   *e = out + (size_t) s * tm->period;
 
 		if (T >= day)
 			for (int k = 0; k < tm->period; k++)
-				e[k] = svc->demand[T - day + k];
+				e[k] = curve[T - day + k];
 		else
 		{
 			/* what the horizon saw, or the day's forecast peak beyond it */
 			e[0] = svc->day_peak;
 			for (int t = 0; t < T; t++)
-				if (svc->demand[t] > e[0])
-					e[0] = svc->demand[t];
+				if (curve[t] > e[0])
+					e[0] = curve[t];
 		}
 		for (int k = 0; k < tm->period; k++)
 			if (e[k] > svc->max_gpus)
@@ -258,11 +265,12 @@ ga_terminal_create(const ga_problem *p)
 	tm->pool_first = calloc(p->n_pools + 1, sizeof(int));
 	tm->expected = malloc(sizeof(int) * ((size_t) p->n_services * tm->period + 1));
 	tm->pool_need = calloc((size_t) p->n_pools * tm->period + 1, sizeof(int));
+	tm->expected_protect = malloc(sizeof(int) * ((size_t) p->n_services * tm->period + 1));
 	tm->weight = malloc(sizeof(double) * (tm->steps + 1));
 	tm->closures = malloc(sizeof(ga_terminal_closure) * ((size_t) p->n_windows + p->n_reservations + 1));
 	tm->seg_first = calloc(p->n_pools + 1, sizeof(int));
 	if (!tm->usable || !tm->order || !tm->pool_first || !tm->expected ||
-		!tm->pool_need || !tm->weight ||
+		!tm->pool_need || !tm->expected_protect || !tm->weight ||
 		!tm->closures || !tm->seg_first)
 	{
 		ga_terminal_destroy(tm);
@@ -278,7 +286,8 @@ ga_terminal_create(const ga_problem *p)
 		return NULL;
 	}
 	set_pools(tm, p);
-	set_expected(tm, p);
+	expect_curve(tm, p, false, tm->expected);
+	expect_curve(tm, p, true, tm->expected_protect);
 	for (int s = 0; s < p->n_services; s++)
 		for (int k = 0; k < tm->period; k++)
 			tm->pool_need[(size_t) p->services[s].pool * tm->period + k] +=
@@ -298,6 +307,7 @@ ga_terminal_destroy(ga_terminal *tm)
 	free(tm->pool_first);
 	free(tm->expected);
 	free(tm->pool_need);
+	free(tm->expected_protect);
 	free(tm->weight);
 	free(tm->closures);
 	free(tm->seg_first);
@@ -310,6 +320,12 @@ int
 ga_terminal_expected(const ga_terminal *tm, int s, int k)
 {
 	return tm->expected[(size_t) s * tm->period + k % tm->period];
+}
+
+int
+ga_terminal_expected_protect(const ga_terminal *tm, int s, int k)
+{
+	return tm->expected_protect[(size_t) s * tm->period + k % tm->period];
 }
 
 void
@@ -475,21 +491,14 @@ ga_terminal_hold(const ga_terminal *tm, int *held, int from, int to, int first,
 		held[k] += sign * open_at(&b, k);
 }
 
-double
-ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
+int *
+ga_terminal_plan_held(const ga_terminal *tm, const ga_plan *plan)
 {
-	ga_terminal *tm = ga_terminal_create(p);
-	int		   *held;
-	double		cost = 0;
+	const ga_problem *p = tm->problem;
+	int		   *held = calloc((size_t) (p->n_pools + 1) * (tm->steps + 1), sizeof(int));
 
-	if (tm == NULL)
-		return NAN;
-	held = calloc((size_t) (p->n_pools + 1) * (tm->steps + 1), sizeof(int));
 	if (held == NULL)
-	{
-		ga_terminal_destroy(tm);
-		return NAN;
-	}
+		return NULL;
 	for (int j = 0; j < p->n_jobs && j < plan->n_jobs; j++)
 	{
 		const ga_job *job = &p->jobs[j];
@@ -506,6 +515,21 @@ ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
 						  start + ga_job_duration(job, q, size), &from, &to);
 		ga_terminal_hold(tm, held + (size_t) q * tm->steps, from, to,
 						 plan->job_first_gpu[j], size, 1);
+	}
+	return held;
+}
+
+double
+ga_terminal_cost(const ga_problem *p, const ga_plan *plan)
+{
+	ga_terminal *tm = ga_terminal_create(p);
+	int		   *held = tm != NULL ? ga_terminal_plan_held(tm, plan) : NULL;
+	double		cost = 0;
+
+	if (held == NULL)
+	{
+		ga_terminal_destroy(tm);
+		return NAN;
 	}
 	for (int q = 0; q < p->n_pools; q++)
 		for (int k = 0; k < tm->steps; k++)

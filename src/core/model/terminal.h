@@ -82,6 +82,8 @@ typedef struct ga_terminal
 	int		   *expected;		/* [n_services * period] */
 	int		   *pool_need;		/* [n_pools * period]: the pool's services'
 								 * expected GPUs summed */
+	int		   *expected_protect;	/* [n_services * period]: the same from
+									 * the protect curve (protect_horizon.h) */
 	double	   *weight;			/* [steps] penalty weight of step T + k:
 								 * penalty * decay(T + k) */
 	const ga_problem *problem;
@@ -100,6 +102,9 @@ int			ga_terminal_expected(const ga_terminal *tm, int s, int k);
  */
 void		ga_terminal_range(const ga_terminal *tm, int start, int end,
 							  int *from, int *to);
+
+/* Protect curve of service s expected at step T + k, as for the demand. */
+int			ga_terminal_expected_protect(const ga_terminal *tm, int s, int k);
 
 /* Usable GPUs of a pool open to its services at step T + k. */
 int			ga_terminal_open_in_pool(const ga_terminal *tm, int pool, int k);
@@ -131,6 +136,13 @@ double		ga_terminal_delta(const ga_terminal *tm, int pool, const int *held,
  */
 void		ga_terminal_hold(const ga_terminal *tm, int *held, int from, int to,
 							 int first, int size, int sign);
+
+/*
+ * Each pool's batch GPUs open to its services at every step T + k, from
+ * the plan's jobs over their estimated runs (pinned jobs to pinned_end)
+ * [n_pools * tm->steps], for the caller to free; NULL on out of memory.
+ */
+int		   *ga_terminal_plan_held(const ga_terminal *tm, const ga_plan *plan);
 
 /*
  * The charge of a whole plan (subtracted by ga_plan_objective); NAN on out

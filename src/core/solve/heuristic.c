@@ -27,6 +27,7 @@
 #include "solve/headroom.h"
 #include "solve/chain.h"
 #include "model/tenant_quota.h"
+#include "model/protect_horizon.h"
 #include "model/terminal.h"
 #include "model/validate.h"
 
@@ -746,6 +747,29 @@ count_job(const fast_ctx *c, fast_state *st, const ga_job *job, int start,
 }
 
 /*
+ * Mark in `bad` the starts from which the job's estimated run of `reach`
+ * steps would reach a step past the horizon where it breaks the protect
+ * rule (model/protect_horizon.h): from start t it holds steps T + k for k
+ * below t + reach - T.
+ */
+static void
+mark_bad_past_horizon(const fast_ctx *c, const fast_state *st, const ga_job *job,
+					  int size, int reach, uint64_t *bad)
+{
+	int			beyond = reach - 1;	/* steps past the horizon from T - 1 */
+	int			blocked;
+
+	if (beyond <= 0)
+		return;
+	blocked = ga_protect_first_blocked_after(c->term, job->pool, after_held(c, st, job->pool),
+											 0, beyond, size, job->priority);
+	spend(c, blocked);
+	for (int t = c->T - reach + blocked + 1; t < c->T; t++)
+		if (t >= 0)
+			bad[t >> 6] |= UINT64_C(1) << (t & 63);
+}
+
+/*
  * Mark in `bad` the starts at which job j on `size` GPUs would take batch
  * work past one tier's room at some step of its run in that tier (of
  * `reach` steps); overlap (may be NULL) is what its block shares with
@@ -779,6 +803,8 @@ mark_bad_starts(const fast_ctx *c, const fast_state *st, const ga_job *job,
 		if (blocked - t < reach)
 			bad[t >> 6] |= UINT64_C(1) << (t & 63);
 	}
+	if (!lengthened)
+		mark_bad_past_horizon(c, st, job, size, reach, bad);
 }
 
 /*

@@ -23,8 +23,9 @@
  * Every rule is enforced while placing, so the grid is legal.  A job is
  * placed only where the protect rule allows (model/problem.h,
  * ga_protect_room): per pool and step, batch work over estimated runs
- * within the room the services' protect curves leave, and over runs
- * lengthened by the overrun margin within the room their demand leaves.
+ * within the room the services' protect curves leave, past the horizon too
+ * (model/protect_horizon.h), and over runs lengthened by the overrun
+ * margin within the room their demand leaves.
  * The finished plan hands services their headroom (headroom.h).
  *
  * A job goes in only where it raises the objective: its run is worth more

@@ -12,6 +12,7 @@
  */
 #include "solve/lns.h"
 #include "solve/block_model.h"
+#include "model/protect_horizon.h"
 #include "model/validate.h"
 
 #include <math.h>
@@ -97,6 +98,7 @@ try_neighbourhood(lns_state *st, const ga_neighbourhood *nb, long max_size,
 	ga_plan    *cand = NULL;
 	ga_status	rc;
 	ga_error	verr;
+	bool		better;
 
 	*optimal = false;
 	if (left < MIN_ITERATION_MS)
@@ -116,7 +118,13 @@ try_neighbourhood(lns_state *st, const ga_neighbourhood *nb, long max_size,
 		return GA_OK;
 	}
 	cand->objective = ga_plan_objective(st->p, cand);
-	if (cand->objective > (*st->best)->objective + 1e-9 * fmax(1, fabs((*st->best)->objective)))
+	better = cand->objective > (*st->best)->objective + 1e-9 * fmax(1, fabs((*st->best)->objective));
+	if (better && !ga_plan_protects_past_horizon(st->p, cand))
+	{
+		st->stats->past_refused++;
+		better = false;
+	}
+	if (better)
 	{
 		cand->mode = (*st->best)->mode;
 		ga_plan_destroy(*st->best);

@@ -21,6 +21,8 @@ typedef struct ga_lns_stats
 	int			improvements;	/* plans kept */
 	int			rejected;		/* plans the validator refused (a defect
 								 * when not 0) */
+	int			past_refused;	/* better plans that broke the protect rule
+								 * past the horizon (model/protect_horizon.h) */
 	int			pools_outright; /* pools whose whole model was solved to
 								 * optimality (steps from from_step) */
 } ga_lns_stats;

@@ -61,6 +61,9 @@ typedef struct ga_milp_stats
 	int			claims_refused; /* better plans refused for starting a job
 								 * after the fast plan's first claim on its
 								 * tenant's guarantee (model/first_claim.h) */
+	int			past_refused;	/* better plans refused for a run that breaks
+								 * the protect rule past the horizon
+								 * (model/protect_horizon.h) */
 	int			lns_neighbourhoods; /* neighbourhoods the search solved */
 	double		model_ms;		/* building the model */
 	double		lp_ms;			/* solving the LP relaxation */

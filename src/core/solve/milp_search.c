@@ -23,6 +23,7 @@
 #include "model/validate.h"
 #include "model/pool_choice.h"
 #include "model/first_claim.h"
+#include "model/protect_horizon.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -82,6 +83,8 @@ typedef struct milp_run
 	int			improvements;
 	int			rejected;		/* mapped plans the validator refused */
 	int			claims_refused; /* plans that broke a first claim */
+	int			past_refused;	/* plans that broke the protect rule past
+								 * the horizon */
 	int			lns_neighbourhoods; /* solved by the neighbourhood search */
 
 	bool		cancelled;
@@ -126,7 +129,9 @@ glpk_time_limit(const milp_run *run)
  * are legal by construction; the validator is the safety net that keeps a
  * mapping defect from ever reaching the caller (it would cost the plan, not
  * legality).  A plan that starts a job later than the fast plan's first
- * claim on its tenant's guarantee is not kept, whatever it is worth.
+ * claim on its tenant's guarantee, or whose runs break the protect rule
+ * past the horizon (the fast plan keeps it), is not kept, whatever it is
+ * worth.
  */
 static bool
 consider_plan(milp_run *run, ga_plan *plan, const char *source)
@@ -147,6 +152,12 @@ consider_plan(milp_run *run, ga_plan *plan, const char *source)
 	}
 	if (run->best != NULL && !(plan->objective > run->best->objective + 1e-9))
 	{
+		ga_plan_destroy(plan);
+		return false;
+	}
+	if (run->best != NULL && !ga_plan_protects_past_horizon(run->problem, plan))
+	{
+		run->past_refused++;
 		ga_plan_destroy(plan);
 		return false;
 	}
@@ -557,6 +568,7 @@ fill_stats(ga_milp_stats *stats, const milp_run *run, const milp_model *m)
 	stats->improvements = run->improvements;
 	stats->rejected = run->rejected;
 	stats->claims_refused = run->claims_refused;
+	stats->past_refused = run->past_refused;
 	stats->lns_neighbourhoods = run->lns_neighbourhoods;
 	stats->lp_ms = run->lp_ms;
 	stats->mip_ms = run->mip_ms;
@@ -695,6 +707,7 @@ neighbourhood_search(milp_run *run, ga_error *err)
 
 	run->lns_neighbourhoods = st.neighbourhoods;
 	run->rejected += st.rejected;
+	run->past_refused += st.past_refused;
 	if (rc == GA_OK && run->best->objective > before)
 	{
 		run->improvements += st.improvements;

@@ -1,0 +1,92 @@
+/*
+ * protect_horizon.c — the protect rule past the horizon (protect_horizon.h).
+ */
+#include "model/protect_horizon.h"
+
+#include <stdlib.h>
+
+int
+ga_protect_room_after(const ga_terminal *tm, int pool, int k, double job_priority)
+{
+	const ga_problem *p = tm->problem;
+	int			room = ga_terminal_open_in_pool(tm, pool, k);
+
+	for (int i = tm->pool_first[pool]; i < tm->pool_first[pool + 1]; i++)
+	{
+		int			s = tm->order[i];
+
+		if (ga_service_protected_from(p, &p->services[s], job_priority))
+			room -= ga_terminal_expected_protect(tm, s, k);
+	}
+	return room;
+}
+
+int
+ga_protect_first_blocked_after(const ga_terminal *tm, int pool, const int *held,
+							   int from, int to, int size, double job_priority)
+{
+	int			last = to < tm->steps ? to : tm->steps;	/* where the charge stops */
+
+	if (tm->pool_first[pool] == tm->pool_first[pool + 1])
+		return to;				/* no service to protect */
+	for (int k = from > 0 ? from : 0; k < last; k++)
+		if (held[k] + size > ga_protect_room_after(tm, pool, k, job_priority))
+			return k;
+	return to;
+}
+
+/*
+ * The highest priority of a job that is not pinned among those holding
+ * GPUs of each pool at each step T + k ([n_pools * steps], 0: none).
+ */
+static double *
+densest_after(const ga_terminal *tm, const ga_plan *plan)
+{
+	const ga_problem *p = tm->problem;
+	double	   *densest = calloc((size_t) (p->n_pools + 1) * (tm->steps + 1), sizeof(double));
+
+	if (densest == NULL)
+		return NULL;
+	for (int j = 0; j < p->n_jobs && j < plan->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			size = plan->job_size[j];
+		int			from;
+		int			to;
+		int			q;
+		double	   *row;
+
+		if (size <= 0 || job->pinned)
+			continue;
+		q = ga_pool_of_gpu(p, plan->job_first_gpu[j]);
+		ga_terminal_range(tm, plan->job_start[j],
+						  plan->job_start[j] + ga_job_duration(job, q, size), &from, &to);
+		row = densest + (size_t) q * tm->steps;
+		for (int k = from; k < to; k++)
+			if (job->priority > row[k])
+				row[k] = job->priority;
+	}
+	return densest;
+}
+
+bool
+ga_plan_protects_past_horizon(const ga_problem *problem, const ga_plan *plan)
+{
+	ga_terminal *tm = ga_terminal_create(problem);
+	int		   *held = tm != NULL ? ga_terminal_plan_held(tm, plan) : NULL;
+	double	   *densest = held != NULL ? densest_after(tm, plan) : NULL;
+	bool		ok = densest != NULL;
+
+	for (int q = 0; ok && q < problem->n_pools; q++)
+		for (int k = 0; ok && k < tm->steps; k++)
+		{
+			size_t		i = (size_t) q * tm->steps + k;
+
+			if (densest[i] > 0 && tm->pool_first[q] < tm->pool_first[q + 1])
+				ok = held[i] <= ga_protect_room_after(tm, q, k, densest[i]);
+		}
+	free(densest);
+	free(held);
+	ga_terminal_destroy(tm);
+	return ok;
+}
