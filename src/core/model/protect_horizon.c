@@ -49,22 +49,15 @@ densest_after(const ga_terminal *tm, const ga_plan *plan)
 		return NULL;
 	for (int j = 0; j < p->n_jobs && j < plan->n_jobs; j++)
 	{
-		const ga_job *job = &p->jobs[j];
-		int			size = plan->job_size[j];
+		int			q;
 		int			from;
 		int			to;
-		int			q;
-		double	   *row;
 
-		if (size <= 0 || job->pinned)
+		if (p->jobs[j].pinned || !ga_terminal_job_range(tm, plan, j, &q, &from, &to))
 			continue;
-		q = ga_pool_of_gpu(p, plan->job_first_gpu[j]);
-		ga_terminal_range(tm, plan->job_start[j],
-						  plan->job_start[j] + ga_job_duration(job, q, size), &from, &to);
-		row = densest + (size_t) q * tm->steps;
 		for (int k = from; k < to; k++)
-			if (job->priority > row[k])
-				row[k] = job->priority;
+			if (p->jobs[j].priority > densest[(size_t) q * tm->steps + k])
+				densest[(size_t) q * tm->steps + k] = p->jobs[j].priority;
 	}
 	return densest;
 }

@@ -491,6 +491,23 @@ ga_terminal_hold(const ga_terminal *tm, int *held, int from, int to, int first,
 		held[k] += sign * open_at(&b, k);
 }
 
+bool
+ga_terminal_job_range(const ga_terminal *tm, const ga_plan *plan, int j,
+					  int *pool, int *from, int *to)
+{
+	const ga_problem *p = tm->problem;
+	const ga_job *job = &p->jobs[j];
+	int			size = plan->job_size[j];
+	int			start = plan->job_start[j];
+
+	if (size <= 0)
+		return false;
+	*pool = ga_pool_of_gpu(p, plan->job_first_gpu[j]);
+	ga_terminal_range(tm, start, job->pinned ? job->pinned_end :
+					  start + ga_job_duration(job, *pool, size), from, to);
+	return true;
+}
+
 int *
 ga_terminal_plan_held(const ga_terminal *tm, const ga_plan *plan)
 {
@@ -501,20 +518,13 @@ ga_terminal_plan_held(const ga_terminal *tm, const ga_plan *plan)
 		return NULL;
 	for (int j = 0; j < p->n_jobs && j < plan->n_jobs; j++)
 	{
-		const ga_job *job = &p->jobs[j];
-		int			size = plan->job_size[j];
-		int			start = plan->job_start[j];
+		int			q;
 		int			from;
 		int			to;
-		int			q;
 
-		if (size <= 0)
-			continue;
-		q = ga_pool_of_gpu(p, plan->job_first_gpu[j]);
-		ga_terminal_range(tm, start, job->pinned ? job->pinned_end :
-						  start + ga_job_duration(job, q, size), &from, &to);
-		ga_terminal_hold(tm, held + (size_t) q * tm->steps, from, to,
-						 plan->job_first_gpu[j], size, 1);
+		if (ga_terminal_job_range(tm, plan, j, &q, &from, &to))
+			ga_terminal_hold(tm, held + (size_t) q * tm->steps, from, to,
+							 plan->job_first_gpu[j], plan->job_size[j], 1);
 	}
 	return held;
 }

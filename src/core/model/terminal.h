@@ -138,6 +138,14 @@ void		ga_terminal_hold(const ga_terminal *tm, int *held, int from, int to,
 							 int first, int size, int sign);
 
 /*
+ * The steps past the horizon, as [*from, *to) in k, at which job j of the
+ * plan holds its block on *pool: over its estimated run, a pinned job to
+ * pinned_end.  False when the plan leaves the job out.
+ */
+bool		ga_terminal_job_range(const ga_terminal *tm, const ga_plan *plan, int j,
+								  int *pool, int *from, int *to);
+
+/*
  * Each pool's batch GPUs open to its services at every step T + k, from
  * the plan's jobs over their estimated runs (pinned jobs to pinned_end)
  * [n_pools * tm->steps], for the caller to free; NULL on out of memory.

@@ -758,15 +758,16 @@ mark_bad_past_horizon(const fast_ctx *c, const fast_state *st, const ga_job *job
 {
 	int			beyond = reach - 1;	/* steps past the horizon from T - 1 */
 	int			blocked;
+	int			first;
 
 	if (beyond <= 0)
 		return;
 	blocked = ga_protect_first_blocked_after(c->term, job->pool, after_held(c, st, job->pool),
 											 0, beyond, size, job->priority);
 	spend(c, blocked);
-	for (int t = c->T - reach + blocked + 1; t < c->T; t++)
-		if (t >= 0)
-			bad[t >> 6] |= UINT64_C(1) << (t & 63);
+	first = c->T - reach + blocked + 1;	/* the first start that reaches it */
+	for (int t = first > 0 ? first : 0; t < c->T; t++)
+		bad[t >> 6] |= UINT64_C(1) << (t & 63);
 }
 
 /*
