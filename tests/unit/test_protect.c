@@ -238,6 +238,65 @@ TEST(protect_past_horizon_check_of_a_whole_plan)
 }
 
 /*
+ * Two services of priorities 1 and 3 in one pool and a job that runs a day
+ * past the horizon: there the room of a job of priority 4 (at most penalty
+ * 8 x 1) is the pool's GPUs less both services' protect curves, of
+ * priority 9 (above 8 x 1, at most 8 x 3) less the second's only, of
+ * priority 30 (above 8 x 3) the pool's GPUs; at every step, through the
+ * room table, as the step-by-step sum gives it.
+ */
+TEST(protect_room_past_the_horizon_per_service_held)
+{
+	ga_params	params = {.n_steps = 48, .step_minutes = 30, .penalty = 8, .half_life_hours = 12};
+	ga_problem *p = ga_problem_create(1, 16, 1, 2, &params);
+	ga_terminal *tm;
+	ga_error	err;
+	const double prio[3] = {4, 9, 30};
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "p");
+	p->pools[0].n_gpus = 16;
+	snprintf(p->jobs[0].name, GA_NAME_LEN, "job0");
+	tp_set_job(p, 0, 1, 1, 1, 96, 0, -1);
+	for (int s = 0; s < 2; s++)
+	{
+		snprintf(p->services[s].name, GA_NAME_LEN, "svc%d", s);
+		p->services[s].priority = s == 0 ? 1 : 3;
+		p->services[s].churn_limit = 8;
+		p->services[s].max_gpus = 16;
+		for (int t = 0; t < 48; t++)
+		{
+			p->services[s].demand[t] = 1;
+			p->services[s].protect[t] = s == 0 ? 1 + t % 3 : 2 + t % 5;
+		}
+	}
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	tm = ga_terminal_create(p);
+	CHECK(tm != NULL && tm->steps >= 40 && tm->room_after != NULL);
+	for (int k = 0; tm != NULL && k < tm->steps; k++)
+	{
+		int			a = ga_terminal_expected_protect(tm, 0, k);
+		int			b = ga_terminal_expected_protect(tm, 1, k);
+
+		CHECK_INT_EQ(a, 1 + k % 48 % 3);	/* the horizon's day again */
+		CHECK_INT_EQ(b, 2 + k % 48 % 5);
+		CHECK_INT_EQ(ga_protect_room_after(tm, 0, k, prio[0]), 16 - a - b);
+		CHECK_INT_EQ(ga_protect_room_after(tm, 0, k, prio[1]), 16 - b);
+		CHECK_INT_EQ(ga_protect_room_after(tm, 0, k, prio[2]), 16);
+	}
+	if (tm != NULL)
+	{
+		int			held[256] = {0};
+
+		held[5] = 10;			/* 10 + 2 > 16 - 3 - 2 at k = 5, for priority 4 only */
+		CHECK_INT_EQ(ga_protect_first_blocked_after(tm, 0, held, 0, 40, 2, prio[0]), 5);
+		CHECK_INT_EQ(ga_protect_first_blocked_after(tm, 0, held, 0, 40, 2, prio[1]), 40);
+		CHECK_INT_EQ(ga_protect_first_blocked_after(tm, 0, held, 0, 40, 2, prio[2]), 40);
+	}
+	ga_terminal_destroy(tm);
+	ga_problem_destroy(p);
+}
+
+/*
  * A job dense enough to displace the service (priority above penalty x the
  * service's priority) is not held to its protect curve, as the objective
  * lets it displace the demand.

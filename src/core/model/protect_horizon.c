@@ -5,12 +5,44 @@
 
 #include <stdlib.h>
 
+/*
+ * How many of the pool's services, in the terminal's order (highest
+ * priority first), hold a job of this priority off their curve: a prefix,
+ * since a service protects from the job when penalty * its priority is at
+ * least the job's.
+ */
+static int
+protected_prefix(const ga_terminal *tm, int pool, double job_priority)
+{
+	const ga_problem *p = tm->problem;
+	int			c = 0;
+
+	for (int i = tm->pool_first[pool]; i < tm->pool_first[pool + 1]; i++, c++)
+		if (!ga_service_protected_from(p, &p->services[tm->order[i]], job_priority))
+			break;
+	return c;
+}
+
+/* The room table's row for the pool and a job's priority; NULL without one. */
+static const int *
+room_row(const ga_terminal *tm, int pool, double job_priority)
+{
+	if (tm->room_after == NULL)
+		return NULL;
+	return tm->room_after + (size_t) (tm->pool_first[pool] + pool +
+									  protected_prefix(tm, pool, job_priority)) * tm->steps;
+}
+
 int
 ga_protect_room_after(const ga_terminal *tm, int pool, int k, double job_priority)
 {
 	const ga_problem *p = tm->problem;
-	int			room = ga_terminal_open_in_pool(tm, pool, k);
+	const int  *row = room_row(tm, pool, job_priority);
+	int			room;
 
+	if (row != NULL && k >= 0 && k < tm->steps)
+		return row[k];
+	room = ga_terminal_open_in_pool(tm, pool, k);
 	for (int i = tm->pool_first[pool]; i < tm->pool_first[pool + 1]; i++)
 	{
 		int			s = tm->order[i];
@@ -26,9 +58,17 @@ ga_protect_first_blocked_after(const ga_terminal *tm, int pool, const int *held,
 							   int from, int to, int size, double job_priority)
 {
 	int			last = to < tm->steps ? to : tm->steps;	/* where the charge stops */
+	const int  *row;
 
 	if (tm->pool_first[pool] == tm->pool_first[pool + 1])
 		return to;				/* no service to protect */
+	if ((row = room_row(tm, pool, job_priority)) != NULL)
+	{
+		for (int k = from > 0 ? from : 0; k < last; k++)
+			if (held[k] + size > row[k])
+				return k;
+		return to;
+	}
 	for (int k = from > 0 ? from : 0; k < last; k++)
 		if (held[k] + size > ga_protect_room_after(tm, pool, k, job_priority))
 			return k;

@@ -15,7 +15,12 @@
  * day) of each service protected from the job (ga_service_protected_from).
  * Batch work past the horizon counts each job's open GPUs over its
  * estimated run (ga_terminal_hold), as the terminal charge does; the check
- * stops where the charge does (ga_terminal.steps).
+ * stops where the charge does (ga_terminal.steps).  The services a job is
+ * held from are the first of its pool by priority, so the room comes from
+ * a table the terminal builds once per pool and count of those services
+ * (ga_terminal.room_after): the fast mode asks for it for each size of
+ * every queued job, and summing the curves step by step made its re-plan
+ * at 10,000 GPUs and 50,000 queued jobs 60 % slower than without the rule.
  */
 #ifndef GPUALLOC_PROTECT_HORIZON_H
 #define GPUALLOC_PROTECT_HORIZON_H

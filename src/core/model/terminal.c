@@ -10,6 +10,9 @@
 /* Decay below 2^-40 of the horizon's end is below the objective's rounding. */
 #define TERMINAL_HALF_LIVES 40
 
+/* Largest room table past the horizon, in ints (16 MB). */
+#define ROOM_TABLE_MAX (4L << 20)
+
 /* Whether service a comes before b: by pool, then highest priority first. */
 static bool
 service_before(const ga_problem *p, int a, int b)
@@ -243,6 +246,39 @@ set_pools(ga_terminal *tm, const ga_problem *p)
 	}
 }
 
+/*
+ * The room table (terminal.h): each pool's open GPUs past the horizon less
+ * the expected protect curves of its first c services, for every c.  Left
+ * NULL when too large; false on out of memory.
+ */
+static bool
+set_room_after(ga_terminal *tm, const ga_problem *p)
+{
+	long		rows = (long) p->n_services + p->n_pools;
+
+	if (tm->steps == 0 || rows * tm->steps > ROOM_TABLE_MAX)
+		return true;
+	tm->room_after = malloc(sizeof(int) * (size_t) rows * tm->steps);
+	if (tm->room_after == NULL)
+		return false;
+	for (int q = 0; q < p->n_pools; q++)
+	{
+		int		   *row = tm->room_after + (size_t) (tm->pool_first[q] + q) * tm->steps;
+
+		for (int k = 0; k < tm->steps; k++)
+			row[k] = ga_terminal_open_in_pool(tm, q, k);
+		for (int i = tm->pool_first[q]; i < tm->pool_first[q + 1]; i++)
+		{
+			int		   *next = row + tm->steps;
+
+			for (int k = 0; k < tm->steps; k++)
+				next[k] = row[k] - ga_terminal_expected_protect(tm, tm->order[i], k);
+			row = next;
+		}
+	}
+	return true;
+}
+
 ga_terminal *
 ga_terminal_create(const ga_problem *p)
 {
@@ -294,6 +330,11 @@ ga_terminal_create(const ga_problem *p)
 				tm->expected[(size_t) s * tm->period + k];
 	for (int k = 0; k < tm->steps; k++)
 		tm->weight[k] = p->params.penalty * p->tail_decay * pow(p->step_decay, k);
+	if (!set_room_after(tm, p))
+	{
+		ga_terminal_destroy(tm);
+		return NULL;
+	}
 	return tm;
 }
 
@@ -313,6 +354,7 @@ ga_terminal_destroy(ga_terminal *tm)
 	free(tm->seg_first);
 	free(tm->seg_k);
 	free(tm->seg_closed);
+	free(tm->room_after);
 	free(tm);
 }
 

@@ -86,6 +86,16 @@ typedef struct ga_terminal
 									 * the protect curve (protect_horizon.h) */
 	double	   *weight;			/* [steps] penalty weight of step T + k:
 								 * penalty * decay(T + k) */
+
+	/*
+	 * The protect rule's room past the horizon (protect_horizon.h), per
+	 * pool q and count c of its first services in `order` a job is held
+	 * from (0 .. their number): row pool_first[q] + q + c of `steps` ints,
+	 * the pool's open GPUs at T + k less those services' expected protect
+	 * curves.  NULL when the table would pass ROOM_TABLE_MAX ints; the
+	 * room is then computed step by step.
+	 */
+	int		   *room_after;
 	const ga_problem *problem;
 } ga_terminal;
 
