@@ -23,33 +23,27 @@ protected_prefix(const ga_terminal *tm, int pool, double job_priority)
 	return c;
 }
 
-/* The room table's row for the pool and a job's priority; NULL without one. */
+/* The room table's row for the pool and `held_from` services; NULL without one. */
 static const int *
-room_row(const ga_terminal *tm, int pool, double job_priority)
+room_row(const ga_terminal *tm, int pool, int held_from)
 {
 	if (tm->room_after == NULL)
 		return NULL;
-	return tm->room_after + (size_t) (tm->pool_first[pool] + pool +
-									  protected_prefix(tm, pool, job_priority)) * tm->steps;
+	return tm->room_after + (size_t) (tm->pool_first[pool] + pool + held_from) * tm->steps;
 }
 
 int
 ga_protect_room_after(const ga_terminal *tm, int pool, int k, double job_priority)
 {
-	const ga_problem *p = tm->problem;
-	const int  *row = room_row(tm, pool, job_priority);
+	int			held_from = protected_prefix(tm, pool, job_priority);
+	const int  *row = room_row(tm, pool, held_from);
 	int			room;
 
 	if (row != NULL && k >= 0 && k < tm->steps)
 		return row[k];
 	room = ga_terminal_open_in_pool(tm, pool, k);
-	for (int i = tm->pool_first[pool]; i < tm->pool_first[pool + 1]; i++)
-	{
-		int			s = tm->order[i];
-
-		if (ga_service_protected_from(p, &p->services[s], job_priority))
-			room -= ga_terminal_expected_protect(tm, s, k);
-	}
+	for (int i = 0; i < held_from; i++)
+		room -= ga_terminal_expected_protect(tm, tm->order[tm->pool_first[pool] + i], k);
 	return room;
 }
 
@@ -58,19 +52,12 @@ ga_protect_first_blocked_after(const ga_terminal *tm, int pool, const int *held,
 							   int from, int to, int size, double job_priority)
 {
 	int			last = to < tm->steps ? to : tm->steps;	/* where the charge stops */
-	const int  *row;
+	const int  *row = room_row(tm, pool, protected_prefix(tm, pool, job_priority));
 
 	if (tm->pool_first[pool] == tm->pool_first[pool + 1])
 		return to;				/* no service to protect */
-	if ((row = room_row(tm, pool, job_priority)) != NULL)
-	{
-		for (int k = from > 0 ? from : 0; k < last; k++)
-			if (held[k] + size > row[k])
-				return k;
-		return to;
-	}
 	for (int k = from > 0 ? from : 0; k < last; k++)
-		if (held[k] + size > ga_protect_room_after(tm, pool, k, job_priority))
+		if (held[k] + size > (row != NULL ? row[k] : ga_protect_room_after(tm, pool, k, job_priority)))
 			return k;
 	return to;
 }
