@@ -1,12 +1,20 @@
 /*
  * bench_solver.c — solve time and plan quality of the fast and full modes on
- * generated instances of six sizes, against the LP-relaxation bound.
+ * generated instances of six sizes and on the demo's cluster, against the
+ * LP-relaxation bound.
  *
  *   bench_solver [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N]
  *                [--full-runs N] [--bound-ms N] [--reference-ms N]
- *                [--protected-ms N] [--mps-dir DIR]
+ *                [--protected-ms N] [--mps-dir DIR] [--instance NAME]
  *
- * For each instance (GPUs, jobs, steps, seed fixed below) and mode, the
+ * The generated instances (GPUs, jobs, steps, seed fixed below) are named
+ * by their size, GPUS/JOBS (--instance 64/30 runs that one alone); the
+ * instance "demo" is the problem fast and full solve at the first re-plan
+ * of demo/scenario (the demo's cluster in the scenario format: 8 GPUs, the
+ * chat service forecast from its history, the four jobs; read from the top
+ * of the tree), full mode with a 1 s limit.
+ *
+ * For each instance and mode, the
  * solve is repeated; the table gives p50 and p99 of the wall time, the
  * median objective, the bound and the gap (bound - objective) / |bound|.
  * The bound is the tightest one the code proves for the instance during the
@@ -23,7 +31,7 @@
  * mode runs with --full-ms, by default 1 s up to 64 GPUs, 10 s at 256 and
  * 30 s at 1024.
  *
- * An independent check: the four instances full mode solves have their
+ * An independent check: the instances full mode solves have their
  * MILP written to --mps-dir (build/solver-mps) in free MPS, and when CBC
  * (Debian's coinor-cbc) is on the PATH it solves each file for
  * --reference-ms of its own time (60 s; 0 skips it).  What CBC proves,
@@ -37,7 +45,7 @@
  * is what the rule costs.  The protected bound covers the plans that keep
  * the rule: the aggregate model's LP with the rule's first tier
  * (ga_milp_protected_bound) and, on pools whose block-level model has at
- * most PROTECTED_MAX_SIZE nonzeros, that model with the rule, branch and
+ * most PROTECTED_MAX_SIZE nonzeros, that model with both tiers, branch and
  * bound for --protected-ms (60 s by default; 0 skips the protected bound);
  * CBC bounds the same models written out (the block-level ones one file
  * per pool) for --reference-ms each as an independent check; the
@@ -45,7 +53,8 @@
  * bounds (the planners' plans are legal ones).
  *
  * The results go to stdout as a Markdown table and, with --out, to a JSON
- * list of objects with the keys gpus, jobs, steps, mode, p50_ms, p99_ms,
+ * list of objects with the keys instance ("generated" or "demo"), gpus,
+ * jobs, steps, mode, p50_ms, p99_ms,
  * objective, bound, reference_bound (CBC's, or null), gap (against the
  * best of both), protected_bound, protected_reference_bound (CBC's on
  * the protected models, or null), protected_gap, and for fast moves,
@@ -55,6 +64,8 @@
  * neighbourhood search) and neighbourhoods (solved per run, mean).
  */
 #include "sim/generate.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
 #include "solve/block_model.h"
 #include "solve/heuristic.h"
 #include "solve/milp.h"
@@ -78,15 +89,19 @@ typedef struct instance
 	uint64_t	seed;
 	int			fast_runs;
 	double		full_ms;		/* 0: fast only */
+	const char *scenario;		/* NULL: generated; else the problem of
+								 * this scenario's first re-plan */
+	const char *name;			/* "generated", or the scenario's */
 } instance;
 
 static const instance instances[] = {
-	{8, 10, 48, 11, 200, 1000},
-	{64, 30, 48, 12, 200, 1000},
-	{256, 120, 48, 13, 50, 10000},
-	{1024, 500, 48, 14, 20, 30000},
-	{4096, 2000, 48, 15, 10, 0},
-	{10000, 5000, 48, 16, 10, 0},
+	{8, 10, 48, 11, 200, 1000, NULL, "generated"},
+	{64, 30, 48, 12, 200, 1000, NULL, "generated"},
+	{256, 120, 48, 13, 50, 10000, NULL, "generated"},
+	{1024, 500, 48, 14, 20, 30000, NULL, "generated"},
+	{4096, 2000, 48, 15, 10, 0, NULL, "generated"},
+	{10000, 5000, 48, 16, 10, 0, NULL, "generated"},
+	{0, 0, 0, 0, 200, 1000, "demo/scenario", "demo"},
 };
 
 #define N_INSTANCES (sizeof(instances) / sizeof(instances[0]))
@@ -112,6 +127,7 @@ typedef struct bench_args
 	double		reference_ms;	/* CBC's time per instance; 0: none */
 	double		protected_ms;	/* protected bound's time; 0: none */
 	const char *mps_dir;
+	const char *only;			/* --instance: NULL for every instance */
 } bench_args;
 
 /* The phases of full mode that can find its plan (ga_milp_stats.source). */
@@ -121,6 +137,7 @@ static const char *const sources[] = {"fast", "lp-rounding", "milp", "lns"};
 
 typedef struct result
 {
+	const char *instance;		/* "generated" or the scenario's name */
 	int			gpus;
 	int			jobs;
 	int			steps;
@@ -411,10 +428,44 @@ protected_reference(const ga_problem *p, const instance *in, const bench_args *a
 	return best;
 }
 
-static int
-bench_instance(const instance *in, const bench_args *args, result *out)
+/*
+ * The instance's problem: generated, or the one fast and full solve at the
+ * first re-plan of its scenario (with forecasts, as the simulator plans);
+ * NULL after a message on stderr.
+ */
+static ga_problem *
+instance_problem(const instance *in)
 {
 	ga_generate_spec spec;
+	ga_sim_options opt;
+	ga_scenario *scn;
+	ga_problem *p = NULL;
+	ga_error	err;
+
+	if (in->scenario == NULL)
+	{
+		ga_generate_defaults(&spec, in->gpus, in->jobs, in->steps, in->seed);
+		if ((p = ga_generate(&spec, &err)) == NULL)
+			fprintf(stderr, "cannot generate %d GPUs / %d jobs: %s\n", in->gpus, in->jobs, err.message);
+		return p;
+	}
+	if ((scn = ga_scenario_read(in->scenario, &err)) == NULL)
+	{
+		fprintf(stderr, "cannot read %s: %s\n", in->scenario, err.message);
+		return NULL;
+	}
+	ga_sim_options_default(&opt, GA_POLICY_FULL);
+	if (ga_sim_first_problem(scn, &opt, &p, &err) != GA_OK)
+		fprintf(stderr, "cannot build the first problem of %s: %s\n", in->scenario, err.message);
+	ga_scenario_destroy(scn);
+	return p;
+}
+
+static int
+bench_instance(const instance *given, const bench_args *args, result *out)
+{
+	instance	sized = *given;
+	const instance *in = &sized;
 	ga_solve_options fast_opts = {0};
 	ga_solve_options full_opts = {0};
 	ga_solve_options bound_opts = {.time_limit_ms = args->bound_ms};
@@ -427,26 +478,25 @@ bench_instance(const instance *in, const bench_args *args, result *out)
 	bool		block = false;
 	int			n = 0;
 
-	ga_generate_defaults(&spec, in->gpus, in->jobs, in->steps, in->seed);
-	p = ga_generate(&spec, &err);
+	p = instance_problem(given);
 	if (p == NULL)
-	{
-		fprintf(stderr, "cannot generate %d GPUs / %d jobs: %s\n", in->gpus, in->jobs, err.message);
 		return 0;
-	}
+	sized.gpus = p->n_gpus;
+	sized.jobs = p->n_jobs;
+	sized.steps = p->params.n_steps;
 	if (ga_solve_bound(p, &bound_opts, &bound, &err) != GA_OK)
 	{
 		fprintf(stderr, "bound failed at %d GPUs: %s\n", in->gpus, err.message);
 		bound = NAN;
 	}
-	out[n] = (result) {.gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "fast",
+	out[n] = (result) {.instance = in->name, .gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "fast",
 	.proven = HUGE_VAL};
 	if (run_mode(p, solve_fast, &fast_opts, args->fast_runs > 0 ? args->fast_runs : in->fast_runs, &out[n]))
 		n++;
 	if (!args->only_fast && in->full_ms > 0)
 	{
 		full_opts.time_limit_ms = args->full_ms > 0 ? args->full_ms : in->full_ms;
-		out[n] = (result) {.gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "full",
+		out[n] = (result) {.instance = in->name, .gpus = in->gpus, .jobs = in->jobs, .steps = in->steps, .mode = "full",
 		.proven = HUGE_VAL};
 		if (run_mode(p, solve_full, &full_opts, args->full_runs, &out[n]))
 		{
@@ -484,12 +534,12 @@ print_optional(double x, const char *format)
 static void
 print_table(const result *r, int n)
 {
-	printf("| GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | CBC bound | gap | protected bound | CBC protected | protected gap | moves | work / budget | converged | found by |\n");
-	printf("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	printf("| instance | GPUs | jobs | steps | mode | runs | p50 ms | p99 ms | objective | bound | CBC bound | gap | protected bound | CBC protected | protected gap | moves | work / budget | converged | found by |\n");
+	printf("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 	for (int i = 0; i < n; i++)
 	{
-		printf("| %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | ",
-			   r[i].gpus, r[i].jobs, r[i].steps, r[i].mode, r[i].runs,
+		printf("| %s | %d | %d | %d | %s | %d | %.3f | %.3f | %.2f | %.2f | ",
+			   r[i].instance, r[i].gpus, r[i].jobs, r[i].steps, r[i].mode, r[i].runs,
 			   r[i].p50_ms, r[i].p99_ms, r[i].objective, r[i].bound);
 		if (isfinite(r[i].reference_bound))
 			printf("%.2f", r[i].reference_bound);
@@ -566,8 +616,8 @@ write_json(const char *path, const result *r, int n)
 	fprintf(f, "[\n");
 	for (int i = 0; i < n; i++)
 	{
-		fprintf(f, "  {\"gpus\": %d, \"jobs\": %d, \"steps\": %d, \"mode\": \"%s\", ",
-				r[i].gpus, r[i].jobs, r[i].steps, r[i].mode);
+		fprintf(f, "  {\"instance\": \"%s\", \"gpus\": %d, \"jobs\": %d, \"steps\": %d, \"mode\": \"%s\", ",
+				r[i].instance, r[i].gpus, r[i].jobs, r[i].steps, r[i].mode);
 		json_number(f, "p50_ms", r[i].p50_ms, ", ");
 		json_number(f, "p99_ms", r[i].p99_ms, ", ");
 		json_number(f, "objective", r[i].objective, ", ");
@@ -586,6 +636,16 @@ write_json(const char *path, const result *r, int n)
 	}
 	fprintf(f, "]\n");
 	return fclose(f) == 0;
+}
+
+/* Whether --instance (only: NULL for all) names the instance: its name, or GPUS/JOBS. */
+static bool
+selected(const instance *in, const char *only)
+{
+	char		size[32];
+
+	snprintf(size, sizeof(size), "%d/%d", in->gpus, in->jobs);
+	return only == NULL || strcmp(only, in->scenario != NULL ? in->name : size) == 0;
 }
 
 static bool
@@ -615,6 +675,8 @@ parse_args(int argc, char **argv, bench_args *args)
 			args->protected_ms = atof(argv[++i]);
 		else if (strcmp(argv[i], "--mps-dir") == 0 && has_value)
 			args->mps_dir = argv[++i];
+		else if (strcmp(argv[i], "--instance") == 0 && has_value)
+			args->only = argv[++i];
 		else
 			return false;
 	}
@@ -633,14 +695,20 @@ main(int argc, char **argv)
 	if (!parse_args(argc, argv, &args))
 	{
 		fprintf(stderr, "usage: %s [--out PATH] [--only-fast] [--full-ms N] [--fast-runs N] [--full-runs N] [--bound-ms N]\n"
-				"       [--reference-ms N] [--protected-ms N] [--mps-dir DIR]\n",
+				"       [--reference-ms N] [--protected-ms N] [--mps-dir DIR] [--instance demo|GPUS/JOBS]\n",
 				argv[0]);
 		return 2;
 	}
 	for (size_t i = 0; i < N_INSTANCES; i++)
 	{
+		int			before = n;
+
+		if (!selected(&instances[i], args.only))
+			continue;
 		n += bench_instance(&instances[i], &args, results + n);
-		fprintf(stderr, "done %d GPUs / %d jobs\n", instances[i].gpus, instances[i].jobs);
+		if (n > before)
+			fprintf(stderr, "done %s %d GPUs / %d jobs\n", results[before].instance,
+					results[before].gpus, results[before].jobs);
 	}
 	print_table(results, n);
 	for (int i = 0; i < n; i++)

@@ -119,22 +119,59 @@ TEST(protected_bound_covers_the_planners_plans)
 	CHECK(tighter_aggregate >= 1);
 }
 
-/* Whether plan is a point of pool q's whole-pool model (relaxed, for the bound). */
+/*
+ * Every job of pool q the plan places (pinned jobs aside) at a start of
+ * the model's: x sets exactly one of its variables.  Without this a plan
+ * whose start the model leaves out would read as a point with that job
+ * waiting.
+ */
+static bool
+every_start_is_a_variable(const ga_problem *p, const ga_plan *plan, int q,
+						  const block_model *m, const double *x)
+{
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		double		set = 0;
+
+		if (p->jobs[j].pinned || plan->job_size[j] <= 0 ||
+			ga_pool_of_gpu(p, plan->job_first_gpu[j]) != q)
+			continue;
+		for (int c = 1; c <= m->n_vars; c++)
+			if (m->var[c].kind == 'x' && m->var[c].a == j)
+				set += x[c];
+		if (fabs(set - 1) > 1e-9)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether plan is a point of pool q's whole-pool model (relaxed, for the
+ * bound).  The model is built over the pinned jobs alone, as the bound
+ * builds it: built over the plan, its protect rule's room would grow to
+ * what the plan's jobs hold.
+ */
 static bool
 pool_model_holds(const ga_problem *p, const ga_plan *plan, int q, bool protect_rule)
 {
 	bool	   *freed = calloc(p->n_jobs > 0 ? p->n_jobs : 1, sizeof(bool));
 	ga_neighbourhood nb = {q, p->pools[q].first_gpu, p->pools[q].n_gpus, 0, p->params.n_steps, freed};
 	block_model m = {0};
+	ga_plan    *pinned = ga_plan_create(p);
 	double	   *x = NULL;
 	bool		holds = false;
 	ga_error	err;
 
 	for (int j = 0; j < p->n_jobs; j++)
+	{
 		freed[j] = !p->jobs[j].pinned && p->jobs[j].pool == q;
+		if (p->jobs[j].pinned)
+			ga_plan_place_job(pinned, p, j, p->jobs[j].pinned_start,
+							  p->jobs[j].pinned_first_gpu, p->jobs[j].pinned_size);
+	}
 	m.p = p;
 	m.nb = &nb;
-	m.plan = plan;
+	m.plan = pinned;
 	m.T = p->params.n_steps;
 	m.t1 = m.T;
 	m.g0 = nb.first_gpu;
@@ -143,11 +180,14 @@ pool_model_holds(const ga_problem *p, const ga_plan *plan, int q, bool protect_r
 	m.protect_bound = protect_rule;
 	if (block_model_build(&m, &err) == GA_OK)
 	{
+		m.plan = plan;
 		x = calloc((size_t) m.n_vars + 1, sizeof(double));
-		holds = x != NULL && block_model_point_of_plan(&m, x);
+		holds = x != NULL && block_model_point_of_plan(&m, x) &&
+			every_start_is_a_variable(p, plan, q, &m, x);
 	}
 	free(x);
 	block_model_free(&m);
+	ga_plan_destroy(pinned);
 	free(freed);
 	return holds;
 }
@@ -215,8 +255,35 @@ TEST(bound_models_hold_every_plan_the_planners_make)
 }
 
 /*
- * Four GPUs, a service needing one of them at every step (priority 1,
- * penalty 8) and one job of priority 4 on all four for 10 steps.  Running
+ * Four GPUs over 24 steps (penalty 8, no decay to speak of), one job of
+ * priority 4 on exactly `gpus` GPUs for `work` GPU-steps from step 0, and
+ * a service of priority 1 needing `demand` GPUs from step `from` on.
+ */
+static ga_problem *
+job_beside_a_service(double overrun_margin, int gpus, double work, int from, int demand)
+{
+	ga_params	params = {.n_steps = 24, .step_minutes = 30, .penalty = 8, .half_life_hours = 1e6,
+	.overrun_margin = overrun_margin};
+	ga_problem *p = ga_problem_create(1, 4, 1, 1, &params);
+	ga_error	err;
+
+	snprintf(p->pools[0].name, GA_NAME_LEN, "p");
+	p->pools[0].n_gpus = 4;
+	snprintf(p->jobs[0].name, GA_NAME_LEN, "job");
+	tp_set_job(p, 0, 4, gpus, gpus, work, 0, -1);
+	snprintf(p->services[0].name, GA_NAME_LEN, "svc");
+	p->services[0].priority = 1;
+	p->services[0].churn_limit = 4;
+	p->services[0].max_gpus = 4;
+	for (int t = from; t < 24; t++)
+		p->services[0].demand[t] = demand;
+	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
+	return p;
+}
+
+/*
+ * A service needing one of the four GPUs at every step and the job on all
+ * four for 10 steps.  Running
  * it is legal and worth 4 x 4 x 10 against a shortfall of 8 x 10, so the
  * legal optimum runs it; the protect rule holds the job off the service's
  * GPU (4 is not above 8 x 1), so no planner does, and the protected bound
@@ -224,26 +291,13 @@ TEST(bound_models_hold_every_plan_the_planners_make)
  */
 TEST(protected_bound_leaves_out_a_legal_trade_of_the_service)
 {
-	ga_params	params = {.n_steps = 24, .step_minutes = 30, .penalty = 8, .half_life_hours = 1e6};
-	ga_problem *p = ga_problem_create(1, 4, 1, 1, &params);
+	ga_problem *p = job_beside_a_service(0, 4, 40, 0, 1);
 	ga_plan    *trade;
 	ga_plan    *fast = NULL;
 	ga_solve_options opts = {0};
 	ga_error	err;
 	double		legal;
 	double		protected_bound;
-
-	snprintf(p->pools[0].name, GA_NAME_LEN, "p");
-	p->pools[0].n_gpus = 4;
-	snprintf(p->jobs[0].name, GA_NAME_LEN, "whole");
-	tp_set_job(p, 0, 4, 4, 4, 40, 0, -1);
-	snprintf(p->services[0].name, GA_NAME_LEN, "svc");
-	p->services[0].priority = 1;
-	p->services[0].churn_limit = 4;
-	p->services[0].max_gpus = 4;
-	for (int t = 0; t < 24; t++)
-		p->services[0].demand[t] = 1;
-	CHECK_INT_EQ(ga_problem_finish(p, &err), GA_OK);
 
 	trade = ga_plan_create(p);
 	ga_plan_place_job(trade, p, 0, 0, 0, 4);
@@ -292,6 +346,45 @@ TEST(protected_bound_leaves_out_a_legal_trade_of_the_service)
 	ga_plan_destroy(fast);
 	ga_plan_destroy(trade);
 	ga_problem_destroy(p);
+}
+
+/*
+ * The job on two GPUs for 8 steps, the service needing three GPUs from
+ * step 10, and an overrun margin of 0.6 (13 steps lengthened).  Started at
+ * once the job ends its estimated run before the rise, so the first tier
+ * alone lets it run, but its lengthened run reaches steps where the demand
+ * leaves one GPU, and no later start fits either: the planners never start
+ * it, and the bound with both tiers proves their plan optimal.  Without
+ * the margin the job runs before the rise, and the bound is higher by its
+ * value (4 x 2 GPUs x 8 steps).
+ */
+TEST(protected_bound_keeps_the_overrun_tier)
+{
+	ga_problem *p = job_beside_a_service(0.6, 2, 16, 10, 3);
+	ga_problem *no_margin = job_beside_a_service(0, 2, 16, 10, 3);
+	ga_plan    *plans[2] = {NULL, NULL};
+	ga_solve_options opts = {.time_limit_ms = 1000};
+	ga_error	err;
+	double		both = bound_of(p, true, true);
+
+	CHECK_INT_EQ(ga_protect_steps(p, &p->jobs[0], 8), 13);
+	CHECK_INT_EQ(ga_solve_fast(p, &opts, &plans[0], &err), GA_OK);
+	CHECK_INT_EQ(ga_solve_full(p, &opts, &plans[1], &err), GA_OK);
+	for (int k = 0; k < 2; k++)
+		if (plans[k] != NULL)
+		{
+			CHECK(plans[k]->job_size[0] <= 0);
+			CHECK_MSG(within(plans[k]->objective, both), "a plan worth %.9g above the bound %.9g",
+					  plans[k]->objective, both);
+			CHECK_MSG(within(both, plans[k]->objective), "the bound %.9g above the optimum %.9g",
+					  both, plans[k]->objective);
+			CHECK(pool_model_holds(p, plans[k], 0, true));
+		}
+	CHECK_NEAR(bound_of(no_margin, true, true), both + 4 * 2 * 8, 0.01);
+	ga_plan_destroy(plans[0]);
+	ga_plan_destroy(plans[1]);
+	ga_problem_destroy(p);
+	ga_problem_destroy(no_margin);
 }
 
 /*

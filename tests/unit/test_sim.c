@@ -6,8 +6,11 @@
 #include "scenario_fixture.h"
 #include "sim/oracle.h"
 #include "sim/sim.h"
+#include "solve/solve.h"
+#include "model/validate.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 
 static const char *settings_12h =
@@ -359,4 +362,54 @@ TEST(sim_short_horizon_ramps_toward_a_rise_past_it)
 		CHECK_MSG(res->metrics.coverage > 1 - 1e-9, "coverage %.4f", res->metrics.coverage);
 	ga_sim_result_destroy(res);
 	tscn_remove(dir);
+}
+
+/*
+ * The first re-plan's problem, as the benchmarks take it: the scenario's
+ * GPUs, the jobs released by its first step only (j1 at 00:00, not j2 at
+ * 05:00), the service with its forecast over the horizon (6 hours of
+ * 30-minute steps); a fast plan of it is legal.  Only fast and full plan
+ * such problems: a baseline is refused, naming the policy.
+ */
+TEST(sim_first_problem_is_the_first_replans)
+{
+	char	   *demand = daily_demand();
+	const char *dir = tscn_write(settings_12h, gpus_8, chat, demand,
+								 "job,kind,pool,priority,submit,gpus_min,gpus_max,work_gpu_hours,features\n"
+								 "j1,training,h100,2,2026-03-02 00:00,4,4,8,strategy=lora;technique=sft;params_b=8;tokens_m=20\n"
+								 "j2,training,h100,2,2026-03-02 05:00,4,4,8,strategy=lora;technique=sft;params_b=8;tokens_m=20\n",
+								 NULL);
+	ga_error	err;
+	ga_scenario *scn = ga_scenario_read(dir, &err);
+	ga_sim_options opt;
+	ga_problem *p = NULL;
+
+	CHECK_MSG(scn != NULL, "%s", scn ? "" : err.message);
+	if (scn != NULL)
+	{
+		ga_plan    *plan = NULL;
+		ga_solve_options fast = {0};
+
+		ga_sim_options_default(&opt, GA_POLICY_BACKFILL);
+		CHECK_INT_EQ(ga_sim_first_problem(scn, &opt, &p, &err), GA_EINVAL);
+		CHECK(p == NULL);
+		CHECK(strstr(err.message, "policy") != NULL);
+		ga_sim_options_default(&opt, GA_POLICY_FULL);
+		CHECK_MSG(ga_sim_first_problem(scn, &opt, &p, &err) == GA_OK, "%s", err.message);
+		if (p != NULL)
+		{
+			CHECK_INT_EQ(p->n_gpus, 8);
+			CHECK_INT_EQ(p->n_jobs, 1);
+			CHECK_INT_EQ(p->n_services, 1);
+			CHECK_INT_EQ(p->params.n_steps, 12);
+			CHECK(p->services[0].demand[0] >= 1);
+			CHECK_INT_EQ(ga_solve_fast(p, &fast, &plan, &err), GA_OK);
+			CHECK(plan != NULL && ga_validate(p, plan, &err) == GA_OK);
+		}
+		ga_plan_destroy(plan);
+		ga_problem_destroy(p);
+		ga_scenario_destroy(scn);
+	}
+	tscn_remove(dir);
+	free(demand);
 }

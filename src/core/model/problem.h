@@ -609,6 +609,22 @@ ga_protect_steps(const ga_problem *p, const ga_job *job, int duration)
 	return steps > 1e8 ? 100000000 : (int) steps;
 }
 
+/*
+ * The part of a pinned job's run lengthened by the protect rule that lies
+ * past its estimated end and inside a horizon of T steps: steps [*from,
+ * *to), none when *from >= *to.  A job placed after it on its GPUs waits
+ * there if it overruns, so the rule counts those GPUs once, for the pinned
+ * job (the fast mode's overlap, the bound's second tier).
+ */
+static inline void
+ga_pinned_tail(const ga_problem *p, const ga_job *job, int T, int *from, int *to)
+{
+	int			reach = ga_protect_steps(p, job, job->pinned_end - job->pinned_start);
+
+	*from = job->pinned_end > 0 ? job->pinned_end : 0;
+	*to = reach < T - job->pinned_start ? job->pinned_start + reach : T;
+}
+
 /* Workload index of service s in a plan grid. */
 static inline int
 ga_service_workload(const ga_problem *problem, int s)

@@ -1430,6 +1430,25 @@ run_loop(sim_ctx *c, ga_error *err)
 }
 
 ga_status
+ga_sim_first_problem(const ga_scenario *scn, const ga_sim_options *opt,
+					 ga_problem **out, ga_error *err)
+{
+	sim_ctx		c;
+	ga_status	rc;
+
+	*out = NULL;
+	if (opt->policy != GA_POLICY_FAST && opt->policy != GA_POLICY_FULL)
+		return ga_error_set(err, GA_EINVAL, "policy: the first problem is fast's or full's, not %s's",
+							ga_policy_name(opt->policy));
+	rc = ctx_init(&c, scn, opt, err);
+	if (rc == GA_OK)
+		rc = build_problem(&c, 0, out, err);
+	ctx_free(&c);
+	ga_sim_result_destroy(c.res);
+	return rc;
+}
+
+ga_status
 ga_simulate(const ga_scenario *scn, const ga_sim_options *opt,
 			ga_sim_result **out, ga_error *err)
 {

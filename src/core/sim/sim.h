@@ -107,4 +107,14 @@ void		ga_sim_options_default(ga_sim_options *opt, ga_policy policy);
 ga_status	ga_simulate(const ga_scenario *scn, const ga_sim_options *opt,
 						ga_sim_result **out, ga_error *err);
 
+/*
+ * The problem a re-plan of fast or full solves at the scenario's first
+ * step (its jobs released by then, the services' forecasts from their
+ * history, as ga_simulate builds it), for benchmarks of the planners on a
+ * scenario's own cluster; opt->policy must be fast or full.  On success
+ * *out is a finished problem the caller frees with ga_problem_destroy.
+ */
+ga_status	ga_sim_first_problem(const ga_scenario *scn, const ga_sim_options *opt,
+								 ga_problem **out, ga_error *err);
+
 #endif

@@ -13,8 +13,8 @@
  * milp_model.c the LP value is taken as a Lagrangian value of the duals,
  * valid whatever the simplex's tolerances or an early stop.
  *
- * With the protect rule the model also keeps the rule's first tier for
- * the jobs it holds to every service of the pool (block_model.c,
+ * With the protect rule the model also keeps the rule's two tiers for the
+ * jobs it holds to every service of the pool (block_model.c,
  * protect_tiers): every plan the planners make keeps at least that, so
  * the bound covers their plans, not every legal one; the gap between the
  * two bounds is what the rule may cost.  With branching, GLPK's branch and

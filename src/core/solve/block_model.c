@@ -157,6 +157,8 @@ block_model_free(block_model *m)
 	free(m->cell_row);
 	free(m->protect_row);
 	free(m->protect_cap);
+	free(m->tail_from);
+	free(m->tail_to);
 	free(m->limit_row);
 	free(m->zcol);
 	ga_terminal_destroy(m->tm);
@@ -225,6 +227,50 @@ counted_gpus(const ga_problem *p, int first, int size, int t)
 		n += p->gpu_usable[g] &&
 			(p->n_reservations == 0 || ga_advance_reservation_at(p, g, t) == NULL);
 	return n;
+}
+
+/*
+ * GPUs of the block the rule counts for a job at step t in a tier.  The
+ * bound's second tier counts as the fast mode does (heuristic.c,
+ * uncounted_overlap): a GPU under a pinned job's lengthened run past its
+ * estimated end counts once, for the pinned job, since a job placed there
+ * waits for it.  The planners' own model counts it twice, which is only
+ * more careful.
+ */
+static int
+tier_gpus(const block_model *m, int tier, int first, int size, int t)
+{
+	int			n = counted_gpus(m->p, first, size, t);
+
+	if (tier == 1 && m->relaxed)
+		for (int g = first; g < first + size; g++)
+			n -= t >= m->tail_from[g - m->g0] && t < m->tail_to[g - m->g0] &&
+				counted_gpus(m->p, g, 1, t);
+	return n;
+}
+
+/* The pinned jobs' lengthened runs past their estimated ends (tier_gpus). */
+static void
+pinned_tails(block_model *m)
+{
+	const ga_problem *p = m->p;
+
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			from;
+		int			to;
+
+		if (!job->pinned)
+			continue;
+		ga_pinned_tail(p, job, m->T, &from, &to);
+		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
+			if (g >= m->g0 && g < m->g1 && p->gpu_usable[g] && from < to)
+			{
+				m->tail_from[g - m->g0] = from;
+				m->tail_to[g - m->g0] = to;
+			}
+	}
 }
 
 /* Count job j of plan over its two tiers into caps (sign -1) or usage (+1). */
@@ -325,9 +371,11 @@ cells_idle(const block_model *m, int first, int size, int start, int end)
  * tiers.  The planners' model holds every job over both (at the room of
  * priority 0).  The bound's model must be a relaxation of what any
  * planner's plan keeps: there the rule holds only jobs that every service
- * of the pool is protected from, over their estimated runs (the first
- * tier), since the second tier's finer accounting (a job waiting for an
- * overrunning one counts its GPUs once) is not a sum of runs.
+ * of the pool is protected from (the room of the others grows by the
+ * curves of the services they may displace), over both tiers, the second
+ * counted as the fast mode counts it (tier_gpus).  Each such job was
+ * placed where the work already placed, itself included, fits the room,
+ * so the sum over them does too.
  */
 static int
 protect_tiers(const block_model *m, const ga_job *job)
@@ -342,7 +390,7 @@ protect_tiers(const block_model *m, const ga_job *job)
 		if (p->services[s].pool == m->nb->pool &&
 			!ga_service_protected_from(p, &p->services[s], job->priority))
 			return 0;
-	return 1;
+	return 2;
 }
 
 /* The protect rule for the job alone: its run fits what the rest leaves. */
@@ -357,8 +405,17 @@ protect_fits(const block_model *m, const ga_job *job, int first, int size, int s
 		int			steps = tier ? ga_protect_steps(m->p, job, duration) : duration;
 
 		for (int t = start; t < m->T && t - start < steps; t++)
-			if (counted_gpus(m->p, first, size, t) > m->protect_cap[tier * m->T + t])
+		{
+			int			n = tier_gpus(m, tier, first, size, t);
+
+			/*
+			 * Where the rest already takes more than the room, the fast mode
+			 * still starts a job that adds nothing there on reserved GPUs:
+			 * the bound's model keeps such a start.
+			 */
+			if (n > m->protect_cap[tier * m->T + t] && (n > 0 || !m->relaxed))
 				return false;
+		}
 	}
 	return true;
 }
@@ -400,7 +457,7 @@ job_var_rows(block_model *m, const ga_job *job, int col, int first, int size, in
 
 		for (int t = start; t < m->T && t - start < steps; t++)
 		{
-			int			n = counted_gpus(m->p, first, size, t);
+			int			n = tier_gpus(m, tier, first, size, t);
 
 			if (n > 0)
 				add_nz(m, protect_row(m, tier, t), col, n);
@@ -965,12 +1022,15 @@ block_model_build(block_model *m, ga_error *err)
 	m->cell_row = calloc(nG * (m->T - m->t0) + 1, sizeof(int));
 	m->protect_row = calloc(2 * (size_t) m->T, sizeof(int));
 	m->protect_cap = calloc(2 * (size_t) m->T, sizeof(int));
+	m->tail_from = calloc(m->g1 - m->g0 + 1, sizeof(int));
+	m->tail_to = calloc(m->g1 - m->g0 + 1, sizeof(int));
 	m->limit_row = calloc(m->T, sizeof(int));
 	m->zcol = calloc((size_t) (p->n_services > 0 ? p->n_services : 1) * nG * (m->t1 - m->t0) + 1,
 					 sizeof(int));
-	if (!m->cell_row || !m->protect_row || !m->protect_cap || !m->limit_row || !m->zcol ||
+	if (!m->cell_row || !m->protect_row || !m->protect_cap || !m->tail_from || !m->tail_to || !m->limit_row || !m->zcol ||
 		!make_residual(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
+	pinned_tails(m);
 	protect_caps(m);
 	if (!m->relaxed && !quota_init(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the block model");

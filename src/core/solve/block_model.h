@@ -75,7 +75,7 @@ typedef struct ga_block_bound_spec
 	double		time_limit_ms;	/* for all pools together */
 	long		max_size;		/* GA_EINVAL when a pool's model is bigger */
 	bool		protect_rule;	/* bound the planners' plans only: the
-								 * protect rule's first tier for the jobs it
+								 * protect rule's two tiers for the jobs it
 								 * holds to every service of their pool */
 	bool		branch;			/* branch and bound after each pool's LP,
 								 * within the time left */

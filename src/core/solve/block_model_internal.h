@@ -57,6 +57,8 @@ typedef struct block_model
 	int		   *cell_row;		/* [(g1-g0) * (T-t0)]: row of a cell, 0 none */
 	int		   *protect_row;	/* [2 * T] */
 	int		   *protect_cap;	/* [2 * T]: room left by the rest */
+	int		   *tail_from;		/* [g1 - g0]: a pinned job's lengthened run */
+	int		   *tail_to;		/* past its estimated end, [from, to) */
 	int		   *limit_row;		/* [T] scratch per tenant */
 	int		   *zcol;			/* [n_services * (g1-g0) * (t1-t0)] */
 	ga_quota   *quota;			/* tenant quotas, NULL when the pool has none */
@@ -68,7 +70,7 @@ typedef struct block_model
 								 * protect rule, windows over the estimated
 								 * run, no quota admission) */
 	bool		protect_bound;	/* with relaxed: keep the protect rule's
-								 * first tier for the jobs it holds to every
+								 * two tiers for the jobs it holds to every
 								 * service of the pool (a relaxation of the
 								 * planners' rule, block_bound.c) */
 	bool		protect;		/* the protect rule has rows */

@@ -2766,17 +2766,16 @@ init_tails(fast_ctx *c)
 	for (int j = 0; j < p->n_jobs; j++)
 	{
 		const ga_job *job = &p->jobs[j];
-		int			d = job->pinned_end - job->pinned_start;
-		int			reach = ga_protect_steps(p, job, d);
-		int			from = job->pinned_end;
-		int			to = reach < c->T - job->pinned_start ? job->pinned_start + reach : c->T;
+		int			from;
+		int			to;
 
-		if (!job->pinned || from >= to)
+		if (!job->pinned)
 			continue;
+		ga_pinned_tail(p, job, c->T, &from, &to);
 		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
-			if (p->gpu_usable[g])
+			if (p->gpu_usable[g] && from < to)
 			{
-				c->tail_from[g] = from > 0 ? from : 0;
+				c->tail_from[g] = from;
 				c->tail_to[g] = to;
 			}
 	}
