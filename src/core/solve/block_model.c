@@ -249,13 +249,13 @@ tier_gpus(const block_model *m, int tier, int first, int size, int t)
 	return n;
 }
 
-/* The pinned jobs' lengthened runs past their estimated ends (tier_gpus). */
+/* The pinned jobs' lengthened runs past their estimated ends (tier_gpus: the bound's). */
 static void
 pinned_tails(block_model *m)
 {
 	const ga_problem *p = m->p;
 
-	for (int j = 0; j < p->n_jobs; j++)
+	for (int j = 0; m->relaxed && j < p->n_jobs; j++)
 	{
 		const ga_job *job = &p->jobs[j];
 		int			from;
@@ -1027,8 +1027,8 @@ block_model_build(block_model *m, ga_error *err)
 	m->limit_row = calloc(m->T, sizeof(int));
 	m->zcol = calloc((size_t) (p->n_services > 0 ? p->n_services : 1) * nG * (m->t1 - m->t0) + 1,
 					 sizeof(int));
-	if (!m->cell_row || !m->protect_row || !m->protect_cap || !m->tail_from || !m->tail_to || !m->limit_row || !m->zcol ||
-		!make_residual(m))
+	if (!m->cell_row || !m->protect_row || !m->protect_cap || !m->tail_from || !m->tail_to ||
+		!m->limit_row || !m->zcol || !make_residual(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
 	pinned_tails(m);
 	protect_caps(m);
