@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static double
@@ -385,6 +386,56 @@ TEST(protected_bound_keeps_the_overrun_tier)
 	ga_plan_destroy(plans[1]);
 	ga_problem_destroy(p);
 	ga_problem_destroy(no_margin);
+}
+
+/* Whether the file at path holds text. */
+static bool
+file_holds(const char *path, const char *text)
+{
+	FILE	   *f = fopen(path, "r");
+	char		line[4096];
+	bool		found = false;
+
+	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, text) != NULL;
+	if (f != NULL)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A service with nothing before the first step leaves its churn there a
+ * column of no coefficient.  GLPK would write it as "$ empty column", a
+ * line other solvers (CBC) refuse; the models written out leave it out,
+ * and solved back they still give the optimum of the model.
+ */
+TEST(models_written_out_have_no_empty_column)
+{
+	ga_problem *p = job_beside_a_service(0, 2, 16, 10, 3);
+	char		path[64];
+	char		pool[80];
+	double		constant = NAN;
+	ga_error	err;
+
+	snprintf(path, sizeof(path), "/tmp/gpualloc-empty-%ld", (long) getpid());
+	for (int protect_rule = 0; protect_rule < 2; protect_rule++)
+	{
+		ga_solve_options bound_opts = {.time_limit_ms = 5000};
+		double		lp_bound = NAN;
+
+		CHECK_INT_EQ(ga_milp_write_mps(p, protect_rule, path, &constant, &err), GA_OK);
+		CHECK(!file_holds(path, "$"));
+		CHECK_INT_EQ(protect_rule ? ga_milp_protected_bound(p, &bound_opts, &lp_bound, &err)
+					 : ga_solve_bound(p, &bound_opts, &lp_bound, &err), GA_OK);
+		CHECK(within(constant - tp_mps_minimum(path, true, 5000), lp_bound));
+		unlink(path);
+	}
+	CHECK_INT_EQ(ga_block_write_mps(p, true, path, &constant, &err), GA_OK);
+	snprintf(pool, sizeof(pool), "%s-pool0.mps", path);
+	CHECK(!file_holds(pool, "$"));
+	CHECK_NEAR(constant - tp_mps_minimum(pool, false, 5000), bound_of(p, true, false), 1e-4);
+	unlink(pool);
+	ga_problem_destroy(p);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include "solve/milp_internal.h"
 
 #include <glpk.h>
+#include <stdlib.h>
 
 typedef struct export_arg
 {
@@ -34,6 +35,31 @@ write_body(void *arg)
 	return GA_OK;
 }
 
+/*
+ * GLPK writes a column with no coefficient at all, in any row or the
+ * objective, as a line ending in "$ empty column", which other readers
+ * (CBC) refuse as a bad line.  Such a column (the churn of a service at a
+ * step with nothing before it, say) changes neither the optimum nor any
+ * row, so the file leaves it out.  False when out of memory.
+ */
+static bool
+drop_empty_columns(glp_prob *lp)
+{
+	int			n = glp_get_num_cols(lp);
+	int		   *list = malloc(sizeof(int) * ((size_t) n + 1));
+	int			k = 0;
+
+	if (list == NULL)
+		return false;
+	for (int j = 1; j <= n; j++)
+		if (glp_get_mat_col(lp, j, NULL, NULL) == 0 && glp_get_obj_coef(lp, j) == 0)
+			list[++k] = j;
+	if (k > 0 && k < n)
+		glp_del_cols(lp, k, list);
+	free(list);
+	return true;
+}
+
 bool
 milp_write_negated_mps(glp_prob *lp, const char *path)
 {
@@ -41,7 +67,7 @@ milp_write_negated_mps(glp_prob *lp, const char *path)
 	glp_set_obj_coef(lp, 0, 0);
 	for (int j = 1; j <= glp_get_num_cols(lp); j++)
 		glp_set_obj_coef(lp, j, -glp_get_obj_coef(lp, j));
-	return glp_write_mps(lp, GLP_MPS_FILE, NULL, path) == 0;
+	return drop_empty_columns(lp) && glp_write_mps(lp, GLP_MPS_FILE, NULL, path) == 0;
 }
 
 ga_status

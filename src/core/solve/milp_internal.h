@@ -190,7 +190,8 @@ struct glp_tree;
 /*
  * Write the maximising problem lp to path in free MPS as the minimisation
  * of its negated objective without its constant (MPS carries no sense, and
- * readers differ on a constant); lp is changed.  False when writing fails.
+ * readers differ on a constant), without the columns that have no
+ * coefficient anywhere; lp is changed.  False when writing fails.
  */
 bool		milp_write_negated_mps(struct glp_prob *lp, const char *path);
 
