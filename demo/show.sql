@@ -18,6 +18,8 @@ SELECT job_id, name, kind, tenant, priority, gpus_min, gpus_max, status,
 	   est_work_gpu_hours, deadline IS NOT NULL AS has_deadline
 FROM gpualloc.queue;
 \echo '== Plan: the full solve (MILP warm-started with the heuristic), step 0 committed'
+\echo '   (bound and gap_pct are against every legal plan, those that take GPUs the protect rule keeps'
+\echo '   for the chat service included; make bench-solver also bounds the plans that keep the rule)'
 SELECT plan_id, status, solved_by, round(objective::numeric, 2) AS objective,
 	   round(bound::numeric, 2) AS bound, round((100 * gap)::numeric, 2) AS gap_pct,
 	   round(solve_ms::numeric, 1) AS solve_ms, gpus_changed
