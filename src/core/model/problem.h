@@ -610,19 +610,33 @@ ga_protect_steps(const ga_problem *p, const ga_job *job, int duration)
 }
 
 /*
- * The part of a pinned job's run lengthened by the protect rule that lies
- * past its estimated end and inside a horizon of T steps: steps [*from,
- * *to), none when *from >= *to.  A job placed after it on its GPUs waits
- * there if it overruns, so the rule counts those GPUs once, for the pinned
- * job (the fast mode's overlap, the bound's second tier).
+ * For each usable GPU g of [g0, g1) under a pinned job, the part of the
+ * job's run lengthened by the protect rule that lies past its estimated
+ * end and inside a horizon of T steps: steps [from[g - g0], to[g - g0]),
+ * left as the caller set it (none) where that part is empty.  A job placed
+ * after it on its GPUs waits there if it overruns, so the rule counts
+ * those GPUs once, for the pinned job (the fast mode's overlap, the
+ * bound's second tier).
  */
 static inline void
-ga_pinned_tail(const ga_problem *p, const ga_job *job, int T, int *from, int *to)
+ga_pinned_tails(const ga_problem *p, int T, int g0, int g1, int *from, int *to)
 {
-	int			reach = ga_protect_steps(p, job, job->pinned_end - job->pinned_start);
+	for (int j = 0; j < p->n_jobs; j++)
+	{
+		const ga_job *job = &p->jobs[j];
+		int			reach = ga_protect_steps(p, job, job->pinned_end - job->pinned_start);
+		int			start = job->pinned_end > 0 ? job->pinned_end : 0;
+		int			end = reach < T - job->pinned_start ? job->pinned_start + reach : T;
 
-	*from = job->pinned_end > 0 ? job->pinned_end : 0;
-	*to = reach < T - job->pinned_start ? job->pinned_start + reach : T;
+		if (!job->pinned || start >= end)
+			continue;
+		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
+			if (g >= g0 && g < g1 && p->gpu_usable[g])
+			{
+				from[g - g0] = start;
+				to[g - g0] = end;
+			}
+	}
 }
 
 /* Workload index of service s in a plan grid. */

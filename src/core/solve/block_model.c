@@ -249,30 +249,6 @@ tier_gpus(const block_model *m, int tier, int first, int size, int t)
 	return n;
 }
 
-/* The pinned jobs' lengthened runs past their estimated ends (tier_gpus: the bound's). */
-static void
-pinned_tails(block_model *m)
-{
-	const ga_problem *p = m->p;
-
-	for (int j = 0; m->relaxed && j < p->n_jobs; j++)
-	{
-		const ga_job *job = &p->jobs[j];
-		int			from;
-		int			to;
-
-		if (!job->pinned)
-			continue;
-		ga_pinned_tail(p, job, m->T, &from, &to);
-		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
-			if (g >= m->g0 && g < m->g1 && p->gpu_usable[g] && from < to)
-			{
-				m->tail_from[g - m->g0] = from;
-				m->tail_to[g - m->g0] = to;
-			}
-	}
-}
-
 /* Count job j of plan over its two tiers into caps (sign -1) or usage (+1). */
 static void
 count_tiers(block_model *m, const ga_plan *plan, int j, int *into, int sign)
@@ -1030,7 +1006,8 @@ block_model_build(block_model *m, ga_error *err)
 	if (!m->cell_row || !m->protect_row || !m->protect_cap || !m->tail_from || !m->tail_to ||
 		!m->limit_row || !m->zcol || !make_residual(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the block model");
-	pinned_tails(m);
+	if (m->relaxed)				/* only the bound's second tier reads them */
+		ga_pinned_tails(p, m->T, m->g0, m->g1, m->tail_from, m->tail_to);
 	protect_caps(m);
 	if (!m->relaxed && !quota_init(m))
 		return ga_error_set(err, GA_ENOMEM, "out of memory in the block model");

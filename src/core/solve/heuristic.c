@@ -2763,22 +2763,7 @@ init_tails(fast_ctx *c)
 {
 	const ga_problem *p = c->p;
 
-	for (int j = 0; j < p->n_jobs; j++)
-	{
-		const ga_job *job = &p->jobs[j];
-		int			from;
-		int			to;
-
-		if (!job->pinned)
-			continue;
-		ga_pinned_tail(p, job, c->T, &from, &to);
-		for (int g = job->pinned_first_gpu; g < job->pinned_first_gpu + job->pinned_size; g++)
-			if (p->gpu_usable[g] && from < to)
-			{
-				c->tail_from[g] = from;
-				c->tail_to[g] = to;
-			}
-	}
+	ga_pinned_tails(p, c->T, 0, p->n_gpus, c->tail_from, c->tail_to);
 	for (int g = 0; g < p->n_gpus; g++)
 		c->tail_prefix[g + 1] = c->tail_prefix[g] + (c->tail_to[g] > c->tail_from[g]);
 }
